@@ -1,0 +1,4 @@
+import { Foundation1763700000000 } from './1763700000000-foundation';
+
+/** Applied in order on boot (SPEC §8); listed explicitly so source and build agree. */
+export const MIGRATIONS = [Foundation1763700000000];

@@ -1,0 +1,46 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
+import { LoggerModule } from 'nestjs-pino';
+import { AuthGuard } from './common/auth/auth.guard';
+import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { RateLimitGuard } from './common/rate-limit/rate-limit.guard';
+import { RateLimiter } from './common/rate-limit/rate-limiter';
+import type { Settings } from './config/settings';
+import { SettingsModule } from './config/settings.module';
+import { DatabaseModule } from './db/database.module';
+import { EventsModule } from './events/events.module';
+import { GamesModule } from './games/games.module';
+import { HealthModule } from './health/health.module';
+import { IdentityModule } from './identity/identity.module';
+import { loggerParams } from './logging';
+import { SweeperModule } from './sweeper/sweeper.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(settings: Settings): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        SettingsModule.forRoot(settings),
+        LoggerModule.forRoot(loggerParams(settings)),
+        ScheduleModule.forRoot(),
+        EventsModule,
+        DatabaseModule,
+        IdentityModule,
+        GamesModule,
+        WebhooksModule,
+        SweeperModule,
+        HealthModule,
+      ],
+      providers: [
+        RateLimiter,
+        // Order matters: the limiter runs before authentication (DECISIONS §16).
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+    };
+  }
+}

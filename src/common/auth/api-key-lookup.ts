@@ -1,0 +1,15 @@
+/** What the auth guard needs to know of a key; provided by the games module. */
+export interface ResolvedApiKey {
+  keyId: string;
+  gameId: string;
+  prefix: string;
+  secretHash: Buffer;
+  revoked: boolean;
+}
+
+export interface ApiKeyLookup {
+  /** The key with this prefix, or null when none exists. */
+  resolve(prefix: string): Promise<ResolvedApiKey | null>;
+}
+
+export const API_KEY_LOOKUP = Symbol('API_KEY_LOOKUP');

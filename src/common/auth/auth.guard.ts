@@ -1,0 +1,63 @@
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Settings } from '../../config/settings';
+import { SETTINGS } from '../../config/settings.module';
+import { ApiError } from '../errors/api-error';
+import { API_KEY_LOOKUP, type ApiKeyLookup } from './api-key-lookup';
+import { bearerToken, parseApiKey, secretMatches, tokensEqual } from './api-key-format';
+import { GAME_CONTEXT, type WithGameContext } from './game-context';
+import { ROUTE_AUTH, type RouteAuth } from './route-auth.decorator';
+
+type Request = { headers: IncomingHttpHeaders } & WithGameContext;
+
+/**
+ * Authenticates every route by the kind it declares (SPEC §5): an API key on game routes (the
+ * default), the admin token on admin routes, nothing on public ones. The two credentials are
+ * never interchangeable.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(API_KEY_LOOKUP) private readonly keys: ApiKeyLookup,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    if (ctx.getType() !== 'http') return true;
+    const kind =
+      this.reflector.getAllAndOverride<RouteAuth | undefined>(ROUTE_AUTH, [ctx.getHandler(), ctx.getClass()]) ?? 'game';
+    if (kind === 'public') return true;
+    const req = ctx.switchToHttp().getRequest<Request>();
+    if (kind === 'admin') {
+      this.checkAdmin(req);
+      return true;
+    }
+    await this.checkGameKey(req);
+    return true;
+  }
+
+  private checkAdmin(req: Request): void {
+    const expected = this.settings.adminToken;
+    if (!expected) {
+      throw new ApiError('invalid_admin_token', 'admin endpoints are disabled: the server has no SVC_ADMIN_TOKEN set');
+    }
+    const token = bearerToken(req.headers.authorization);
+    if (!token || !tokensEqual(token, expected)) {
+      throw new ApiError('invalid_admin_token', 'missing or invalid admin token');
+    }
+  }
+
+  private async checkGameKey(req: Request): Promise<void> {
+    const token = bearerToken(req.headers.authorization);
+    if (!token) throw new ApiError('invalid_api_key', 'missing API key: send Authorization: Bearer <API_KEY>');
+    const parsed = parseApiKey(token);
+    if (!parsed) throw new ApiError('invalid_api_key', 'malformed API key: expected jk_<prefix>.<secret>');
+    const key = await this.keys.resolve(parsed.prefix);
+    if (!key || !secretMatches(parsed.secret, key.secretHash) || key.revoked) {
+      throw new ApiError('invalid_api_key', 'unknown, revoked or wrong API key');
+    }
+    req[GAME_CONTEXT] = { gameId: key.gameId, keyId: key.keyId, keyPrefix: key.prefix };
+  }
+}

@@ -1,0 +1,38 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { ERROR_STATUS } from './error-codes';
+
+/** The error envelope of SPEC §7, as documented in the API document. */
+export class ErrorEnvelopeDto {
+  @ApiProperty({ enum: Object.keys(ERROR_STATUS), example: 'bad_request' })
+  code!: string;
+
+  @ApiProperty({ example: 400 })
+  status!: number;
+
+  @ApiProperty({ example: 'name must be a string of 1-120 characters' })
+  message!: string;
+
+  @ApiPropertyOptional({ description: 'present on 500 internal; equals the x-request-id header' })
+  requestId?: string;
+}
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Validation failed, malformed JSON, bad limit or cursor',
+  401: 'Missing or invalid credential',
+  403: 'Forbidden',
+  404: 'Not found (also for resources of another game or soft-deleted)',
+  409: 'Conflict',
+  410: 'Gone',
+  429: 'Rate limit exceeded; see the Retry-After header',
+  500: 'Internal error; the envelope carries requestId',
+};
+
+/** Documents the error statuses a route answers with, each carrying the envelope. */
+export function ApiErrors(...statuses: number[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ...[...new Set([...statuses, 429, 500])].map((status) =>
+      ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorEnvelopeDto }),
+    ),
+  );
+}

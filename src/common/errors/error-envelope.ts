@@ -1,0 +1,78 @@
+import { HttpException } from '@nestjs/common';
+import { ApiError } from './api-error';
+import { codeForStatus, ERROR_STATUS, isErrorCode, type ErrorCode } from './error-codes';
+
+/** The JSON body of every non-2xx response (SPEC §7). */
+export interface ErrorEnvelope {
+  code: ErrorCode;
+  status: number;
+  message: string;
+  requestId?: string;
+}
+
+export interface ResolvedError {
+  envelope: ErrorEnvelope;
+  headers: Record<string, string>;
+  /** True when the error is not the client's doing and must be logged with its detail. */
+  unexpected: boolean;
+}
+
+const INTERNAL_MESSAGE = 'An internal error occurred; quote the requestId when reporting it.';
+
+/** Messages Fastify gives its own client errors, rewritten for clients (no framework jargon). */
+function frameworkMessage(code: string | undefined, fallback: string): string {
+  switch (code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'request body is not valid JSON';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'request body is too large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'content-type must be application/json';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'content-length does not match the body';
+    default:
+      return fallback;
+  }
+}
+
+function fromHttpException(err: HttpException): { code: ErrorCode; status: number; message: string } {
+  const status = err.getStatus();
+  const res = err.getResponse();
+  const body = typeof res === 'object' && res !== null ? (res as Record<string, unknown>) : {};
+  const code = isErrorCode(body.code) ? body.code : codeForStatus(status);
+  const raw = body.message ?? (typeof res === 'string' ? res : err.message);
+  const message = Array.isArray(raw) ? raw.join('; ') : String(raw);
+  return { code, status: ERROR_STATUS[code] === status ? status : ERROR_STATUS[code], message };
+}
+
+/**
+ * Maps anything thrown while serving a request to the envelope. Unknown errors become
+ * 500 `internal` with the request id and a generic message: no stack, no SQL.
+ */
+export function resolveError(err: unknown, requestId: string | undefined): ResolvedError {
+  if (err instanceof ApiError) {
+    return {
+      envelope: { code: err.code, status: err.status, message: err.message },
+      headers: { ...err.headers },
+      unexpected: false,
+    };
+  }
+  if (err instanceof HttpException) {
+    const { code, status, message } = fromHttpException(err);
+    if (status < 500) return { envelope: { code, status, message }, headers: {}, unexpected: false };
+  }
+  // Fastify's own client errors (body parsing, content type) carry a 4xx statusCode.
+  const e = err as { statusCode?: unknown; code?: unknown; message?: unknown } | null;
+  if (e && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    const code = codeForStatus(e.statusCode);
+    const message = frameworkMessage(
+      typeof e.code === 'string' ? e.code : undefined,
+      typeof e.message === 'string' ? e.message : 'bad request',
+    );
+    return { envelope: { code, status: ERROR_STATUS[code], message }, headers: {}, unexpected: false };
+  }
+  const envelope: ErrorEnvelope = { code: 'internal', status: 500, message: INTERNAL_MESSAGE };
+  if (requestId) envelope.requestId = requestId;
+  return { envelope, headers: {}, unexpected: true };
+}

@@ -1,0 +1,45 @@
+import { DataSource } from 'typeorm';
+import { MIGRATIONS } from '../../migrations';
+import { ENTITIES } from './entities';
+
+export interface DataSourceConfig {
+  url: string;
+  poolMax?: number;
+  applicationName?: string;
+}
+
+/** The one TypeORM data source; the schema comes from migrations only, never `synchronize`. */
+export function createDataSource({ url, poolMax = 10, applicationName = 'guildhall' }: DataSourceConfig): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    applicationName,
+    poolSize: poolMax,
+    extra: { max: poolMax, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 },
+  });
+}
+
+/** Two instances booting together must not both apply a migration: serialise on an advisory lock. */
+const MIGRATION_LOCK = 7_310_422_001;
+
+export async function runMigrations(ds: DataSource): Promise<void> {
+  const runner = ds.createQueryRunner();
+  try {
+    await runner.connect();
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await ds.runMigrations({ transaction: 'each' });
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    await runner.release();
+  }
+}

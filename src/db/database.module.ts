@@ -1,0 +1,35 @@
+import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
+import { createDataSource, runMigrations } from './data-source';
+import { PgListener } from './pg-listener';
+import { UnitOfWork } from './unit-of-work';
+
+/** Connects, applies pending migrations before anything else runs, and closes last on shutdown. */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: DataSource,
+      inject: [SETTINGS],
+      useFactory: async (settings: Settings): Promise<DataSource> => {
+        if (!settings.databaseUrl) throw new Error('DATABASE_URL is required');
+        const ds = createDataSource({ url: settings.databaseUrl, poolMax: settings.databasePoolMax });
+        await ds.initialize();
+        await runMigrations(ds);
+        return ds;
+      },
+    },
+    PgListener,
+    UnitOfWork,
+  ],
+  exports: [DataSource, PgListener, UnitOfWork],
+})
+export class DatabaseModule implements OnApplicationShutdown {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+}

@@ -1,0 +1,145 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { AuditAction } from '../audit/audit-actions';
+import { eventId, uuidv7 } from '../common/ids';
+import type { EventInput, SvcEvent } from '../events/event';
+import { EventBus } from '../events/event-bus';
+
+export interface AuditInput {
+  gameId: string;
+  groupId?: string | null;
+  /** Internal user id of the actor when known. */
+  actorUserId?: string | null;
+  action: AuditAction;
+  targetId?: string | null;
+  payload?: Record<string, unknown>;
+}
+
+/**
+ * What a mutation sees inside its transaction: the entity manager to query with, and the means
+ * to stage its audit entries, events, cross-instance notifications and after-commit work.
+ */
+export class Tx {
+  readonly auditEntries: AuditInput[] = [];
+  readonly events: SvcEvent[] = [];
+  readonly notifications: { channel: string; payload: string }[] = [];
+  readonly afterCommitHooks: (() => void)[] = [];
+
+  constructor(readonly manager: EntityManager) {}
+
+  audit(entry: AuditInput): void {
+    this.auditEntries.push(entry);
+  }
+
+  /** Stages an event; it reaches subscribers only after commit. Returns the body as published. */
+  emit(input: EventInput): SvcEvent {
+    const event: SvcEvent = {
+      id: eventId(),
+      type: input.type,
+      gameId: input.gameId,
+      ...(input.groupId ? { groupId: input.groupId } : {}),
+      occurredAt: new Date().toISOString(),
+      ...input.data,
+    };
+    this.events.push(event);
+    return event;
+  }
+
+  /** A Postgres NOTIFY sent with the commit, heard by every instance (this one included). */
+  notify(channel: string, payload: string): void {
+    this.notifications.push({ channel, payload });
+  }
+
+  /** Work for this process once the transaction has committed (local cache invalidation...). */
+  afterCommit(hook: () => void): void {
+    this.afterCommitHooks.push(hook);
+  }
+}
+
+const SERIALIZATION_FAILURE = '40001';
+const DEADLOCK_DETECTED = '40P01';
+const MAX_ATTEMPTS = 4;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs every mutation: one transaction that makes the change, writes its audit entries and stages
+ * its events in the outbox (SPEC §1.6). Serialization failures and deadlocks are retried, so the
+ * work function must keep its effects inside the transaction.
+ */
+@Injectable()
+export class UnitOfWork {
+  private readonly logger = new Logger(UnitOfWork.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly bus: EventBus,
+  ) {}
+
+  async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      let tx: Tx | undefined;
+      try {
+        const result = await this.dataSource.transaction(async (manager) => {
+          tx = new Tx(manager);
+          const value = await work(tx);
+          await flush(tx);
+          return value;
+        });
+        this.committed(tx!);
+        return result;
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        const retryable = code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED;
+        if (!retryable || attempt >= MAX_ATTEMPTS) throw err;
+        await sleep(5 * 2 ** attempt + Math.random() * 10);
+      }
+    }
+  }
+
+  private committed(tx: Tx): void {
+    for (const hook of tx.afterCommitHooks) {
+      try {
+        hook();
+      } catch (err) {
+        this.logger.error({ err }, 'after-commit hook failed');
+      }
+    }
+    if (tx.events.length) this.bus.publish(tx.events);
+  }
+}
+
+/** Writes the staged audit rows, outbox rows and notifications in one round trip. */
+async function flush(tx: Tx): Promise<void> {
+  if (!tx.auditEntries.length && !tx.events.length && !tx.notifications.length) return;
+  const audit = tx.auditEntries.map((a) => ({
+    id: uuidv7(),
+    game_id: a.gameId,
+    group_id: a.groupId ?? null,
+    actor_user_id: a.actorUserId ?? null,
+    action: a.action,
+    target_id: a.targetId ?? null,
+    payload: a.payload ?? {},
+  }));
+  const outbox = tx.events.map((e) => ({
+    id: e.id,
+    game_id: e.gameId,
+    group_id: e.groupId ?? null,
+    type: e.type,
+    body: e,
+  }));
+  await tx.manager.query(
+    `WITH audit AS (
+       INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, action, target_id, payload)
+       SELECT id, game_id, group_id, actor_user_id, action, target_id, payload
+       FROM jsonb_to_recordset($1::jsonb)
+         AS x(id uuid, game_id uuid, group_id uuid, actor_user_id uuid, action text, target_id text, payload jsonb)
+     ), outbox AS (
+       INSERT INTO outbox_events (id, game_id, group_id, type, body)
+       SELECT id, game_id, group_id, type, body
+       FROM jsonb_to_recordset($2::jsonb) AS x(id text, game_id uuid, group_id uuid, type text, body jsonb)
+     )
+     SELECT pg_notify(channel, payload) FROM jsonb_to_recordset($3::jsonb) AS n(channel text, payload text)`,
+    [JSON.stringify(audit), JSON.stringify(outbox), JSON.stringify(tx.notifications)],
+  );
+}

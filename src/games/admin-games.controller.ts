@@ -1,0 +1,64 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { ApiErrors } from '../common/errors/api-error-responses.decorator';
+import { ApiKeyDto, ApiKeyListDto, MintedApiKeyDto } from './dto/api-key.dto';
+import { AdminGameDto, AdminGameListDto, AdminGamesQueryDto, CreateGameDto } from './dto/game.dto';
+import { GamesService } from './games.service';
+
+@ApiTags('admin: games and API keys')
+@ApiBearerAuth('adminToken')
+@AdminRoute()
+@Controller('v1/admin/games')
+export class AdminGamesController {
+  constructor(private readonly games: GamesService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a game' })
+  @ApiCreatedResponse({ type: AdminGameDto })
+  @ApiErrors(400, 401)
+  create(@Body() body: CreateGameDto): Promise<AdminGameDto> {
+    return this.games.createGame(body.name);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List games, newest first' })
+  @ApiOkResponse({ type: AdminGameListDto })
+  @ApiErrors(400, 401)
+  list(@Query() query: AdminGamesQueryDto): Promise<AdminGameListDto> {
+    return this.games.listGames(query.limit);
+  }
+
+  @Get(':gameId')
+  @ApiOperation({ summary: 'Get a game with its counts' })
+  @ApiOkResponse({ type: AdminGameDto })
+  @ApiErrors(401, 404)
+  get(@Param('gameId') gameId: string): Promise<AdminGameDto> {
+    return this.games.getGame(gameId);
+  }
+
+  @Get(':gameId/api-keys')
+  @ApiOperation({ summary: 'List the API keys of a game, revoked ones included' })
+  @ApiOkResponse({ type: ApiKeyListDto })
+  @ApiErrors(401, 404)
+  listKeys(@Param('gameId') gameId: string): Promise<ApiKeyListDto> {
+    return this.games.listKeys(gameId);
+  }
+
+  @Post(':gameId/api-keys')
+  @ApiOperation({ summary: 'Mint an API key; the full key is returned only in this response' })
+  @ApiCreatedResponse({ type: MintedApiKeyDto })
+  @ApiErrors(401, 404)
+  mintKey(@Param('gameId') gameId: string): Promise<MintedApiKeyDto> {
+    return this.games.mintKey(gameId);
+  }
+
+  @Post(':gameId/api-keys/:keyId/revoke')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Revoke an API key (idempotent)' })
+  @ApiOkResponse({ type: ApiKeyDto })
+  @ApiErrors(401, 404)
+  revokeKey(@Param('gameId') gameId: string, @Param('keyId') keyId: string): Promise<ApiKeyDto> {
+    return this.games.revokeKey(gameId, keyId);
+  }
+}

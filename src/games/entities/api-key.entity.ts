@@ -1,0 +1,23 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** An API key of one game (SPEC §5): the prefix in plain form, the secret only as SHA-256. */
+@Entity({ name: 'api_keys' })
+export class ApiKeyEntity {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('uuid', { name: 'game_id' })
+  gameId!: string;
+
+  @Column('text')
+  prefix!: string;
+
+  @Column('bytea', { name: 'secret_hash' })
+  secretHash!: Buffer;
+
+  @Column({ type: 'timestamptz', name: 'created_at', precision: 3 })
+  createdAt!: Date;
+
+  @Column({ type: 'timestamptz', name: 'revoked_at', precision: 3, nullable: true })
+  revokedAt!: Date | null;
+}

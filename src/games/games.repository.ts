@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { ApiKeyEntity } from './entities/api-key.entity';
+import { GameEntity } from './entities/game.entity';
+
+/** A game with the live counts of WireAdminGame. */
+export interface GameWithCounts {
+  game: GameEntity;
+  groupCount: number;
+  activeMemberCount: number;
+  apiKeyCount: number;
+}
+
+interface CountRow {
+  id: string;
+  api_key_count: number;
+}
+
+/** Games and their API keys. */
+@Injectable()
+export class GamesRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  async insertGame(manager: EntityManager, id: string, name: string): Promise<GameEntity> {
+    await manager.insert(GameEntity, { id, name, config: {} });
+    return manager.findOneByOrFail(GameEntity, { id });
+  }
+
+  findGame(id: string, manager: EntityManager = this.ds.manager): Promise<GameEntity | null> {
+    return manager.findOneBy(GameEntity, { id });
+  }
+
+  /** Newest first (SPEC §4 GET /v1/admin/games), on the games_order index. */
+  listGames(limit: number): Promise<GameEntity[]> {
+    return this.ds.manager.find(GameEntity, { order: { createdAt: 'DESC', id: 'DESC' }, take: limit });
+  }
+
+  /** WireAdminGame counts for many games in one query, computed from the rows at request time. */
+  async withCounts(games: GameEntity[], manager: EntityManager = this.ds.manager): Promise<GameWithCounts[]> {
+    if (!games.length) return [];
+    const rows: CountRow[] = await manager.query(
+      `SELECT g.id,
+              (SELECT count(*)::int FROM api_keys k WHERE k.game_id = g.id AND k.revoked_at IS NULL) AS api_key_count
+       FROM unnest($1::uuid[]) AS g(id)`,
+      [games.map((g) => g.id)],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return games.map((game) => ({
+      game,
+      groupCount: 0,
+      activeMemberCount: 0,
+      apiKeyCount: byId.get(game.id)?.api_key_count ?? 0,
+    }));
+  }
+
+  async insertKey(
+    manager: EntityManager,
+    key: Pick<ApiKeyEntity, 'id' | 'gameId' | 'prefix' | 'secretHash'>,
+  ): Promise<ApiKeyEntity> {
+    await manager.insert(ApiKeyEntity, key);
+    return manager.findOneByOrFail(ApiKeyEntity, { id: key.id });
+  }
+
+  /** Every key of a game, revoked ones included, newest first. */
+  listKeys(gameId: string): Promise<ApiKeyEntity[]> {
+    return this.ds.manager.find(ApiKeyEntity, { where: { gameId }, order: { createdAt: 'DESC', id: 'DESC' } });
+  }
+
+  /** Sets revokedAt unless already set; true when this call revoked the key. */
+  async revokeKey(manager: EntityManager, gameId: string, keyId: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      'UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND game_id = $2 AND revoked_at IS NULL RETURNING id',
+      [keyId, gameId],
+    );
+    return rows.length > 0;
+  }
+
+  findKey(manager: EntityManager, gameId: string, keyId: string): Promise<ApiKeyEntity | null> {
+    return manager.findOneBy(ApiKeyEntity, { id: keyId, gameId });
+  }
+
+  /** The key with this prefix: the auth hot path's only query, on the unique prefix index. */
+  findKeyByPrefix(prefix: string): Promise<ApiKeyEntity | null> {
+    return this.ds.manager.findOneBy(ApiKeyEntity, { prefix });
+  }
+}

@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { mintApiKey } from '../common/auth/api-key-format';
+import type { GameContext } from '../common/auth/game-context';
+import { ApiError } from '../common/errors/api-error';
+import { isUuid, uuidv7 } from '../common/ids';
+import { parsePageLimit } from '../common/pagination/page-limit';
+import { iso, isoNN } from '../common/time';
+import { UnitOfWork } from '../db/unit-of-work';
+import { API_KEYS_CHANNEL, ApiKeyCache } from './api-key-cache';
+import type { AdminGameDto } from './dto/game.dto';
+import type { ApiKeyDto, MintedApiKeyDto, WhoamiDto } from './dto/api-key.dto';
+import type { ApiKeyEntity } from './entities/api-key.entity';
+import { GamesRepository, type GameWithCounts } from './games.repository';
+
+const ADMIN_GAMES_CAP = 200;
+
+/** Tenancy (SPEC §1.1, §5): games and their API keys, as the operator manages them. */
+@Injectable()
+export class GamesService {
+  constructor(
+    private readonly repo: GamesRepository,
+    private readonly uow: UnitOfWork,
+    private readonly keyCache: ApiKeyCache,
+  ) {}
+
+  async createGame(name: string): Promise<AdminGameDto> {
+    const game = await this.uow.run((tx) => this.repo.insertGame(tx.manager, uuidv7(), name));
+    return toAdminGame({ game, groupCount: 0, activeMemberCount: 0, apiKeyCount: 0 });
+  }
+
+  /** Creates a game together with its first key, for the operator command and the dev launcher. */
+  async createGameWithKey(name: string): Promise<{ game: AdminGameDto; key: MintedApiKeyDto }> {
+    const game = await this.createGame(name);
+    const key = await this.mintKey(game.id);
+    return { game: { ...game, apiKeyCount: 1 }, key };
+  }
+
+  async getGame(gameId: string): Promise<AdminGameDto> {
+    const game = isUuid(gameId) ? await this.repo.findGame(gameId) : null;
+    if (!game) throw ApiError.notFound('game');
+    const [counted] = await this.repo.withCounts([game]);
+    return toAdminGame(counted);
+  }
+
+  async listGames(rawLimit: string | undefined): Promise<{ items: AdminGameDto[] }> {
+    const limit = parsePageLimit(rawLimit, 100, ADMIN_GAMES_CAP);
+    const games = await this.repo.listGames(limit);
+    return { items: (await this.repo.withCounts(games)).map(toAdminGame) };
+  }
+
+  async listKeys(gameId: string): Promise<{ items: ApiKeyDto[] }> {
+    await this.requireGame(gameId);
+    return { items: (await this.repo.listKeys(gameId)).map(toKeyDto) };
+  }
+
+  async mintKey(gameId: string): Promise<MintedApiKeyDto> {
+    await this.requireGame(gameId);
+    const minted = mintApiKey();
+    const row = await this.uow.run((tx) =>
+      this.repo.insertKey(tx.manager, { id: uuidv7(), gameId, prefix: minted.prefix, secretHash: minted.secretHash }),
+    );
+    return { ...toKeyDto(row), key: minted.key };
+  }
+
+  /** Idempotent; the original revokedAt is kept. Effective at once on every instance. */
+  async revokeKey(gameId: string, keyId: string): Promise<ApiKeyDto> {
+    if (!isUuid(gameId) || !isUuid(keyId)) throw ApiError.notFound('API key');
+    const key = await this.uow.run(async (tx) => {
+      const changed = await this.repo.revokeKey(tx.manager, gameId, keyId);
+      const row = await this.repo.findKey(tx.manager, gameId, keyId);
+      if (row && changed) {
+        tx.afterCommit(() => this.keyCache.evict(row.prefix));
+        tx.notify(API_KEYS_CHANNEL, row.prefix);
+      }
+      return row;
+    });
+    if (!key) {
+      await this.requireGame(gameId);
+      throw ApiError.notFound('API key');
+    }
+    return toKeyDto(key);
+  }
+
+  async whoami(ctx: GameContext): Promise<WhoamiDto> {
+    const game = await this.repo.findGame(ctx.gameId);
+    if (!game) throw new ApiError('invalid_api_key', 'the game of this key no longer exists');
+    return { gameId: game.id, gameName: game.name, keyId: ctx.keyId, keyPrefix: ctx.keyPrefix };
+  }
+
+  private async requireGame(gameId: string): Promise<void> {
+    if (!isUuid(gameId) || !(await this.repo.findGame(gameId))) throw ApiError.notFound('game');
+  }
+}
+
+function toAdminGame(c: GameWithCounts): AdminGameDto {
+  return {
+    id: c.game.id,
+    name: c.game.name,
+    createdAt: isoNN(c.game.createdAt),
+    updatedAt: isoNN(c.game.updatedAt),
+    groupCount: c.groupCount,
+    activeMemberCount: c.activeMemberCount,
+    apiKeyCount: c.apiKeyCount,
+  };
+}
+
+function toKeyDto(k: ApiKeyEntity): ApiKeyDto {
+  return { id: k.id, gameId: k.gameId, prefix: k.prefix, createdAt: isoNN(k.createdAt), revokedAt: iso(k.revokedAt) };
+}

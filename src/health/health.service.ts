@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { DeliveryWorker } from '../webhooks/delivery-worker';
+import type { ComponentHealthDto, ReadinessDto } from './health.dto';
+
+/** SPEC §4 /healthz: the database ping times out after 2 s. */
+export const DB_PING_TIMEOUT_MS = 2_000;
+
+@Injectable()
+export class HealthService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly worker: DeliveryWorker,
+  ) {}
+
+  async readiness(): Promise<ReadinessDto> {
+    const [db, webhookWorker] = await Promise.all([this.pingDb(), Promise.resolve(this.worker.health())]);
+    return {
+      status: db.ok && webhookWorker.ok ? 'ok' : 'degraded',
+      db,
+      webhookWorker,
+      timestamp: new Date().toISOString(),
+    };
+  }
+
+  private async pingDb(): Promise<ComponentHealthDto> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<ComponentHealthDto>((resolve) => {
+      timer = setTimeout(
+        () => resolve({ ok: false, reason: `database did not answer within ${DB_PING_TIMEOUT_MS} ms` }),
+        DB_PING_TIMEOUT_MS,
+      );
+    });
+    const ping = this.ds
+      .query('SELECT 1')
+      .then((): ComponentHealthDto => ({ ok: true }))
+      .catch((err: Error): ComponentHealthDto => ({ ok: false, reason: `database error: ${err.message}` }));
+    try {
+      return await Promise.race([ping, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

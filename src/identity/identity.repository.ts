@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+
+/** Identity anchors (SPEC §1.3-4): internal users and their unique per-game external ids. */
+@Injectable()
+export class IdentityRepository {
+  /** The internal id of an external id in a game, or null. Read paths never create identities. */
+  async find(manager: EntityManager, gameId: string, externalId: string): Promise<string | null> {
+    const rows: { user_id: string }[] = await manager.query(
+      'SELECT user_id FROM user_identities WHERE game_id = $1 AND external_id = $2',
+      [gameId, externalId],
+    );
+    return rows[0]?.user_id ?? null;
+  }
+
+  /**
+   * Inserts the user and its mapping unless the mapping exists. A concurrent creator makes the
+   * insert a no-op (`ON CONFLICT DO NOTHING` waits for it to commit); then no row comes back.
+   */
+  async insert(manager: EntityManager, gameId: string, externalId: string, userId: string): Promise<string | null> {
+    const rows: { user_id: string }[] = await manager.query(
+      `WITH u AS (INSERT INTO users (id) VALUES ($3) RETURNING id)
+       INSERT INTO user_identities (game_id, external_id, user_id)
+       SELECT $1, $2, id FROM u
+       ON CONFLICT (game_id, external_id) DO NOTHING
+       RETURNING user_id`,
+      [gameId, externalId, userId],
+    );
+    return rows[0]?.user_id ?? null;
+  }
+
+  /** Removes the user row a lost creation race inserted without its mapping. */
+  async deleteUser(manager: EntityManager, userId: string): Promise<void> {
+    await manager.query('DELETE FROM users WHERE id = $1', [userId]);
+  }
+}

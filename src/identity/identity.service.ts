@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { uuidv7 } from '../common/ids';
+import { IdentityRepository } from './identity.repository';
+
+/**
+ * The one way to turn an external user id into an internal one. Writes that reference a user
+ * call {@link resolveOrCreate} inside their transaction; read paths call {@link find}.
+ */
+@Injectable()
+export class IdentityService {
+  constructor(private readonly repo: IdentityRepository) {}
+
+  find(manager: EntityManager, gameId: string, externalId: string): Promise<string | null> {
+    return this.repo.find(manager, gameId, externalId);
+  }
+
+  /** The internal id for an external id, created race-safely on first reference (SPEC §1.4). */
+  async resolveOrCreate(manager: EntityManager, gameId: string, externalId: string): Promise<string> {
+    const existing = await this.repo.find(manager, gameId, externalId);
+    if (existing) return existing;
+    const candidate = uuidv7();
+    const created = await this.repo.insert(manager, gameId, externalId, candidate);
+    if (created) return created;
+    // Lost the race: ON CONFLICT waited for the winner to commit, so a new statement sees its
+    // mapping. The users row inserted beside the conflicting mapping must not stay behind.
+    await this.repo.deleteUser(manager, candidate);
+    const winner = await this.repo.find(manager, gameId, externalId);
+    if (!winner) throw new Error(`identity for ${externalId} vanished while being created`);
+    return winner;
+  }
+}

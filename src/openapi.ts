@@ -1,0 +1,24 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { SERVICE_VERSION } from './health/health.controller';
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Guildhall')
+    .setDescription(
+      'Groups, membership and the social graph for game backends. Game routes take an API key ' +
+        '(`Authorization: Bearer jk_<prefix>.<secret>`); `/v1/admin/*` takes the admin token. Every ' +
+        'non-2xx response is the envelope `{ code, status, message, requestId? }`.',
+    )
+    .setVersion(SERVICE_VERSION)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'jk_<prefix>.<secret>' }, 'apiKey')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'jadm_… (SVC_ADMIN_TOKEN)' }, 'adminToken')
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}
+
+/** `GET /openapi.json` and Swagger UI at `GET /docs`: public, outside `/v1`, no database access. */
+export function mountOpenApi(app: INestApplication): void {
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
+}

@@ -1,0 +1,61 @@
+import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { DataSource, type EntityManager } from 'typeorm';
+import { PeriodicTask } from '../common/scheduling/periodic-task';
+
+export const SWEEP_EVERY_MS = 60 * 60_000;
+/** Published events are kept this long for diagnosis, then removed. */
+export const OUTBOX_RETENTION_DAYS = 7;
+/** Only one instance sweeps at a time: the others skip the tick (transaction-scoped lock). */
+const SWEEPER_LOCK = 7_310_422_002;
+
+export interface SweepResult {
+  swept: boolean;
+  outboxEventsRemoved: number;
+}
+
+/**
+ * The hourly maintenance sweep (SPEC §1.7). It runs on every instance's clock but under an
+ * advisory lock, so several instances never sweep concurrently.
+ */
+@Injectable()
+export class SweeperService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(SweeperService.name);
+  private readonly task = new PeriodicTask(async () => {
+    await this.sweep();
+  });
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly registry: SchedulerRegistry,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const run = () => this.task.trigger().catch((err) => this.logger.error({ err }, 'sweep failed'));
+    this.registry.addInterval('sweeper', setInterval(run, SWEEP_EVERY_MS));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.registry.deleteInterval('sweeper');
+    await this.task.stop(30_000);
+  }
+
+  /** One sweep, unless another instance holds the lock. */
+  async sweep(): Promise<SweepResult> {
+    return this.ds.transaction(async (m) => {
+      const [{ locked }] = await m.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [SWEEPER_LOCK]);
+      if (!locked) return { swept: false, outboxEventsRemoved: 0 };
+      const outboxEventsRemoved = await removeOldOutboxEvents(m);
+      if (outboxEventsRemoved) this.logger.log(`removed ${outboxEventsRemoved} outbox events`);
+      return { swept: true, outboxEventsRemoved };
+    });
+  }
+}
+
+async function removeOldOutboxEvents(m: EntityManager): Promise<number> {
+  const rows: unknown[] = await m.query(
+    `DELETE FROM outbox_events WHERE created_at < now() - make_interval(days => $1) RETURNING 1`,
+    [OUTBOX_RETENTION_DAYS],
+  );
+  return rows.length;
+}

@@ -1,0 +1,29 @@
+import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+describe('health routes', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('GET / answers name and the constant version 0.0.0 without credentials', async () => {
+    const r = await t.http.get('/');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ name: 'guildhall', version: '0.0.0' });
+  });
+
+  it('GET /healthz reports ok with the database and the worker heartbeat', async () => {
+    const r = await t.http.get('/healthz');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'ok', db: { ok: true }, webhookWorker: { ok: true } });
+    expect(new Date(r.body.timestamp).toISOString()).toBe(r.body.timestamp);
+  });
+
+  it('the worker is reported stale once its last tick is older than 60 s', () => {
+    const health = t.app.get(DeliveryWorker).health(Date.now() + 61_000);
+    expect(health).toMatchObject({ ok: false });
+    expect(health.ok === false && health.ageMs).toBeGreaterThan(60_000);
+  });
+});

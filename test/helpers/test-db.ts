@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+
+/** The URL of another database on the same server. */
+export function databaseUrl(serverUrl: string, database: string): string {
+  const u = new URL(serverUrl);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  /** A plain client on this database, for arranging and inspecting rows. */
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database cloned from the run's template. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const serverUrl = process.env.GH_TEST_SERVER_URL;
+  const template = process.env.GH_TEST_TEMPLATE;
+  if (!serverUrl || !template) throw new Error('the test global setup did not run');
+  // The run's pid is in the template name; clones carry it too, so teardown finds them.
+  const runPid = template.split('_')[2];
+  const name = `gh_t_${runPid}_${randomBytes(5).toString('hex')}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  await admin.end();
+  const url = databaseUrl(serverUrl, name);
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  return {
+    url,
+    name,
+    query: async <R>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as R[],
+    drop: async () => {
+      await client.end();
+      const c = new Client({ connectionString: serverUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
