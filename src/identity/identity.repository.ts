@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { sqlRows } from '../db/sql';
 
 /** Identity anchors (SPEC §1.3-4): internal users and their unique per-game external ids. */
 @Injectable()
 export class IdentityRepository {
   /** The internal id of an external id in a game, or null. Read paths never create identities. */
   async find(manager: EntityManager, gameId: string, externalId: string): Promise<string | null> {
-    const rows: { user_id: string }[] = await manager.query(
+    const rows = await sqlRows<{ user_id: string }>(
+      manager,
       'SELECT user_id FROM user_identities WHERE game_id = $1 AND external_id = $2',
       [gameId, externalId],
     );
@@ -18,7 +20,8 @@ export class IdentityRepository {
    * insert a no-op (`ON CONFLICT DO NOTHING` waits for it to commit); then no row comes back.
    */
   async insert(manager: EntityManager, gameId: string, externalId: string, userId: string): Promise<string | null> {
-    const rows: { user_id: string }[] = await manager.query(
+    const rows = await sqlRows<{ user_id: string }>(
+      manager,
       `WITH u AS (INSERT INTO users (id) VALUES ($3) RETURNING id)
        INSERT INTO user_identities (game_id, external_id, user_id)
        SELECT $1, $2, id FROM u

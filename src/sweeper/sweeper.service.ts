@@ -2,6 +2,7 @@ import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationB
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PeriodicTask } from '../common/scheduling/periodic-task';
+import { sqlRows } from '../db/sql';
 
 export const SWEEP_EVERY_MS = 60 * 60_000;
 /** Published events are kept this long for diagnosis, then removed. */
@@ -53,7 +54,8 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
 }
 
 async function removeOldOutboxEvents(m: EntityManager): Promise<number> {
-  const rows: unknown[] = await m.query(
+  const rows = await sqlRows(
+    m,
     `DELETE FROM outbox_events WHERE created_at < now() - make_interval(days => $1) RETURNING 1`,
     [OUTBOX_RETENTION_DAYS],
   );

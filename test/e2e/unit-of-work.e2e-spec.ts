@@ -1,0 +1,187 @@
+import { DataSource } from 'typeorm';
+import type { SvcEvent } from '../../src/events/event';
+import { EventBus } from '../../src/events/event-bus';
+import { UnitOfWork } from '../../src/db/unit-of-work';
+import { IdentityService } from '../../src/identity/identity.service';
+import { newGame, startTestApp, type TestApp } from '../helpers/test-app';
+
+/** SPEC §1.6: one transaction makes the change, writes its audit entry and stages its events. */
+describe('unit of work', () => {
+  let t: TestApp;
+  let uow: UnitOfWork;
+  let gameId: string;
+  const published: SvcEvent[] = [];
+  beforeAll(async () => {
+    t = await startTestApp();
+    uow = t.app.get(UnitOfWork);
+    t.app.get(EventBus).events$.subscribe((e) => published.push(e));
+    ({ gameId } = await newGame(t));
+  });
+  afterAll(() => t.close());
+
+  it('commits the change, its audit entries and its outbox events together; events publish after commit', async () => {
+    let seenInside = -1;
+    const event = await uow.run(async (tx) => {
+      await tx.manager.query(`UPDATE games SET name = 'renamed' WHERE id = $1`, [gameId]);
+      tx.audit({ gameId, action: 'game.config.updated', targetId: gameId, payload: { before: 1, after: 2 } });
+      const e = tx.emit({ type: 'group.updated', gameId, groupId: '00000000-0000-7000-8000-000000000001', data: { changes: ['name'] } });
+      seenInside = published.filter((p) => p.id === e.id).length;
+      return e;
+    });
+    expect(seenInside).toBe(0);
+    expect(published.filter((p) => p.id === event.id)).toHaveLength(1);
+    expect(event).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      type: 'group.updated',
+      gameId,
+      groupId: '00000000-0000-7000-8000-000000000001',
+      occurredAt: expect.any(String),
+      changes: ['name'],
+    });
+    const [audit] = await t.db.query(`SELECT * FROM audit_entries WHERE target_id = $1`, [gameId]);
+    expect(audit).toMatchObject({ action: 'game.config.updated', game_id: gameId, group_id: null, payload: { before: 1, after: 2 } });
+    const [outbox] = await t.db.query<{ body: SvcEvent }>(`SELECT body FROM outbox_events WHERE id = $1`, [event.id]);
+    expect(outbox.body).toEqual(event);
+  });
+
+  it('a user-scoped event carries no groupId', async () => {
+    const e = await uow.run(async (tx) => tx.emit({ type: 'game.user.banned', gameId, data: { svcUserId: 'u1' } }));
+    expect('groupId' in e).toBe(false);
+  });
+
+  it('a failing mutation leaves nothing behind: no change, no audit, no outbox row, no event', async () => {
+    const before = published.length;
+    await expect(
+      uow.run(async (tx) => {
+        await tx.manager.query(`UPDATE games SET name = 'never' WHERE id = $1`, [gameId]);
+        tx.audit({ gameId, action: 'webhook.created', targetId: 'rollback-marker' });
+        tx.emit({ type: 'group.created', gameId, groupId: gameId });
+        tx.afterCommit(() => published.push({} as SvcEvent));
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(published.length).toBe(before);
+    expect(await t.db.query(`SELECT 1 FROM games WHERE name = 'never'`)).toHaveLength(0);
+    expect(await t.db.query(`SELECT 1 FROM audit_entries WHERE target_id = 'rollback-marker'`)).toHaveLength(0);
+  });
+
+  it('a failure while flushing (bad audit row) rolls the change back too', async () => {
+    await expect(
+      uow.run(async (tx) => {
+        await tx.manager.query(`UPDATE games SET name = 'half' WHERE id = $1`, [gameId]);
+        tx.audit({ gameId: 'not-a-uuid', action: 'webhook.created' });
+      }),
+    ).rejects.toThrow();
+    expect(await t.db.query(`SELECT 1 FROM games WHERE name = 'half'`)).toHaveLength(0);
+  });
+
+  it('after-commit hooks run once the transaction has committed', async () => {
+    const order: string[] = [];
+    await uow.run(async (tx) => {
+      tx.afterCommit(() => order.push('hook'));
+      order.push('work');
+    });
+    expect(order).toEqual(['work', 'hook']);
+  });
+
+  it('retries a serialization failure and succeeds', async () => {
+    let attempts = 0;
+    const result = await uow.run(async () => {
+      attempts++;
+      if (attempts === 1) throw Object.assign(new Error('could not serialize access'), { code: '40001' });
+      return 'done';
+    });
+    expect(result).toBe('done');
+    expect(attempts).toBe(2);
+  });
+
+  it('retries a real deadlock between two transactions: both complete', async () => {
+    const a = (await newGame(t, 'a')).gameId;
+    const b = (await newGame(t, 'b')).gameId;
+    const barrier = (() => {
+      let n = 0;
+      let release: () => void;
+      const p = new Promise<void>((r) => (release = r));
+      return () => (++n === 2 && release(), p);
+    })();
+    const lockBoth = (first: string, second: string) =>
+      uow.run(async (tx) => {
+        await tx.manager.query(`UPDATE games SET updated_at = now() WHERE id = $1`, [first]);
+        await Promise.race([barrier(), new Promise((r) => setTimeout(r, 200))]);
+        await tx.manager.query(`UPDATE games SET updated_at = now() WHERE id = $1`, [second]);
+        return first;
+      });
+    await expect(Promise.all([lockBoth(a, b), lockBoth(b, a)])).resolves.toEqual([a, b]);
+  });
+
+  it('notifications are sent only on commit', async () => {
+    const heard: string[] = [];
+    const { Client } = await import('pg');
+    const listener = new Client({ connectionString: t.db.url });
+    await listener.connect();
+    await listener.query('LISTEN svc_test_channel');
+    listener.on('notification', (n) => heard.push(n.payload ?? ''));
+    try {
+      await uow.run(async (tx) => tx.notify('svc_test_channel', 'committed'));
+      await uow.run(async (tx) => {
+        tx.notify('svc_test_channel', 'rolled-back');
+        throw new Error('no');
+      }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(heard).toEqual(['committed']);
+    } finally {
+      await listener.end();
+    }
+  });
+});
+
+describe('identity anchors', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('creates one internal user per (game, external id), and finds it afterwards', async () => {
+    const { gameId } = await newGame(t);
+    const ids = t.app.get(IdentityService);
+    const uow = t.app.get(UnitOfWork);
+    expect(await ids.find(t.app.get(DataSource).manager, gameId, 'alice')).toBeNull();
+    const first = await uow.run((tx) => ids.resolveOrCreate(tx.manager, gameId, 'alice'));
+    const again = await uow.run((tx) => ids.resolveOrCreate(tx.manager, gameId, 'alice'));
+    expect(again).toBe(first);
+    const other = await uow.run((tx) => ids.resolveOrCreate(tx.manager, gameId, 'bob'));
+    expect(other).not.toBe(first);
+  });
+
+  it('the same external id in two games is two internal users', async () => {
+    const ids = t.app.get(IdentityService);
+    const uow = t.app.get(UnitOfWork);
+    const a = (await newGame(t)).gameId;
+    const b = (await newGame(t)).gameId;
+    const inA = await uow.run((tx) => ids.resolveOrCreate(tx.manager, a, 'carol'));
+    const inB = await uow.run((tx) => ids.resolveOrCreate(tx.manager, b, 'carol'));
+    expect(inA).not.toBe(inB);
+  });
+
+  it('concurrent first references settle on one user, leaving no orphan user rows', async () => {
+    const { gameId } = await newGame(t);
+    const ids = t.app.get(IdentityService);
+    const uow = t.app.get(UnitOfWork);
+    const usersBefore = (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users'))[0].n;
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        uow.run(async (tx) => {
+          const id = await ids.resolveOrCreate(tx.manager, gameId, 'racer');
+          await new Promise((r) => setTimeout(r, 20));
+          return id;
+        }),
+      ),
+    );
+    expect(new Set(results).size).toBe(1);
+    const usersAfter = (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users'))[0].n;
+    expect(usersAfter - usersBefore).toBe(1);
+    const mappings = await t.db.query('SELECT * FROM user_identities WHERE game_id = $1', [gameId]);
+    expect(mappings).toHaveLength(1);
+  });
+});
