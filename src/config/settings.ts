@@ -102,7 +102,7 @@ export const ADMIN_TOKEN_PREFIX = 'jadm_';
 
 function adminToken(env: Env): string | undefined {
   const raw = env.SVC_ADMIN_TOKEN;
-  if (raw === undefined || raw === '') return undefined;
+  if (raw === undefined || raw.trim() === '') return undefined;
   // SPEC §5: admin tokens start with `jadm_`; a short one would be guessable.
   if (!raw.startsWith(ADMIN_TOKEN_PREFIX) || !/^jadm_[\x21-\x7e]{16,}$/.test(raw)) {
     throw new SettingsError(

@@ -7,7 +7,8 @@ export interface ParsedApiKey {
 }
 
 const KEY_PATTERN = /^(jk_[A-Za-z0-9]{1,64})\.([A-Za-z0-9_-]{1,512})$/;
-const BEARER_PATTERN = /^Bearer +(\S+) *$/;
+/** RFC 7235: the scheme name is case-insensitive. */
+const BEARER_PATTERN = /^Bearer +(\S+) *$/i;
 
 export function parseApiKey(key: string): ParsedApiKey | null {
   const m = KEY_PATTERN.exec(key);

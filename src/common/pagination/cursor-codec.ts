@@ -27,7 +27,7 @@ export function decodeCursor(
   if (!Array.isArray(decoded) || decoded[0] !== scope || decoded.length !== shape.length + 1) throw invalid();
   const values = decoded.slice(1) as unknown[];
   values.forEach((v, i) => {
-    if (typeof v !== shape[i]) throw invalid();
+    if (typeof v !== shape[i] || (typeof v === 'number' && !Number.isFinite(v))) throw invalid();
   });
   return values as CursorValue[];
 }

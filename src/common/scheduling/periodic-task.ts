@@ -14,15 +14,13 @@ export class PeriodicTask {
   trigger(): Promise<void> {
     if (this.stopped) return Promise.resolve();
     if (this.inFlight) return this.inFlight;
-    const run = (async () => {
-      try {
-        await this.work();
-      } finally {
+    const run = Promise.resolve()
+      .then(() => this.work())
+      .finally(() => {
         this.lastCompletedAt = Date.now();
         this.inFlight = null;
-      }
-    })();
-    this.inFlight = run.catch(() => undefined);
+      });
+    this.inFlight = run;
     return run;
   }
 
@@ -44,7 +42,7 @@ export class PeriodicTask {
     const timeout = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), capMs);
     });
-    const done = await Promise.race([pending.then(() => true as const), timeout]);
+    const done = await Promise.race([pending.then(() => true as const, () => true as const), timeout]);
     clearTimeout(timer);
     return done;
   }

@@ -1,0 +1,67 @@
+import { eventId, isUuid, uuidv7 } from './ids';
+
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const NOW = 1_700_000_000_000;
+
+describe('uuidv7', () => {
+  it('is a lowercase UUID with version 7 and the RFC 9562 variant', () => {
+    for (let i = 0; i < 200; i++) expect(uuidv7()).toMatch(UUID_V7);
+  });
+
+  it('starts with the 48-bit millisecond timestamp', () => {
+    const hex = NOW.toString(16).padStart(12, '0');
+
+    expect(uuidv7(NOW).replace(/-/g, '').slice(0, 12)).toBe(hex);
+  });
+
+  it('is random apart from its timestamp', () => {
+    expect(uuidv7(NOW)).not.toBe(uuidv7(NOW));
+  });
+
+  it('sorts in creation order as a string when made at increasing times', () => {
+    const times = [0, 1, 255, 256, 4095, 4096, NOW - 1, NOW, NOW + 1, 2 ** 48 - 1];
+
+    const ids = times.map((t) => uuidv7(t));
+
+    expect([...ids].sort()).toEqual(ids);
+  });
+});
+
+describe('isUuid', () => {
+  it('accepts a generated id', () => {
+    expect(isUuid(uuidv7())).toBe(true);
+  });
+
+  it.each([
+    ['a UUID v4', '3b241101-e2bb-4255-8caf-4136c566a962', true],
+    ['an upper-case UUID', '3B241101-E2BB-4255-8CAF-4136C566A962', false],
+    ['a UUID without dashes', '3b241101e2bb42558caf4136c566a962', false],
+    ['a UUID in braces', '{3b241101-e2bb-4255-8caf-4136c566a962}', false],
+    ['a UUID with a trailing newline', '3b241101-e2bb-4255-8caf-4136c566a962\n', false],
+    ['a short string', '3b241101-e2bb-4255-8caf-4136c566a96', false],
+    ['a non-hex character', '3b241101-e2bb-4255-8caf-4136c566a96g', false],
+    ['an empty string', '', false],
+  ])('answers for %s', (_case, value, expected) => {
+    expect(isUuid(value)).toBe(expected);
+  });
+});
+
+describe('eventId', () => {
+  it('is 24 lowercase hex characters', () => {
+    for (let i = 0; i < 200; i++) expect(eventId()).toMatch(/^[0-9a-f]{24}$/);
+  });
+
+  it('starts with the millisecond timestamp', () => {
+    expect(eventId(NOW).slice(0, 12)).toBe(NOW.toString(16).padStart(12, '0'));
+  });
+
+  it('is random apart from its timestamp', () => {
+    expect(eventId(NOW)).not.toBe(eventId(NOW));
+  });
+
+  it('sorts in creation order as a string when made at increasing times', () => {
+    const ids = [1, 16, NOW, NOW + 1].map((t) => eventId(t));
+
+    expect([...ids].sort()).toEqual(ids);
+  });
+});

@@ -1,0 +1,178 @@
+import { parseSettings, SettingsError, type Settings } from './settings';
+
+/** The SettingsError thrown by parsing `env`, or a failure when nothing is thrown. */
+function settingsErrorOf(env: Record<string, string>): SettingsError {
+  try {
+    parseSettings(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(SettingsError);
+    return err as SettingsError;
+  }
+  throw new Error(`expected parseSettings(${JSON.stringify(env)}) to throw`);
+}
+
+describe('parseSettings', () => {
+  describe('with an empty environment', () => {
+    it('uses the default of every setting', () => {
+      const expected: Settings = {
+        databaseUrl: undefined,
+        databasePoolMax: 10,
+        host: '0.0.0.0',
+        port: 8787,
+        nodeEnv: 'development',
+        baseUrl: undefined,
+        adminToken: undefined,
+        rateLimitPerMinute: 600,
+        rateLimitBurst: 100,
+        trustProxy: false,
+        webhookAllowPrivateHosts: false,
+        webhookWorkerEnabled: true,
+        logLevel: 'info',
+        maxPageSize: 100,
+      };
+
+      expect(parseSettings({})).toEqual(expected);
+    });
+
+    it('treats blank values as absent', () => {
+      const sut = parseSettings({ PORT: '  ', NODE_ENV: '', TRUST_PROXY: ' ', DATABASE_URL: '', HOST: '  ' });
+
+      expect(sut).toMatchObject({
+        port: 8787,
+        nodeEnv: 'development',
+        trustProxy: false,
+        databaseUrl: undefined,
+        host: '0.0.0.0',
+      });
+    });
+  });
+
+  describe('with valid values', () => {
+    it('parses every setting', () => {
+      const sut = parseSettings({
+        DATABASE_URL: 'postgres://user:pw@db:5432/guildhall',
+        DATABASE_POOL_MAX: '25',
+        HOST: '127.0.0.1',
+        PORT: '3000',
+        NODE_ENV: 'production',
+        SVC_BASE_URL: 'https://guild.example.com',
+        SVC_ADMIN_TOKEN: 'jadm_0123456789abcdef',
+        RATE_LIMIT_PER_MINUTE: '120',
+        RATE_LIMIT_BURST: '20',
+        TRUST_PROXY: 'true',
+        WEBHOOK_ALLOW_PRIVATE_HOSTS: '1',
+        WEBHOOK_WORKER_ENABLED: 'false',
+        LOG_LEVEL: 'debug',
+        SVC_MAX_PAGE_SIZE: '500',
+      });
+
+      expect(sut).toEqual<Settings>({
+        databaseUrl: 'postgres://user:pw@db:5432/guildhall',
+        databasePoolMax: 25,
+        host: '127.0.0.1',
+        port: 3000,
+        nodeEnv: 'production',
+        baseUrl: 'https://guild.example.com',
+        adminToken: 'jadm_0123456789abcdef',
+        rateLimitPerMinute: 120,
+        rateLimitBurst: 20,
+        trustProxy: true,
+        webhookAllowPrivateHosts: true,
+        webhookWorkerEnabled: false,
+        logLevel: 'debug',
+        maxPageSize: 500,
+      });
+    });
+
+    it.each(['1', '8787', '65535', ' 3000 '])('accepts PORT %j', (port) => {
+      expect(parseSettings({ PORT: port }).port).toBe(Number(port.trim()));
+    });
+
+    it.each(['development', 'test', 'production'] as const)('accepts NODE_ENV %s', (nodeEnv) => {
+      expect(parseSettings({ NODE_ENV: nodeEnv }).nodeEnv).toBe(nodeEnv);
+    });
+
+    it.each(['error', 'warn', 'info', 'debug', 'silent'] as const)('accepts LOG_LEVEL %s', (level) => {
+      expect(parseSettings({ LOG_LEVEL: level }).logLevel).toBe(level);
+    });
+
+    it.each([
+      ['true', true],
+      ['1', true],
+      ['TRUE', true],
+      ['false', false],
+      ['0', false],
+    ])('reads the flag value %j as %s', (raw, expected) => {
+      const sut = parseSettings({ TRUST_PROXY: raw, WEBHOOK_ALLOW_PRIVATE_HOSTS: raw, WEBHOOK_WORKER_ENABLED: raw });
+
+      expect(sut.trustProxy).toBe(expected);
+      expect(sut.webhookAllowPrivateHosts).toBe(expected);
+      expect(sut.webhookWorkerEnabled).toBe(expected);
+    });
+
+    it('accepts 0 for both rate-limit settings', () => {
+      const sut = parseSettings({ RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_BURST: '0' });
+
+      expect(sut.rateLimitPerMinute).toBe(0);
+      expect(sut.rateLimitBurst).toBe(0);
+    });
+
+    it.each(['postgres://db/guildhall', 'postgresql://db/guildhall'])('accepts DATABASE_URL %s', (url) => {
+      expect(parseSettings({ DATABASE_URL: url }).databaseUrl).toBe(url);
+    });
+
+    it('accepts an http SVC_BASE_URL and drops its trailing slashes', () => {
+      expect(parseSettings({ SVC_BASE_URL: 'http://localhost:8787//' }).baseUrl).toBe('http://localhost:8787');
+    });
+
+    it('accepts an admin token of "jadm_" and 16 printable characters', () => {
+      const token = 'jadm_!#$%&()*+,-./:;<';
+
+      expect(parseSettings({ SVC_ADMIN_TOKEN: token }).adminToken).toBe(token);
+    });
+
+    it('treats a blank admin token as unset, like every other blank setting', () => {
+      expect(parseSettings({ SVC_ADMIN_TOKEN: '   ' }).adminToken).toBeUndefined();
+    });
+  });
+
+  describe('with an invalid value', () => {
+    it.each<[string, string]>([
+      ['PORT', 'abc'],
+      ['PORT', '0'],
+      ['PORT', '65536'],
+      ['PORT', '1.5'],
+      ['PORT', '-1'],
+      ['NODE_ENV', 'staging'],
+      ['LOG_LEVEL', 'verbose'],
+      ['TRUST_PROXY', 'yes'],
+      ['WEBHOOK_ALLOW_PRIVATE_HOSTS', 'maybe'],
+      ['WEBHOOK_WORKER_ENABLED', 'on'],
+      ['SVC_MAX_PAGE_SIZE', '0'],
+      ['SVC_MAX_PAGE_SIZE', '-1'],
+      ['DATABASE_POOL_MAX', '0'],
+      ['RATE_LIMIT_PER_MINUTE', '-1'],
+      ['RATE_LIMIT_BURST', 'lots'],
+      ['DATABASE_URL', 'mysql://x'],
+      ['DATABASE_URL', 'not a url'],
+      ['SVC_BASE_URL', 'ftp://x'],
+      ['SVC_BASE_URL', 'nope'],
+      ['SVC_ADMIN_TOKEN', 'adm_0123456789abcdef'],
+      ['SVC_ADMIN_TOKEN', 'jadm_short'],
+      ['SVC_ADMIN_TOKEN', 'jadm_0123456789abcde'],
+      ['SVC_ADMIN_TOKEN', 'jadm_0123456789 abcdef'],
+    ])('refuses %s=%j with a one-line SettingsError naming it', (name, value) => {
+      const err = settingsErrorOf({ [name]: value });
+
+      expect(err.setting).toBe(name);
+      expect(err.message.startsWith(`Invalid setting ${name}:`)).toBe(true);
+      expect(err.message).not.toContain('\n');
+    });
+
+    it('keeps the message on one line when the offending value spans several', () => {
+      const err = settingsErrorOf({ PORT: '80\n81' });
+
+      expect(err.message).not.toContain('\n');
+    });
+  });
+});
