@@ -9,7 +9,11 @@ import type { Settings } from './config/settings';
 import { SettingsModule } from './config/settings.module';
 import { DatabaseModule } from './db/database.module';
 import { EventsModule } from './events/events.module';
+import { AuditModule } from './audit/audit.module';
 import { GamesModule } from './games/games.module';
+import { GroupsModule } from './groups/groups.module';
+import { InvitationsModule } from './invitations/invitations.module';
+import { MembersModule } from './members/members.module';
 import { HealthModule } from './health/health.module';
 import { IdentityModule } from './identity/identity.module';
 import { loggerParams } from './logging';
@@ -29,6 +33,10 @@ export class AppModule {
         DatabaseModule,
         IdentityModule,
         GamesModule,
+        GroupsModule,
+        MembersModule,
+        InvitationsModule,
+        AuditModule,
         WebhooksModule,
         SweeperModule,
         HealthModule,

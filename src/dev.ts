@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fail, settingsOrExit, startServer } from './boot';
 import { ensureDatabase, startEmbeddedPostgres } from './db/embedded-postgres';
 import { GamesService } from './games/games.service';
@@ -31,12 +31,7 @@ async function main(): Promise<void> {
   const settings = settingsOrExit(env);
   const { app, url } = await startServer(settings);
 
-  const demoFile = join(dataDir, 'demo.json');
-  if (!existsSync(demoFile)) {
-    const { game, key } = await app.get(GamesService).createGameWithKey('Demo game');
-    writeFileSync(demoFile, JSON.stringify({ gameId: game.id, apiKey: key.key }, null, 2), { mode: 0o600 });
-  }
-  const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as { gameId: string; apiKey: string };
+  const demo = await demoGame(app.get(GamesService), join(dataDir, 'demo.json'));
 
   process.stdout.write(
     [
@@ -46,13 +41,28 @@ async function main(): Promise<void> {
       `  demo game    ${demo.gameId}`,
       `  API key      ${demo.apiKey}`,
       `  API docs     ${url}/docs`,
-      '(kept in .data/; delete that folder to start from scratch)',
+      `(kept in ${relative(process.cwd(), dataDir) || '.'}/; delete that folder to start from scratch)`,
       '',
       'Try it:',
       `  curl -s -H "Authorization: Bearer ${demo.apiKey}" ${url}/v1/whoami`,
       '',
     ].join('\n'),
   );
+}
+
+/**
+ * The demo game and its key, kept in the data folder; made again when the database in use does not
+ * hold that game (a fresh or different DATABASE_URL), so the printed key always works.
+ */
+async function demoGame(games: GamesService, file: string): Promise<{ gameId: string; apiKey: string }> {
+  if (existsSync(file)) {
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { gameId: string; apiKey: string };
+    if (await games.exists(kept.gameId)) return kept;
+  }
+  const { game, key } = await games.createGameWithKey('Demo game');
+  const demo = { gameId: game.id, apiKey: key.key };
+  writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  return demo;
 }
 
 /** Reads a secret kept in the data folder, creating it on first use. */

@@ -1,3 +1,4 @@
+import { RequestMethod } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import type { Settings } from './config/settings';
@@ -11,6 +12,8 @@ import { requestIdOf } from './common/request-id/request-id';
 export function loggerParams(settings: Settings): Params {
   const pretty = settings.nodeEnv === 'development' && settings.logLevel !== 'silent' && canResolve('pino-pretty');
   return {
+    // Every path: nestjs-pino's default pattern reaches only `/` through Fastify's middleware layer.
+    forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
     pinoHttp: {
       level: settings.logLevel,
       genReqId: (req: IncomingMessage) => requestIdOf(req) ?? '',

@@ -2,6 +2,9 @@ import { AuditEntryEntity } from '../audit/entities/audit-entry.entity';
 import { OutboxEventEntity } from '../events/entities/outbox-event.entity';
 import { ApiKeyEntity } from '../games/entities/api-key.entity';
 import { GameEntity } from '../games/entities/game.entity';
+import { GroupEntity } from '../groups/entities/group.entity';
+import { InvitationEntity } from '../invitations/entities/invitation.entity';
+import { MemberEntity } from '../members/entities/member.entity';
 import { UserIdentityEntity } from '../identity/entities/user-identity.entity';
 import { UserEntity } from '../identity/entities/user.entity';
 
@@ -13,4 +16,7 @@ export const ENTITIES = [
   UserIdentityEntity,
   AuditEntryEntity,
   OutboxEventEntity,
+  GroupEntity,
+  MemberEntity,
+  InvitationEntity,
 ];

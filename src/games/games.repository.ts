@@ -14,6 +14,8 @@ export interface GameWithCounts {
 
 interface CountRow {
   id: string;
+  group_count: number;
+  active_member_count: number;
   api_key_count: number;
 }
 
@@ -36,23 +38,33 @@ export class GamesRepository {
     return this.ds.manager.find(GameEntity, { order: { createdAt: 'DESC', id: 'DESC' }, take: limit });
   }
 
-  /** WireAdminGame counts for many games in one query, computed from the rows at request time. */
+  /**
+   * WireAdminGame counts for many games in one query, at request time: live groups and the active
+   * members of live groups (from each group's trigger-kept counter), and keys not revoked.
+   */
   async withCounts(games: GameEntity[], manager: EntityManager = this.ds.manager): Promise<GameWithCounts[]> {
     if (!games.length) return [];
     const rows = await sqlRows<CountRow>(
       manager,
-      `SELECT g.id,
+      `SELECT g.id, coalesce(c.group_count, 0) AS group_count, coalesce(c.active_member_count, 0) AS active_member_count,
               (SELECT count(*)::int FROM api_keys k WHERE k.game_id = g.id AND k.revoked_at IS NULL) AS api_key_count
-       FROM unnest($1::uuid[]) AS g(id)`,
+       FROM unnest($1::uuid[]) AS g(id)
+       LEFT JOIN LATERAL (
+         SELECT count(*)::int AS group_count, sum(gr.active_member_count)::int AS active_member_count
+         FROM groups gr WHERE gr.game_id = g.id AND gr.soft_deleted_at IS NULL
+       ) c ON true`,
       [games.map((g) => g.id)],
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return games.map((game) => ({
-      game,
-      groupCount: 0,
-      activeMemberCount: 0,
-      apiKeyCount: byId.get(game.id)?.api_key_count ?? 0,
-    }));
+    return games.map((game) => {
+      const c = byId.get(game.id);
+      return {
+        game,
+        groupCount: c?.group_count ?? 0,
+        activeMemberCount: c?.active_member_count ?? 0,
+        apiKeyCount: c?.api_key_count ?? 0,
+      };
+    });
   }
 
   async insertKey(

@@ -35,6 +35,10 @@ export class GamesService {
     return { game: { ...game, apiKeyCount: 1 }, key };
   }
 
+  async exists(gameId: string): Promise<boolean> {
+    return isUuid(gameId) && (await this.repo.findGame(gameId)) !== null;
+  }
+
   async getGame(gameId: string): Promise<AdminGameDto> {
     const game = isUuid(gameId) ? await this.repo.findGame(gameId) : null;
     if (!game) throw ApiError.notFound('game');

@@ -3,6 +3,8 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PeriodicTask } from '../common/scheduling/periodic-task';
 import { sqlRows } from '../db/sql';
+import { GroupsRepository } from '../groups/groups.repository';
+import { RESTORE_WINDOW_DAYS } from '../groups/groups.service';
 
 export const SWEEP_EVERY_MS = 60 * 60_000;
 /** Published events are kept this long for diagnosis, then removed. */
@@ -12,6 +14,7 @@ const SWEEPER_LOCK = 7_310_422_002;
 
 export interface SweepResult {
   swept: boolean;
+  groupsRemoved: number;
   outboxEventsRemoved: number;
 }
 
@@ -29,6 +32,7 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
   constructor(
     private readonly ds: DataSource,
     private readonly registry: SchedulerRegistry,
+    private readonly groups: GroupsRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -45,10 +49,14 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
   async sweep(): Promise<SweepResult> {
     return this.ds.transaction(async (m) => {
       const [{ locked }] = await m.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [SWEEPER_LOCK]);
-      if (!locked) return { swept: false, outboxEventsRemoved: 0 };
+      if (!locked) return { swept: false, groupsRemoved: 0, outboxEventsRemoved: 0 };
+      // SPEC §3: soft-deleted groups past the restore window go, with everything that cascades.
+      const groupsRemoved = await this.groups.purgeSoftDeleted(m, RESTORE_WINDOW_DAYS);
       const outboxEventsRemoved = await removeOldOutboxEvents(m);
-      if (outboxEventsRemoved) this.logger.log(`removed ${outboxEventsRemoved} outbox events`);
-      return { swept: true, outboxEventsRemoved };
+      if (groupsRemoved || outboxEventsRemoved) {
+        this.logger.log(`removed ${groupsRemoved} soft-deleted groups and ${outboxEventsRemoved} outbox events`);
+      }
+      return { swept: true, groupsRemoved, outboxEventsRemoved };
     });
   }
 }

@@ -1,0 +1,125 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsObject, IsOptional, IsString, Length, MinLength, ValidateIf } from 'class-validator';
+import { PageQueryDto } from '../../common/pagination/page';
+import { VISIBILITIES, type Visibility } from '../group-row';
+
+const notNull = (field: string) => (o: Record<string, unknown>) => o[field] !== undefined && o[field] !== null;
+
+export class CreateGroupDto {
+  @ApiProperty({ minLength: 1, maxLength: 64, example: 'guild', description: 'free string, stored verbatim' })
+  @IsString()
+  @Length(1, 64, { message: 'kind must be a string of 1-64 characters' })
+  kind!: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 120, example: 'Knights of Dawn' })
+  @IsString()
+  @Length(1, 120, { message: 'name must be a string of 1-120 characters' })
+  name!: string;
+
+  @ApiPropertyOptional({ enum: VISIBILITIES, default: 'invite-only' })
+  @IsOptional()
+  @IsIn(VISIBILITIES, { message: `visibility must be one of ${VISIBILITIES.join(', ')}` })
+  visibility?: Visibility;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {} })
+  @IsOptional()
+  @IsObject({ message: 'metadata must be a JSON object' })
+  metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'role given to new members; existence is not verified' })
+  @ValidateIf(notNull('defaultRoleId'))
+  @IsString()
+  @MinLength(1)
+  defaultRoleId?: string | null;
+
+  @ApiPropertyOptional({ minLength: 4, maxLength: 128, description: 'gates public join; stored hashed, never returned' })
+  @IsOptional()
+  @IsString()
+  @Length(4, 128, { message: 'passcode must be a string of 4-128 characters' })
+  passcode?: string;
+
+  @ApiPropertyOptional({ description: 'external user id; becomes an active member in the same transaction' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1, { message: 'creatorUserId must be a non-empty string' })
+  creatorUserId?: string;
+}
+
+export class UpdateGroupDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 120 })
+  @ValidateIf((o: UpdateGroupDto) => o.name !== undefined)
+  @IsString()
+  @Length(1, 120, { message: 'name must be a string of 1-120 characters' })
+  name?: string;
+
+  @ApiPropertyOptional({ enum: VISIBILITIES })
+  @ValidateIf((o: UpdateGroupDto) => o.visibility !== undefined)
+  @IsIn(VISIBILITIES, { message: `visibility must be one of ${VISIBILITIES.join(', ')}` })
+  visibility?: Visibility;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'replaces the metadata wholesale' })
+  @ValidateIf((o: UpdateGroupDto) => o.metadata !== undefined)
+  @IsObject({ message: 'metadata must be a JSON object' })
+  metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @ValidateIf(notNull('defaultRoleId'))
+  @IsString()
+  @MinLength(1)
+  defaultRoleId?: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, minLength: 4, maxLength: 128, description: 'a string sets it, null clears it' })
+  @ValidateIf(notNull('passcode'))
+  @IsString()
+  @Length(4, 128, { message: 'passcode must be a string of 4-128 characters' })
+  passcode?: string | null;
+}
+
+export class SetParentDto {
+  @ApiProperty({ type: String, nullable: true, description: 'the new parent group, or null to make the group a root' })
+  @ValidateIf((o: SetParentDto) => o.parentGroupId !== null)
+  @IsString({ message: 'parentGroupId must be a group id or null' })
+  parentGroupId!: string | null;
+}
+
+export class GroupDto {
+  @ApiProperty() id!: string;
+  @ApiProperty() gameId!: string;
+  @ApiProperty() kind!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: VISIBILITIES }) visibility!: Visibility;
+  @ApiProperty({ type: 'object', additionalProperties: true }) metadata!: Record<string, unknown>;
+  @ApiProperty({ type: String, nullable: true }) defaultRoleId!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'DECISIONS §3' }) parentGroupId!: string | null;
+  @ApiProperty({ description: 'active members, at request time' }) memberCount!: number;
+  @ApiProperty() hasPasscode!: boolean;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true }) softDeletedAt!: string | null;
+}
+
+export class ViewerQueryDto {
+  @ApiPropertyOptional({ description: 'external user id: secret groups are hidden unless they are an active member' })
+  @IsOptional()
+  @IsString()
+  viewer?: string;
+}
+
+export class ListGroupsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'must equal the calling game' })
+  @IsOptional()
+  @IsString()
+  gameId?: string;
+
+  @ApiPropertyOptional({ description: 'external user id: secret groups are hidden unless they are an active member' })
+  @IsOptional()
+  @IsString()
+  viewer?: string;
+}
+
+export class DeleteGroupQueryDto {
+  @ApiPropertyOptional({ description: 'only the literal "true" hard-deletes' })
+  @IsOptional()
+  @IsString()
+  hard?: string;
+}

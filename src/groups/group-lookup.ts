@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ApiError } from '../common/errors/api-error';
+import { isUuid } from '../common/ids';
+import { IdentityService } from '../identity/identity.service';
+import type { GroupRow } from './group-row';
+import { GroupsRepository } from './groups.repository';
+
+/**
+ * Finds the group a request names. Missing, in another game or soft-deleted all answer the same
+ * 404 (SPEC §4 Conventions), so existence never leaks across tenants.
+ */
+@Injectable()
+export class GroupLookup {
+  constructor(
+    private readonly groups: GroupsRepository,
+    private readonly identity: IdentityService,
+  ) {}
+
+  async live(m: EntityManager, gameId: string, groupId: string, lock = false): Promise<GroupRow> {
+    const group = isUuid(groupId) ? await this.groups.find(m, gameId, groupId, lock) : null;
+    if (!group || group.softDeletedAt) throw ApiError.notFound('group');
+    return group;
+  }
+
+  /**
+   * A live group as `viewer` may see it: a secret group is 404 unless the viewer is an active
+   * member. Without a viewer the caller is the server and sees everything.
+   */
+  async visible(m: EntityManager, gameId: string, groupId: string, viewer?: string): Promise<GroupRow> {
+    const group = await this.live(m, gameId, groupId);
+    if (viewer !== undefined && group.visibility === 'secret' && !(await this.isActiveMember(m, group, viewer))) {
+      throw ApiError.notFound('group');
+    }
+    return group;
+  }
+
+  async isActiveMember(m: EntityManager, group: GroupRow, externalUserId: string): Promise<boolean> {
+    const svcUserId = await this.identity.find(m, group.gameId, externalUserId);
+    if (!svcUserId) return false;
+    return this.groups.hasActiveMember(m, group.id, svcUserId);
+  }
+}

@@ -1,0 +1,24 @@
+/** A groups row as the repository reads it. */
+export interface GroupRow {
+  id: string;
+  gameId: string;
+  kind: string;
+  name: string;
+  visibility: Visibility;
+  metadata: Record<string, unknown>;
+  defaultRoleId: string | null;
+  passcodeHash: string | null;
+  parentGroupId: string | null;
+  memberCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+  softDeletedAt: Date | null;
+}
+
+export const VISIBILITIES = ['public', 'invite-only', 'secret'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+export const GROUP_COLUMNS = `g.id, g.game_id AS "gameId", g.kind, g.name, g.visibility, g.metadata,
+  g.default_role_id AS "defaultRoleId", g.passcode_hash AS "passcodeHash", g.parent_group_id AS "parentGroupId",
+  g.active_member_count AS "memberCount", g.created_at AS "createdAt", g.updated_at AS "updatedAt",
+  g.soft_deleted_at AS "softDeletedAt"`;

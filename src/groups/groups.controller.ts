@@ -1,0 +1,90 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentGame, type GameContext } from '../common/auth/game-context';
+import { ApiErrors } from '../common/errors/api-error-responses.decorator';
+import { ApiPageResponse, type Page } from '../common/pagination/page';
+import { CreateGroupDto, DeleteGroupQueryDto, GroupDto, ListGroupsQueryDto, SetParentDto, UpdateGroupDto, ViewerQueryDto } from './dto/group.dto';
+import { GroupsService } from './groups.service';
+
+type StatusSettable = { status(code: number): unknown };
+
+@ApiTags('groups')
+@ApiBearerAuth('apiKey')
+@Controller('v1/groups')
+export class GroupsController {
+  constructor(private readonly groups: GroupsService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a group; with creatorUserId the creator joins in the same transaction' })
+  @ApiCreatedResponse({ type: GroupDto })
+  @ApiErrors(400, 401)
+  create(@CurrentGame() game: GameContext, @Body() body: CreateGroupDto): Promise<GroupDto> {
+    return this.groups.create(game, body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List groups, newest first; viewer hides secret groups they are not in' })
+  @ApiPageResponse(GroupDto)
+  @ApiErrors(400, 401)
+  list(@CurrentGame() game: GameContext, @Query() query: ListGroupsQueryDto): Promise<Page<GroupDto>> {
+    return this.groups.list(game, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a group; with viewer, a secret group is 404 unless they are an active member' })
+  @ApiOkResponse({ type: GroupDto })
+  @ApiErrors(401, 404)
+  get(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: ViewerQueryDto): Promise<GroupDto> {
+    return this.groups.get(game, id, query.viewer);
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Update a group; a no-op changes nothing and writes no audit' })
+  @ApiOkResponse({ type: GroupDto })
+  @ApiErrors(400, 401, 404)
+  update(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: UpdateGroupDto): Promise<GroupDto> {
+    return this.groups.update(game, id, body);
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Soft-delete a group (restorable for 7 days), or with hard=true remove it for good' })
+  @ApiOkResponse({ type: GroupDto, description: 'soft delete' })
+  @ApiNoContentResponse({ description: 'hard delete' })
+  @ApiErrors(401, 404)
+  async delete(
+    @CurrentGame() game: GameContext,
+    @Param('id') id: string,
+    @Query() query: DeleteGroupQueryDto,
+    @Res({ passthrough: true }) res: StatusSettable,
+  ): Promise<GroupDto | undefined> {
+    const group = await this.groups.delete(game, id, query.hard === 'true');
+    if (group) return group;
+    res.status(204);
+    return undefined;
+  }
+
+  @Post(':id/restore')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Restore a soft-deleted group within 7 days' })
+  @ApiOkResponse({ type: GroupDto })
+  @ApiErrors(401, 404, 410)
+  restore(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<GroupDto> {
+    return this.groups.restore(game, id);
+  }
+
+  @Put(':id/parent')
+  @ApiOperation({ summary: 'Set (or with null clear) the parent group; cycles are refused' })
+  @ApiOkResponse({ type: GroupDto })
+  @ApiErrors(400, 401, 404)
+  setParent(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: SetParentDto): Promise<GroupDto> {
+    return this.groups.setParent(game, id, body.parentGroupId);
+  }
+
+  @Get(':id/children')
+  @ApiOperation({ summary: 'List the live child groups, newest first' })
+  @ApiPageResponse(GroupDto)
+  @ApiErrors(400, 401, 404)
+  children(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: ListGroupsQueryDto): Promise<Page<GroupDto>> {
+    return this.groups.children(game, id, query);
+  }
+}

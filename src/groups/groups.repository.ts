@@ -1,0 +1,174 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { sqlRows } from '../db/sql';
+import { GROUP_COLUMNS, type GroupRow, type Visibility } from './group-row';
+
+export interface NewGroup {
+  id: string;
+  gameId: string;
+  kind: string;
+  name: string;
+  visibility: Visibility;
+  metadata: Record<string, unknown>;
+  defaultRoleId: string | null;
+  passcodeHash: string | null;
+}
+
+export interface GroupChanges {
+  name?: string;
+  visibility?: Visibility;
+  metadata?: Record<string, unknown>;
+  defaultRoleId?: string | null;
+  passcodeHash?: string | null;
+}
+
+export interface GroupListFilter {
+  gameId: string;
+  /** Only children of this group. */
+  parentGroupId?: string;
+  /** Secret groups are listed only where this internal user is an active member. */
+  viewer?: { userId: string | null };
+  after?: { createdAt: string; id: string };
+  limit: number;
+}
+
+const COLUMN: Record<keyof GroupChanges, string> = {
+  name: 'name',
+  visibility: 'visibility',
+  metadata: 'metadata',
+  defaultRoleId: 'default_role_id',
+  passcodeHash: 'passcode_hash',
+};
+
+/** Group rows. Every read that serves a client filters by game, and by soft deletion where asked. */
+@Injectable()
+export class GroupsRepository {
+  async insert(m: EntityManager, g: NewGroup): Promise<GroupRow> {
+    const [row] = await sqlRows<GroupRow>(
+      m,
+      `INSERT INTO groups AS g (id, game_id, kind, name, visibility, metadata, default_role_id, passcode_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${GROUP_COLUMNS}`,
+      [g.id, g.gameId, g.kind, g.name, g.visibility, JSON.stringify(g.metadata), g.defaultRoleId, g.passcodeHash],
+    );
+    return row;
+  }
+
+  /**
+   * The group of this game, soft-deleted or not (null when absent). `lock` takes the row lock that
+   * serialises the writes of one group; every writer takes it first (membership changes update the
+   * row's member counter anyway), so locks are always taken in the same order.
+   */
+  async find(m: EntityManager, gameId: string, id: string, lock = false): Promise<GroupRow | null> {
+    const [row] = await sqlRows<GroupRow>(
+      m,
+      `SELECT ${GROUP_COLUMNS} FROM groups g WHERE g.id = $1 AND g.game_id = $2${lock ? ' FOR NO KEY UPDATE' : ''}`,
+      [id, gameId],
+    );
+    return row ?? null;
+  }
+
+  async hasActiveMember(m: EntityManager, groupId: string, svcUserId: string): Promise<boolean> {
+    const rows = await sqlRows(m, `SELECT 1 FROM members WHERE group_id = $1 AND user_id = $2 AND status = 'active'`, [
+      groupId,
+      svcUserId,
+    ]);
+    return rows.length > 0;
+  }
+
+  /** Keyset page in (createdAt, id) descending order, on groups_game_order or groups_children_order. */
+  async list(m: EntityManager, f: GroupListFilter): Promise<GroupRow[]> {
+    const params: unknown[] = [f.gameId, f.limit + 1];
+    const where = ['g.game_id = $1', 'g.soft_deleted_at IS NULL'];
+    if (f.parentGroupId) {
+      params.push(f.parentGroupId);
+      where.push(`g.parent_group_id = $${params.length}`);
+    }
+    if (f.viewer) {
+      if (f.viewer.userId) {
+        params.push(f.viewer.userId);
+        where.push(`(g.visibility <> 'secret' OR EXISTS (
+          SELECT 1 FROM members m WHERE m.group_id = g.id AND m.user_id = $${params.length} AND m.status = 'active'))`);
+      } else {
+        where.push(`g.visibility <> 'secret'`);
+      }
+    }
+    if (f.after) {
+      params.push(f.after.createdAt, f.after.id);
+      where.push(`(g.created_at, g.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+    }
+    return sqlRows<GroupRow>(
+      m,
+      `SELECT ${GROUP_COLUMNS} FROM groups g WHERE ${where.join(' AND ')}
+       ORDER BY g.created_at DESC, g.id DESC LIMIT $2`,
+      params,
+    );
+  }
+
+  async update(m: EntityManager, id: string, changes: GroupChanges): Promise<GroupRow> {
+    const sets: string[] = [];
+    const params: unknown[] = [id];
+    for (const [key, value] of Object.entries(changes) as [keyof GroupChanges, unknown][]) {
+      params.push(key === 'metadata' ? JSON.stringify(value) : value);
+      sets.push(`${COLUMN[key]} = $${params.length}`);
+    }
+    const [row] = await sqlRows<GroupRow>(
+      m,
+      `UPDATE groups g SET ${sets.join(', ')}, updated_at = now() WHERE g.id = $1 RETURNING ${GROUP_COLUMNS}`,
+      params,
+    );
+    return row;
+  }
+
+  async setSoftDeleted(m: EntityManager, id: string, at: 'now' | null): Promise<GroupRow> {
+    const [row] = await sqlRows<GroupRow>(
+      m,
+      `UPDATE groups g SET soft_deleted_at = ${at === 'now' ? 'now()' : 'NULL'} WHERE g.id = $1 RETURNING ${GROUP_COLUMNS}`,
+      [id],
+    );
+    return row;
+  }
+
+  async setParent(m: EntityManager, id: string, parentGroupId: string | null): Promise<GroupRow> {
+    const [row] = await sqlRows<GroupRow>(
+      m,
+      `UPDATE groups g SET parent_group_id = $2, updated_at = now() WHERE g.id = $1 RETURNING ${GROUP_COLUMNS}`,
+      [id, parentGroupId],
+    );
+    return row;
+  }
+
+  /**
+   * The ancestors of a group, nearest first, at most `depth` of them (SPEC §1.5: walk depth 100).
+   * One recursive query; stops early on a cycle already present in the data.
+   */
+  async ancestors(m: EntityManager, id: string, depth: number): Promise<string[]> {
+    const rows = await sqlRows<{ id: string }>(
+      m,
+      `WITH RECURSIVE chain(id, depth, path) AS (
+         SELECT g.parent_group_id, 1, ARRAY[g.id] FROM groups g WHERE g.id = $1 AND g.parent_group_id IS NOT NULL
+         UNION ALL
+         SELECT g.parent_group_id, c.depth + 1, c.path || g.id
+         FROM chain c JOIN groups g ON g.id = c.id
+         WHERE g.parent_group_id IS NOT NULL AND c.depth < $2 AND NOT g.id = ANY(c.path)
+       )
+       SELECT id FROM chain ORDER BY depth`,
+      [id, depth],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Removes the group and, by cascade, its members, invitations and audit history. */
+  async hardDelete(m: EntityManager, id: string): Promise<void> {
+    await m.query('DELETE FROM groups WHERE id = $1', [id]);
+  }
+
+  /** Removes groups soft-deleted before the cutoff; returns how many. */
+  async purgeSoftDeleted(m: EntityManager, olderThanDays: number): Promise<number> {
+    const rows = await sqlRows(
+      m,
+      `DELETE FROM groups WHERE soft_deleted_at < now() - make_interval(days => $1) RETURNING 1`,
+      [olderThanDays],
+    );
+    return rows.length;
+  }
+}

@@ -1,0 +1,235 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { GameContext } from '../common/auth/game-context';
+import { ApiError } from '../common/errors/api-error';
+import { isUuid, uuidv7 } from '../common/ids';
+import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
+import { parsePageLimit } from '../common/pagination/page-limit';
+import { toPage, type Page } from '../common/pagination/page';
+import { iso } from '../common/time';
+import type { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
+import { UnitOfWork, type Tx } from '../db/unit-of-work';
+import { IdentityService } from '../identity/identity.service';
+import { MembershipService } from '../members/membership.service';
+import type { CreateGroupDto, GroupDto, ListGroupsQueryDto, UpdateGroupDto } from './dto/group.dto';
+import { GroupLookup } from './group-lookup';
+import type { GroupRow } from './group-row';
+import { toGroupDto } from './group-view';
+import { GroupsRepository, type GroupChanges } from './groups.repository';
+import { hashPasscode } from './passcode';
+
+/** SPEC §3: a soft-deleted group can be restored for this long, then the sweeper removes it. */
+export const RESTORE_WINDOW_DAYS = 7;
+/** SPEC §1.5: the parent chain is walked at most this deep. */
+export const MAX_PARENT_DEPTH = 100;
+
+type Diff = { before: Record<string, unknown>; after: Record<string, unknown> };
+
+/** Groups (SPEC §4 Groups): create, read, list, update, soft/hard delete, restore, hierarchy. */
+@Injectable()
+export class GroupsService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly groups: GroupsRepository,
+    private readonly lookup: GroupLookup,
+    private readonly identity: IdentityService,
+    private readonly membership: MembershipService,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  async create(game: GameContext, dto: CreateGroupDto): Promise<GroupDto> {
+    const passcodeHash = dto.passcode === undefined ? null : await hashPasscode(dto.passcode);
+    const group = await this.uow.run(async (tx) => {
+      const inserted = await this.groups.insert(tx.manager, {
+        id: uuidv7(),
+        gameId: game.gameId,
+        kind: dto.kind,
+        name: dto.name,
+        visibility: dto.visibility ?? 'invite-only',
+        metadata: dto.metadata ?? {},
+        defaultRoleId: dto.defaultRoleId ?? null,
+        passcodeHash,
+      });
+      tx.audit({
+        gameId: game.gameId,
+        groupId: inserted.id,
+        action: 'group.created',
+        targetId: inserted.id,
+        payload: {
+          kind: inserted.kind,
+          name: inserted.name,
+          visibility: inserted.visibility,
+          metadata: inserted.metadata,
+          defaultRoleId: inserted.defaultRoleId,
+        },
+      });
+      if (dto.creatorUserId === undefined) {
+        this.emitGroup(tx, 'group.created', inserted);
+        return inserted;
+      }
+      await this.membership.activate(tx, inserted, dto.creatorUserId, { via: 'creator' });
+      const withCreator = (await this.groups.find(tx.manager, game.gameId, inserted.id))!;
+      this.emitGroup(tx, 'group.created', withCreator);
+      return withCreator;
+    });
+    return toGroupDto(group);
+  }
+
+  async get(game: GameContext, id: string, viewer?: string): Promise<GroupDto> {
+    return toGroupDto(await this.lookup.visible(this.ds.manager, game.gameId, id, viewer));
+  }
+
+  async list(game: GameContext, q: ListGroupsQueryDto): Promise<Page<GroupDto>> {
+    if (q.gameId !== undefined && q.gameId !== game.gameId) {
+      throw ApiError.badRequest('gameId must be the game of the API key');
+    }
+    return this.page(game, q, `groups:${game.gameId}`);
+  }
+
+  /** The live children of a live group (DECISIONS §3), as a Page<Group>. */
+  async children(game: GameContext, id: string, q: ListGroupsQueryDto): Promise<Page<GroupDto>> {
+    const parent = await this.lookup.visible(this.ds.manager, game.gameId, id, q.viewer);
+    return this.page(game, q, `children:${parent.id}`, parent.id);
+  }
+
+  async update(game: GameContext, id: string, dto: UpdateGroupDto): Promise<GroupDto> {
+    const supplied = (Object.keys(dto) as (keyof UpdateGroupDto)[]).filter((k) => dto[k] !== undefined);
+    if (!supplied.length) {
+      throw ApiError.badRequest('body must hold at least one of name, visibility, metadata, defaultRoleId, passcode');
+    }
+    const newHash = typeof dto.passcode === 'string' ? await hashPasscode(dto.passcode) : undefined;
+    const group = await this.uow.run(async (tx) => {
+      const current = await this.lookup.live(tx.manager, game.gameId, id, true);
+      const changes: GroupChanges = {};
+      const diff: Diff = { before: {}, after: {} };
+      const change = <K extends keyof GroupChanges>(key: K, value: GroupChanges[K], before: unknown, after: unknown, label: string = key) => {
+        changes[key] = value;
+        diff.before[label] = before;
+        diff.after[label] = after;
+      };
+      if (dto.name !== undefined && dto.name !== current.name) change('name', dto.name, current.name, dto.name);
+      if (dto.visibility !== undefined && dto.visibility !== current.visibility) {
+        change('visibility', dto.visibility, current.visibility, dto.visibility);
+      }
+      // SPEC §4: metadata counts as changed whenever supplied.
+      if (dto.metadata !== undefined) change('metadata', dto.metadata, current.metadata, dto.metadata);
+      if (dto.defaultRoleId !== undefined && dto.defaultRoleId !== current.defaultRoleId) {
+        change('defaultRoleId', dto.defaultRoleId, current.defaultRoleId, dto.defaultRoleId);
+      }
+      const hadPasscode = current.passcodeHash !== null;
+      if (newHash !== undefined) change('passcodeHash', newHash, hadPasscode, true, 'hasPasscode');
+      else if (dto.passcode === null && hadPasscode) change('passcodeHash', null, true, false, 'hasPasscode');
+      if (!Object.keys(changes).length) return current;
+      const updated = await this.groups.update(tx.manager, current.id, changes);
+      tx.audit({ gameId: game.gameId, groupId: current.id, action: 'group.updated', targetId: current.id, payload: diff });
+      this.emitGroup(tx, 'group.updated', updated, { changes: Object.keys(diff.after) });
+      return updated;
+    });
+    return toGroupDto(group);
+  }
+
+  /** Soft delete (idempotent: a second call changes nothing) or, with `hard`, removal with cascade. */
+  async delete(game: GameContext, id: string, hard: boolean): Promise<GroupDto | null> {
+    return this.uow.run(async (tx) => {
+      const current = isUuid(id) ? await this.groups.find(tx.manager, game.gameId, id, true) : null;
+      if (!current) throw ApiError.notFound('group');
+      if (hard) {
+        await this.groups.hardDelete(tx.manager, current.id);
+        tx.emit({ type: 'group.deleted', gameId: game.gameId, groupId: current.id, data: { kind: 'hard', group: toGroupDto(current) } });
+        return null;
+      }
+      if (current.softDeletedAt) return toGroupDto(current);
+      const deleted = await this.groups.setSoftDeleted(tx.manager, current.id, 'now');
+      tx.audit({
+        gameId: game.gameId,
+        groupId: current.id,
+        action: 'group.deleted',
+        targetId: current.id,
+        payload: { kind: 'soft', softDeletedAt: iso(deleted.softDeletedAt), retentionDays: RESTORE_WINDOW_DAYS },
+      });
+      this.emitGroup(tx, 'group.deleted', deleted, { kind: 'soft' });
+      return toGroupDto(deleted);
+    });
+  }
+
+  async restore(game: GameContext, id: string): Promise<GroupDto> {
+    const group = await this.uow.run(async (tx) => {
+      const current = isUuid(id) ? await this.groups.find(tx.manager, game.gameId, id, true) : null;
+      if (!current) throw ApiError.notFound('group');
+      if (!current.softDeletedAt) return current;
+      const windowMs = RESTORE_WINDOW_DAYS * 86_400_000;
+      const [{ now }] = await tx.manager.query('SELECT now() AS now');
+      if ((now as Date).getTime() - current.softDeletedAt.getTime() > windowMs) {
+        throw new ApiError('restore_window_expired', `a group can be restored only within ${RESTORE_WINDOW_DAYS} days of its deletion`);
+      }
+      const restored = await this.groups.setSoftDeleted(tx.manager, current.id, null);
+      tx.audit({
+        gameId: game.gameId,
+        groupId: current.id,
+        action: 'group.restored',
+        targetId: current.id,
+        payload: { previousSoftDeletedAt: iso(current.softDeletedAt) },
+      });
+      this.emitGroup(tx, 'group.restored', restored);
+      return restored;
+    });
+    return toGroupDto(group);
+  }
+
+  /**
+   * Sets or clears the parent (DECISIONS §3). Hierarchy changes of a game are serialised, so two
+   * concurrent moves cannot together close a cycle that neither sees alone.
+   */
+  async setParent(game: GameContext, id: string, parentGroupId: string | null): Promise<GroupDto> {
+    const group = await this.uow.run(async (tx) => {
+      await tx.manager.query(`SELECT pg_advisory_xact_lock(hashtext('svc:hierarchy:' || $1))`, [game.gameId]);
+      const current = await this.lookup.live(tx.manager, game.gameId, id, true);
+      if (parentGroupId !== null) {
+        if (parentGroupId === current.id) throw new ApiError('parent_cycle', 'a group cannot be its own parent');
+        const parent = await this.lookup.live(tx.manager, game.gameId, parentGroupId).catch(() => {
+          throw ApiError.notFound('parent group');
+        });
+        const chain = [parent.id, ...(await this.groups.ancestors(tx.manager, parent.id, MAX_PARENT_DEPTH))];
+        if (chain.slice(0, MAX_PARENT_DEPTH).includes(current.id)) {
+          throw new ApiError('parent_cycle', 'this parent would make the group its own ancestor');
+        }
+        if (chain.length > MAX_PARENT_DEPTH) {
+          throw new ApiError('parent_cycle', `the parent chain would be deeper than ${MAX_PARENT_DEPTH}`);
+        }
+      }
+      if (current.parentGroupId === parentGroupId) return current;
+      const updated = await this.groups.setParent(tx.manager, current.id, parentGroupId);
+      tx.audit({
+        gameId: game.gameId,
+        groupId: current.id,
+        action: 'group.parent.changed',
+        targetId: current.id,
+        payload: { before: { parentGroupId: current.parentGroupId }, after: { parentGroupId } },
+      });
+      this.emitGroup(tx, 'group.updated', updated, { changes: ['parentGroupId'] });
+      return updated;
+    });
+    return toGroupDto(group);
+  }
+
+  private async page(game: GameContext, q: ListGroupsQueryDto, scope: string, parentGroupId?: string): Promise<Page<GroupDto>> {
+    const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
+    const after = decodeKeyset(q.cursor, scope);
+    const m = this.ds.manager;
+    const viewer = q.viewer === undefined ? undefined : { userId: await this.identity.find(m, game.gameId, q.viewer) };
+    const rows = await this.groups.list(m, {
+      gameId: game.gameId,
+      parentGroupId,
+      viewer,
+      after: after && { createdAt: after.at, id: after.id },
+      limit,
+    });
+    return toPage(rows, limit, toGroupDto, (g: GroupRow) => encodeKeyset(scope, g.createdAt, g.id));
+  }
+
+  private emitGroup(tx: Tx, type: string, group: GroupRow, extra: Record<string, unknown> = {}): void {
+    tx.emit({ type, gameId: group.gameId, groupId: group.id, data: { ...extra, group: toGroupDto(group) } });
+  }
+}

@@ -1,0 +1,63 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, MinLength } from 'class-validator';
+import { PageQueryDto } from '../../common/pagination/page';
+
+export class CreateInvitationDto {
+  @ApiPropertyOptional({ description: 'external user id; omit for an open code' })
+  @IsOptional()
+  @IsString({ message: 'targetUserId must be a non-empty string' })
+  @MinLength(1, { message: 'targetUserId must be a non-empty string' })
+  targetUserId?: string;
+
+  @ApiPropertyOptional({ description: 'a hint only: not validated, not applied on accept' })
+  @IsOptional()
+  @IsString()
+  roleId?: string;
+
+  @ApiPropertyOptional({ example: '7d', description: 'a positive integer followed by s, m, h or d' })
+  @IsOptional()
+  @IsString({ message: 'expiresIn must be a string such as 30m or 7d' })
+  expiresIn?: string;
+}
+
+export class InvitationDto {
+  @ApiProperty() id!: string;
+  @ApiProperty() groupId!: string;
+  @ApiProperty({ example: '3f9c2a71d04b8e65', description: '16 hex characters' }) code!: string;
+  @ApiProperty({ type: String, nullable: true }) roleId!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'null = open code' }) targetUserId!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'currently always null' }) createdBy!: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true }) expiresAt!: string | null;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true }) usedAt!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'internal id of the redeemer' }) usedBy!: string | null;
+}
+
+const BOOL = ['true', 'false'];
+
+export class ListInvitationsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: BOOL, default: 'false' })
+  @IsOptional()
+  @IsIn(BOOL, { message: 'includeExpired must be true or false' })
+  includeExpired?: string;
+
+  @ApiPropertyOptional({ enum: BOOL, default: 'false' })
+  @IsOptional()
+  @IsIn(BOOL, { message: 'includeUsed must be true or false' })
+  includeUsed?: string;
+}
+
+export class AcceptInvitationDto {
+  @ApiProperty({ description: 'external user id of the redeemer' })
+  @IsString({ message: 'userId must be a non-empty string' })
+  @MinLength(1, { message: 'userId must be a non-empty string' })
+  userId!: string;
+}
+
+export class DeclineInvitationDto {
+  @ApiPropertyOptional({ description: 'must match the target of a direct invitation' })
+  @IsOptional()
+  @IsString({ message: 'userId must be a non-empty string' })
+  @MinLength(1, { message: 'userId must be a non-empty string' })
+  userId?: string;
+}

@@ -1,0 +1,15 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** An invitation code (SPEC §2 Invitation): consumed atomically, at most once. */
+@Entity({ name: 'invitations' })
+export class InvitationEntity {
+  @PrimaryColumn('uuid') id!: string;
+  @Column('uuid', { name: 'group_id' }) groupId!: string;
+  @Column('char', { length: 16 }) code!: string;
+  @Column('text', { name: 'role_id', nullable: true }) roleId!: string | null;
+  @Column('text', { name: 'target_user_id', nullable: true }) targetUserId!: string | null;
+  @Column({ type: 'timestamptz', name: 'created_at', precision: 3 }) createdAt!: Date;
+  @Column({ type: 'timestamptz', name: 'expires_at', precision: 3, nullable: true }) expiresAt!: Date | null;
+  @Column({ type: 'timestamptz', name: 'used_at', precision: 3, nullable: true }) usedAt!: Date | null;
+  @Column('uuid', { name: 'used_by', nullable: true }) usedBy!: string | null;
+}

@@ -1,0 +1,73 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentGame, type GameContext } from '../common/auth/game-context';
+import { PublicRoute } from '../common/auth/route-auth.decorator';
+import { ApiErrors } from '../common/errors/api-error-responses.decorator';
+import { ApiPageResponse, type Page } from '../common/pagination/page';
+import { MemberDto } from '../members/dto/member.dto';
+import {
+  AcceptInvitationDto,
+  CreateInvitationDto,
+  DeclineInvitationDto,
+  InvitationDto,
+  ListInvitationsQueryDto,
+} from './dto/invitation.dto';
+import { InvitationsService } from './invitations.service';
+
+@ApiTags('invitations')
+@ApiBearerAuth('apiKey')
+@Controller('v1')
+export class InvitationsController {
+  constructor(private readonly invitations: InvitationsService) {}
+
+  @Post('groups/:id/invitations')
+  @ApiOperation({ summary: 'Create an invitation code, open or for one user' })
+  @ApiCreatedResponse({ type: InvitationDto })
+  @ApiErrors(400, 401, 404)
+  create(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: CreateInvitationDto): Promise<InvitationDto> {
+    return this.invitations.create(game, id, body);
+  }
+
+  @Get('groups/:id/invitations')
+  @ApiOperation({ summary: 'List the invitations of a group; used and expired ones only on request' })
+  @ApiPageResponse(InvitationDto)
+  @ApiErrors(400, 401, 404)
+  list(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: ListInvitationsQueryDto): Promise<Page<InvitationDto>> {
+    return this.invitations.list(game, id, query);
+  }
+
+  @Get('invitations/:code')
+  @PublicRoute()
+  @ApiOperation({ summary: 'Preview a code (public, no key); does not gate on expiry' })
+  @ApiOkResponse({ type: InvitationDto })
+  @ApiErrors(404)
+  preview(@Param('code') code: string): Promise<InvitationDto> {
+    return this.invitations.preview(code);
+  }
+
+  @Delete('invitations/:code')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke an unused code; a used code is kept' })
+  @ApiNoContentResponse()
+  @ApiErrors(401, 404)
+  async revoke(@CurrentGame() game: GameContext, @Param('code') code: string): Promise<void> {
+    await this.invitations.revoke(game, code);
+  }
+
+  @Post('invitations/:code/accept')
+  @ApiOperation({ summary: 'Redeem a code: the user becomes an active member' })
+  @ApiCreatedResponse({ type: MemberDto })
+  @ApiErrors(400, 401, 403, 404, 409, 410)
+  accept(@CurrentGame() game: GameContext, @Param('code') code: string, @Body() body: AcceptInvitationDto): Promise<MemberDto> {
+    return this.invitations.accept(game, code, body.userId);
+  }
+
+  @Post('invitations/:code/decline')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Decline a code; it is used up' })
+  @ApiNoContentResponse()
+  @ApiErrors(401, 403, 404, 410)
+  async decline(@CurrentGame() game: GameContext, @Param('code') code: string, @Body() body: DeclineInvitationDto): Promise<void> {
+    await this.invitations.decline(game, code, body.userId);
+  }
+}

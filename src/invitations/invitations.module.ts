@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { GroupsCoreModule } from '../groups/groups-core.module';
+import { MembersCoreModule } from '../members/members-core.module';
+import { InvitationsController } from './invitations.controller';
+import { InvitationsRepository } from './invitations.repository';
+import { InvitationsService } from './invitations.service';
+
+@Module({
+  imports: [GroupsCoreModule, MembersCoreModule],
+  controllers: [InvitationsController],
+  providers: [InvitationsRepository, InvitationsService],
+})
+export class InvitationsModule {}

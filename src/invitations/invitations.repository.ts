@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { uuidv7 } from '../common/ids';
+import { sqlRows } from '../db/sql';
+import { INVITATION_COLUMNS, type InvitationRow } from './invitation-row';
+
+export interface NewInvitation {
+  groupId: string;
+  roleId: string | null;
+  targetUserId: string | null;
+  expiresAt: Date | null;
+}
+
+/** An invitation with what its routes need to know of its group. */
+export type InvitationWithGroup = InvitationRow & { gameId: string; groupDeleted: boolean; expired: boolean };
+
+@Injectable()
+export class InvitationsRepository {
+  /** Inserts with a fresh 16-hex code; a (vanishingly rare) code collision draws again. */
+  async insert(m: EntityManager, inv: NewInvitation): Promise<InvitationRow> {
+    for (;;) {
+      const [row] = await sqlRows<InvitationRow>(
+        m,
+        `INSERT INTO invitations AS i (id, group_id, code, role_id, target_user_id, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (code) DO NOTHING RETURNING ${INVITATION_COLUMNS}`,
+        [uuidv7(), inv.groupId, randomBytes(8).toString('hex'), inv.roleId, inv.targetUserId, inv.expiresAt],
+      );
+      if (row) return row;
+    }
+  }
+
+  /** By code, with its group's game and deletion state and its expiry by the database clock; `lock` serialises redemptions of the code. */
+  async findByCode(m: EntityManager, code: string, lock = false): Promise<InvitationWithGroup | null> {
+    const [row] = await sqlRows<InvitationWithGroup>(
+      m,
+      `SELECT ${INVITATION_COLUMNS}, g.game_id AS "gameId", g.soft_deleted_at IS NOT NULL AS "groupDeleted",
+              coalesce(i.expires_at <= now(), false) AS expired
+       FROM invitations i JOIN groups g ON g.id = i.group_id
+       WHERE i.code = $1${lock ? ' FOR UPDATE OF i' : ''}`,
+      [code],
+    );
+    return row ?? null;
+  }
+
+  async markUsed(m: EntityManager, id: string, usedBy: string | null): Promise<InvitationRow> {
+    const [row] = await sqlRows<InvitationRow>(
+      m,
+      `UPDATE invitations i SET used_at = now(), used_by = $2 WHERE i.id = $1 RETURNING ${INVITATION_COLUMNS}`,
+      [id, usedBy],
+    );
+    return row;
+  }
+
+  async delete(m: EntityManager, id: string): Promise<void> {
+    await m.query('DELETE FROM invitations WHERE id = $1', [id]);
+  }
+
+  /** Keyset page in (createdAt, id) descending order, on invitations_group_order. */
+  list(
+    m: EntityManager,
+    groupId: string,
+    opts: { includeUsed: boolean; includeExpired: boolean; after?: { createdAt: string; id: string }; limit: number },
+  ): Promise<InvitationRow[]> {
+    const params: unknown[] = [groupId, opts.limit + 1];
+    const where = ['i.group_id = $1'];
+    if (!opts.includeUsed) where.push('i.used_at IS NULL');
+    if (!opts.includeExpired) where.push('(i.expires_at IS NULL OR i.expires_at > now())');
+    if (opts.after) {
+      params.push(opts.after.createdAt, opts.after.id);
+      where.push(`(i.created_at, i.id) < ($3::timestamptz, $4::uuid)`);
+    }
+    return sqlRows<InvitationRow>(
+      m,
+      `SELECT ${INVITATION_COLUMNS} FROM invitations i WHERE ${where.join(' AND ')}
+       ORDER BY i.created_at DESC, i.id DESC LIMIT $2`,
+      params,
+    );
+  }
+}

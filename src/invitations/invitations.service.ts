@@ -1,0 +1,144 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { GameContext } from '../common/auth/game-context';
+import { ApiError } from '../common/errors/api-error';
+import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
+import { parsePageLimit } from '../common/pagination/page-limit';
+import { toPage, type Page } from '../common/pagination/page';
+import { iso } from '../common/time';
+import type { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
+import { UnitOfWork } from '../db/unit-of-work';
+import { GroupLookup } from '../groups/group-lookup';
+import { IdentityService } from '../identity/identity.service';
+import type { MemberDto } from '../members/dto/member.dto';
+import { MembershipService } from '../members/membership.service';
+import type { CreateInvitationDto, InvitationDto, ListInvitationsQueryDto } from './dto/invitation.dto';
+import { parseExpiresIn } from './expires-in';
+import type { InvitationRow } from './invitation-row';
+import { toInvitationDto } from './invitation-view';
+import { InvitationsRepository, type InvitationWithGroup } from './invitations.repository';
+
+const CODE = /^[0-9a-fA-F]{16}$/;
+
+/** Invitations (SPEC §3 Invitation, §4): create, list, preview, accept, decline, revoke. */
+@Injectable()
+export class InvitationsService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly lookup: GroupLookup,
+    private readonly invitations: InvitationsRepository,
+    private readonly membership: MembershipService,
+    private readonly identity: IdentityService,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  async create(game: GameContext, groupId: string, dto: CreateInvitationDto): Promise<InvitationDto> {
+    const expiresAt = dto.expiresIn === undefined ? null : parseExpiresIn(dto.expiresIn, Date.now());
+    return this.uow.run(async (tx) => {
+      const group = await this.lookup.live(tx.manager, game.gameId, groupId);
+      const inv = await this.invitations.insert(tx.manager, {
+        groupId: group.id,
+        roleId: dto.roleId ?? null,
+        targetUserId: dto.targetUserId ?? null,
+        expiresAt,
+      });
+      const out = toInvitationDto(inv);
+      tx.audit({
+        gameId: game.gameId,
+        groupId: group.id,
+        action: 'member.invited',
+        targetId: inv.targetUserId,
+        payload: { invitationId: inv.id, code: inv.code, targetUserId: inv.targetUserId, roleId: inv.roleId, expiresAt: out.expiresAt },
+      });
+      tx.emit({ type: 'invitation.created', gameId: game.gameId, groupId: group.id, data: { invitation: out } });
+      return out;
+    });
+  }
+
+  async list(game: GameContext, groupId: string, q: ListInvitationsQueryDto): Promise<Page<InvitationDto>> {
+    const group = await this.lookup.live(this.ds.manager, game.gameId, groupId);
+    const includeUsed = q.includeUsed === 'true';
+    const includeExpired = q.includeExpired === 'true';
+    const scope = `invitations:${group.id}`;
+    const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
+    const after = decodeKeyset(q.cursor, scope);
+    const rows = await this.invitations.list(this.ds.manager, group.id, {
+      includeUsed,
+      includeExpired,
+      after: after && { createdAt: after.at, id: after.id },
+      limit,
+    });
+    return toPage(rows, limit, toInvitationDto, (r: InvitationRow) => encodeKeyset(scope, r.createdAt, r.id));
+  }
+
+  /** Public preview: any live group's code, expired or not. */
+  async preview(code: string): Promise<InvitationDto> {
+    const inv = CODE.test(code) ? await this.invitations.findByCode(this.ds.manager, code.toLowerCase()) : null;
+    if (!inv || inv.groupDeleted) throw ApiError.notFound('invitation');
+    return toInvitationDto(inv);
+  }
+
+  /**
+   * Redeems a code: the row lock makes consumption atomic, so of two concurrent accepts one wins
+   * and the other then sees the code used (410). Ban checks run before redemption.
+   */
+  async accept(game: GameContext, code: string, userId: string): Promise<MemberDto> {
+    return this.uow.run(async (tx) => {
+      const inv = await this.redeemable(tx.manager, game, code);
+      if (inv.targetUserId !== null && inv.targetUserId !== userId) {
+        throw new ApiError('permission_denied', 'this invitation is for another user');
+      }
+      const group = await this.lookup.live(tx.manager, game.gameId, inv.groupId, true);
+      const { row, dto } = await this.membership.activate(tx, group, userId, { invitationId: inv.id, code: inv.code });
+      await this.invitations.markUsed(tx.manager, inv.id, row.svcUserId);
+      return dto;
+    });
+  }
+
+  /** Declines a code: it is used up, with no audit entry (SPEC §4). */
+  async decline(game: GameContext, code: string, userId: string | undefined): Promise<void> {
+    await this.uow.run(async (tx) => {
+      const inv = await this.redeemable(tx.manager, game, code);
+      if (userId !== undefined && inv.targetUserId !== null && inv.targetUserId !== userId) {
+        throw new ApiError('permission_denied', 'this invitation is for another user');
+      }
+      const usedBy = userId === undefined ? null : await this.identity.find(tx.manager, game.gameId, userId);
+      await this.invitations.markUsed(tx.manager, inv.id, usedBy);
+    });
+  }
+
+  /** Revokes an unused code (removed; a second call is 404); a used code is kept, 204 every time. */
+  async revoke(game: GameContext, code: string): Promise<void> {
+    await this.uow.run(async (tx) => {
+      const inv = await this.inGame(tx.manager, game, code, true);
+      if (inv.usedAt) return;
+      await this.invitations.delete(tx.manager, inv.id);
+      tx.audit({
+        gameId: game.gameId,
+        groupId: inv.groupId,
+        action: 'invitation.revoked',
+        targetId: inv.targetUserId,
+        payload: { invitationId: inv.id, code: inv.code },
+      });
+      tx.emit({ type: 'invitation.revoked', gameId: game.gameId, groupId: inv.groupId, data: { invitation: toInvitationDto(inv) } });
+    });
+  }
+
+  /** The locked code of a live group of this game, unused and unexpired (used is reported first). */
+  private async redeemable(m: EntityManager, game: GameContext, code: string): Promise<InvitationWithGroup> {
+    const inv = await this.inGame(m, game, code, true);
+    if (inv.usedAt) throw new ApiError('invitation_used', 'this invitation has already been used');
+    if (inv.expired) {
+      throw new ApiError('invitation_expired', `this invitation expired at ${iso(inv.expiresAt)}`);
+    }
+    return inv;
+  }
+
+  private async inGame(m: EntityManager, game: GameContext, code: string, lock: boolean): Promise<InvitationWithGroup> {
+    const inv = CODE.test(code) ? await this.invitations.findByCode(m, code.toLowerCase(), lock) : null;
+    if (!inv || inv.gameId !== game.gameId || inv.groupDeleted) throw ApiError.notFound('invitation');
+    return inv;
+  }
+}

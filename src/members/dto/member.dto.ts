@@ -1,0 +1,75 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { PageQueryDto } from '../../common/pagination/page';
+import { MEMBER_STATUSES, type MemberStatus } from '../member-row';
+
+export class MemberDto {
+  @ApiProperty() id!: string;
+  @ApiProperty() groupId!: string;
+  @ApiProperty({ description: 'the external user id' }) userId!: string;
+  @ApiProperty({ enum: MEMBER_STATUSES }) status!: MemberStatus;
+  @ApiProperty({ type: [String], description: 'ids of the roles assigned' }) roles!: string[];
+  @ApiProperty({ type: 'object', additionalProperties: true }) metadata!: Record<string, unknown>;
+  @ApiProperty({ type: String, nullable: true }) notesPublic!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'officer-only' }) notesPrivate!: string | null;
+  @ApiProperty({ format: 'date-time', description: 'kept when the member rejoins' }) joinedAt!: string;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'set on leave, kick or ban; cleared on rejoin' })
+  leftAt!: string | null;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'only while banned: null = permanent' })
+  bannedUntil!: string | null;
+}
+
+export class UserIdBodyDto {
+  @ApiProperty({ description: 'external user id' })
+  @IsString({ message: 'userId must be a non-empty string' })
+  @MinLength(1, { message: 'userId must be a non-empty string' })
+  userId!: string;
+}
+
+export class JoinGroupDto extends UserIdBodyDto {
+  @ApiPropertyOptional({ description: 'required when the group has a passcode' })
+  @IsOptional()
+  @IsString({ message: 'passcode must be a string' })
+  passcode?: string;
+}
+
+export class KickDto {
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500, description: 'lands on the audit payload' })
+  @ValidateIf((o: KickDto) => o.reason !== undefined && o.reason !== null)
+  @IsString()
+  @MaxLength(500, { message: 'reason must be at most 500 characters' })
+  reason?: string | null;
+}
+
+export class UpdateMemberDto {
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'replaces the metadata wholesale' })
+  @ValidateIf((o: UpdateMemberDto) => o.metadata !== undefined)
+  @IsObject({ message: 'metadata must be a JSON object' })
+  metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 5000 })
+  @ValidateIf((o: UpdateMemberDto) => o.notesPublic !== undefined && o.notesPublic !== null)
+  @IsString()
+  @MaxLength(5000, { message: 'notesPublic must be at most 5000 characters' })
+  notesPublic?: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 5000 })
+  @ValidateIf((o: UpdateMemberDto) => o.notesPrivate !== undefined && o.notesPrivate !== null)
+  @IsString()
+  @MaxLength(5000, { message: 'notesPrivate must be at most 5000 characters' })
+  notesPrivate?: string | null;
+}
+
+export class ListMembersQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: [...MEMBER_STATUSES, 'all'], default: 'all' })
+  @IsOptional()
+  @IsIn([...MEMBER_STATUSES, 'all'], { message: `status must be one of ${[...MEMBER_STATUSES, 'all'].join(', ')}` })
+  status?: MemberStatus | 'all';
+}
+
+export class UserMembersQueryDto {
+  @ApiPropertyOptional({ description: 'must equal the calling game' })
+  @IsOptional()
+  @IsString()
+  gameId?: string;
+}

@@ -1,0 +1,90 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentGame, type GameContext } from '../common/auth/game-context';
+import { ApiErrors } from '../common/errors/api-error-responses.decorator';
+import { ApiPageResponse, type Page } from '../common/pagination/page';
+import { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMemberDto, UserIdBodyDto, UserMembersQueryDto } from './dto/member.dto';
+import { MembersService } from './members.service';
+
+@ApiTags('members')
+@ApiBearerAuth('apiKey')
+@Controller('v1')
+export class MembersController {
+  constructor(private readonly members: MembersService) {}
+
+  @Post('groups/:id/join')
+  @ApiOperation({ summary: 'Join a public group (passcode when it has one)' })
+  @ApiCreatedResponse({ type: MemberDto })
+  @ApiErrors(400, 401, 403, 404, 409)
+  join(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: JoinGroupDto): Promise<MemberDto> {
+    return this.members.join(game, id, body);
+  }
+
+  @Post('groups/:id/leave')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Leave a group; only an active member changes, others come back unchanged' })
+  @ApiOkResponse({ type: MemberDto })
+  @ApiErrors(400, 401, 404)
+  leave(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: UserIdBodyDto): Promise<MemberDto> {
+    return this.members.leave(game, id, body.userId);
+  }
+
+  @Post('groups/:id/members/:userId/kick')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Kick a member (idempotent on members who are not active)' })
+  @ApiOkResponse({ type: MemberDto })
+  @ApiErrors(400, 401, 404)
+  kick(
+    @CurrentGame() game: GameContext,
+    @Param('id') id: string,
+    @Param('userId') userId: string,
+    @Body() body: KickDto,
+  ): Promise<MemberDto> {
+    return this.members.kick(game, id, userId, body);
+  }
+
+  @Get('groups/:id/members')
+  @ApiOperation({ summary: 'List the members of a group, latest joiners first; filter by status' })
+  @ApiPageResponse(MemberDto)
+  @ApiErrors(400, 401, 404)
+  list(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: ListMembersQueryDto): Promise<Page<MemberDto>> {
+    return this.members.list(game, id, query);
+  }
+
+  @Get('groups/:id/members/:userId')
+  @ApiOperation({ summary: 'The member row of a user in a group, whatever its status' })
+  @ApiOkResponse({ type: MemberDto })
+  @ApiErrors(401, 404)
+  getInGroup(@CurrentGame() game: GameContext, @Param('id') id: string, @Param('userId') userId: string): Promise<MemberDto> {
+    return this.members.getInGroup(game, id, userId);
+  }
+
+  @Patch('groups/:id/members/:userId')
+  @ApiOperation({ summary: 'Update member metadata and notes' })
+  @ApiOkResponse({ type: MemberDto })
+  @ApiErrors(400, 401, 404)
+  update(
+    @CurrentGame() game: GameContext,
+    @Param('id') id: string,
+    @Param('userId') userId: string,
+    @Body() body: UpdateMemberDto,
+  ): Promise<MemberDto> {
+    return this.members.update(game, id, userId, body);
+  }
+
+  @Get('members/:id')
+  @ApiOperation({ summary: 'A member by id' })
+  @ApiOkResponse({ type: MemberDto })
+  @ApiErrors(401, 404)
+  get(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<MemberDto> {
+    return this.members.get(game, id);
+  }
+
+  @Get('users/:userId/members')
+  @ApiOperation({ summary: "A user's memberships in live groups, latest first (bare array, at most 1000)" })
+  @ApiOkResponse({ type: [MemberDto] })
+  @ApiErrors(400, 401)
+  forUser(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() query: UserMembersQueryDto): Promise<MemberDto[]> {
+    return this.members.forUser(game, userId, query.gameId);
+  }
+}

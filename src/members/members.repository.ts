@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { uuidv7 } from '../common/ids';
+import { sqlRows } from '../db/sql';
+import { MEMBER_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
+
+export interface MemberChanges {
+  metadata?: Record<string, unknown>;
+  notesPublic?: string | null;
+  notesPrivate?: string | null;
+}
+
+const CHANGE_COLUMN: Record<keyof MemberChanges, string> = {
+  metadata: 'metadata',
+  notesPublic: 'notes_public',
+  notesPrivate: 'notes_private',
+};
+
+/** Member rows. */
+@Injectable()
+export class MembersRepository {
+  /**
+   * Makes the user an active member: a new row, or the reused row of a member who left or was
+   * kicked, or whose group ban has lapsed (joinedAt kept, leftAt cleared). Returns null when the
+   * row is active (or banned for good): the caller decides what that means. A concurrent activation of the
+   * same user waits on the unique (group_id, user_id) index and then finds the row active.
+   */
+  async activate(m: EntityManager, groupId: string, svcUserId: string, externalUserId: string): Promise<MemberRow | null> {
+    const [row] = await sqlRows<MemberRow>(
+      m,
+      `INSERT INTO members AS m (id, group_id, user_id, external_user_id, status)
+       VALUES ($1, $2, $3, $4, 'active')
+       ON CONFLICT (group_id, user_id) DO UPDATE SET status = 'active', left_at = NULL, banned_until = NULL
+         WHERE m.status IN ('left', 'kicked', 'invited')
+            OR (m.status = 'banned' AND m.banned_until IS NOT NULL AND m.banned_until <= now())
+       RETURNING ${MEMBER_COLUMNS}`,
+      [uuidv7(), groupId, svcUserId, externalUserId],
+    );
+    return row ?? null;
+  }
+
+  async findByUser(m: EntityManager, groupId: string, svcUserId: string, lock = false): Promise<MemberRow | null> {
+    const [row] = await sqlRows<MemberRow>(
+      m,
+      `SELECT ${MEMBER_COLUMNS} FROM members m WHERE m.group_id = $1 AND m.user_id = $2${lock ? ' FOR UPDATE' : ''}`,
+      [groupId, svcUserId],
+    );
+    return row ?? null;
+  }
+
+  /** A member by id within a game, with its group's soft-deletion state. */
+  async findInGame(m: EntityManager, gameId: string, id: string): Promise<(MemberRow & { groupDeleted: boolean }) | null> {
+    const [row] = await sqlRows<MemberRow & { groupDeleted: boolean }>(
+      m,
+      `SELECT ${MEMBER_COLUMNS}, g.soft_deleted_at IS NOT NULL AS "groupDeleted"
+       FROM members m JOIN groups g ON g.id = m.group_id
+       WHERE m.id = $1 AND g.game_id = $2`,
+      [id, gameId],
+    );
+    return row ?? null;
+  }
+
+  /** Moves an active member to `left` or `kicked`; null when the member was not active. */
+  async deactivate(m: EntityManager, id: string, status: 'left' | 'kicked'): Promise<MemberRow | null> {
+    const [row] = await sqlRows<MemberRow>(
+      m,
+      `UPDATE members m SET status = $2, left_at = now() WHERE m.id = $1 AND m.status = 'active' RETURNING ${MEMBER_COLUMNS}`,
+      [id, status],
+    );
+    return row ?? null;
+  }
+
+  async update(m: EntityManager, id: string, changes: MemberChanges): Promise<MemberRow> {
+    const sets: string[] = [];
+    const params: unknown[] = [id];
+    for (const [key, value] of Object.entries(changes) as [keyof MemberChanges, unknown][]) {
+      params.push(key === 'metadata' ? JSON.stringify(value) : value);
+      sets.push(`${CHANGE_COLUMN[key]} = $${params.length}`);
+    }
+    const [row] = await sqlRows<MemberRow>(m, `UPDATE members m SET ${sets.join(', ')} WHERE m.id = $1 RETURNING ${MEMBER_COLUMNS}`, params);
+    return row;
+  }
+
+  /** Keyset page in (joinedAt, id) descending order, on members_group_order / members_group_status_order. */
+  async list(
+    m: EntityManager,
+    groupId: string,
+    opts: { status?: MemberStatus; after?: { joinedAt: string; id: string }; limit: number },
+  ): Promise<MemberRow[]> {
+    const params: unknown[] = [groupId, opts.limit + 1];
+    const where = ['m.group_id = $1'];
+    if (opts.status) {
+      params.push(opts.status);
+      where.push(`m.status = $${params.length}`);
+    }
+    if (opts.after) {
+      params.push(opts.after.joinedAt, opts.after.id);
+      where.push(`(m.joined_at, m.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+    }
+    return sqlRows<MemberRow>(
+      m,
+      `SELECT ${MEMBER_COLUMNS} FROM members m WHERE ${where.join(' AND ')} ORDER BY m.joined_at DESC, m.id DESC LIMIT $2`,
+      params,
+    );
+  }
+
+  /** The user's memberships in live groups, joinedAt descending, at most `limit`. */
+  listForUser(m: EntityManager, svcUserId: string, gameId: string, limit: number): Promise<MemberRow[]> {
+    return sqlRows<MemberRow>(
+      m,
+      `SELECT ${MEMBER_COLUMNS} FROM members m JOIN groups g ON g.id = m.group_id
+       WHERE m.user_id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL
+       ORDER BY m.joined_at DESC, m.id DESC LIMIT $3`,
+      [svcUserId, gameId, limit],
+    );
+  }
+}

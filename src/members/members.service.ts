@@ -1,0 +1,174 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { GameContext } from '../common/auth/game-context';
+import { ApiError } from '../common/errors/api-error';
+import { isUuid } from '../common/ids';
+import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
+import { parsePageLimit } from '../common/pagination/page-limit';
+import { toPage, type Page } from '../common/pagination/page';
+import type { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
+import { UnitOfWork, type Tx } from '../db/unit-of-work';
+import { GroupLookup } from '../groups/group-lookup';
+import type { GroupRow } from '../groups/group-row';
+import { verifyPasscode } from '../groups/passcode';
+import { IdentityService } from '../identity/identity.service';
+import type { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMemberDto } from './dto/member.dto';
+import type { MemberRow } from './member-row';
+import { toMemberDto } from './member-view';
+import { MembersRepository, type MemberChanges } from './members.repository';
+import { MembershipService } from './membership.service';
+import { PasscodeLimiter } from './passcode-limiter';
+
+/** SPEC §8: the user memberships listing returns at most this many rows. */
+export const USER_MEMBERSHIPS_CAP = 1000;
+
+/** Membership (SPEC §3 Member status, §4 Members): join, leave, kick, reads and member updates. */
+@Injectable()
+export class MembersService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly lookup: GroupLookup,
+    private readonly members: MembersRepository,
+    private readonly membership: MembershipService,
+    private readonly identity: IdentityService,
+    private readonly passcodes: PasscodeLimiter,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  /**
+   * Public join. The passcode is checked before any identity is resolved, so a wrong one creates
+   * nothing (SPEC §4).
+   */
+  async join(game: GameContext, groupId: string, dto: JoinGroupDto): Promise<MemberDto> {
+    const group = await this.lookup.live(this.ds.manager, game.gameId, groupId);
+    if (group.visibility === 'secret') throw ApiError.notFound('group');
+    if (group.visibility !== 'public') {
+      throw new ApiError('permission_denied', 'this group is invite-only: an invitation is required to join it');
+    }
+    if (group.passcodeHash) {
+      if (dto.passcode === undefined) throw new ApiError('passcode_required', 'this group requires a passcode to join');
+      this.passcodes.take(group.id, dto.userId);
+      if (!(await verifyPasscode(dto.passcode, group.passcodeHash))) {
+        throw new ApiError('passcode_invalid', 'the passcode is wrong');
+      }
+    }
+    return this.uow.run(async (tx) => {
+      const locked = await this.lookup.live(tx.manager, game.gameId, groupId, true);
+      return (await this.membership.activate(tx, locked, dto.userId, { via: 'public-join' })).dto;
+    });
+  }
+
+  async leave(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
+    return this.uow.run(async (tx) => {
+      const { group, member } = await this.requireMember(tx.manager, game, groupId, userId, true);
+      const left = await this.members.deactivate(tx.manager, member.id, 'left');
+      if (!left) return toMemberDto(member, []);
+      this.recordDeparture(tx, group, left, 'member.left', left.svcUserId, { memberId: left.id, reason: 'left' });
+      return toMemberDto(left, []);
+    });
+  }
+
+  async kick(game: GameContext, groupId: string, userId: string, dto: KickDto): Promise<MemberDto> {
+    return this.uow.run(async (tx) => {
+      const { group, member } = await this.requireMember(tx.manager, game, groupId, userId, true);
+      const kicked = await this.members.deactivate(tx.manager, member.id, 'kicked');
+      if (!kicked) return toMemberDto(member, []);
+      this.recordDeparture(tx, group, kicked, 'member.kicked', null, { memberId: kicked.id, reason: dto.reason ?? null });
+      return toMemberDto(kicked, []);
+    });
+  }
+
+  async list(game: GameContext, groupId: string, q: ListMembersQueryDto): Promise<Page<MemberDto>> {
+    const group = await this.lookup.live(this.ds.manager, game.gameId, groupId);
+    const status = q.status === 'all' ? undefined : q.status;
+    const scope = `members:${group.id}:${status ?? 'all'}`;
+    const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
+    const after = decodeKeyset(q.cursor, scope);
+    const rows = await this.members.list(this.ds.manager, group.id, {
+      status,
+      after: after && { joinedAt: after.at, id: after.id },
+      limit,
+    });
+    return toPage(rows, limit, (r) => toMemberDto(r, []), (r: MemberRow) => encodeKeyset(scope, r.joinedAt, r.id));
+  }
+
+  async getInGroup(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
+    const { member } = await this.requireMember(this.ds.manager, game, groupId, userId, false);
+    return toMemberDto(member, []);
+  }
+
+  async get(game: GameContext, memberId: string): Promise<MemberDto> {
+    const row = isUuid(memberId) ? await this.members.findInGame(this.ds.manager, game.gameId, memberId) : null;
+    if (!row || row.groupDeleted) throw ApiError.notFound('member');
+    return toMemberDto(row, []);
+  }
+
+  /** The user's memberships in live groups of the calling game; an unknown user has none. */
+  async forUser(game: GameContext, userId: string, gameId: string | undefined): Promise<MemberDto[]> {
+    if (gameId !== undefined && gameId !== game.gameId) throw ApiError.badRequest('gameId must be the game of the API key');
+    const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
+    if (!svcUserId) return [];
+    const rows = await this.members.listForUser(this.ds.manager, svcUserId, game.gameId, USER_MEMBERSHIPS_CAP);
+    return rows.map((r) => toMemberDto(r, []));
+  }
+
+  /** Notes and metadata (DECISIONS §7): a diff of the supplied fields, audited only on change. */
+  async update(game: GameContext, groupId: string, userId: string, dto: UpdateMemberDto): Promise<MemberDto> {
+    const supplied = (Object.keys(dto) as (keyof UpdateMemberDto)[]).filter((k) => dto[k] !== undefined);
+    if (!supplied.length) throw ApiError.badRequest('body must hold at least one of metadata, notesPublic, notesPrivate');
+    return this.uow.run(async (tx) => {
+      const { group, member } = await this.requireMember(tx.manager, game, groupId, userId, true);
+      const changes: MemberChanges = {};
+      const before: Record<string, unknown> = {};
+      const after: Record<string, unknown> = {};
+      for (const key of ['metadata', 'notesPublic', 'notesPrivate'] as const) {
+        const value = dto[key];
+        if (value === undefined) continue;
+        if (key !== 'metadata' && value === member[key]) continue;
+        (changes as Record<string, unknown>)[key] = value;
+        before[key] = member[key];
+        after[key] = value;
+      }
+      if (!Object.keys(changes).length) return toMemberDto(member, []);
+      const updated = await this.members.update(tx.manager, member.id, changes);
+      const dtoOut = toMemberDto(updated, []);
+      tx.audit({
+        gameId: game.gameId,
+        groupId: group.id,
+        action: 'member.updated',
+        targetId: updated.userId,
+        payload: { memberId: updated.id, before, after },
+      });
+      tx.emit({ type: 'member.updated', gameId: game.gameId, groupId: group.id, data: { member: dtoOut, changes: Object.keys(after) } });
+      return dtoOut;
+    });
+  }
+
+  /** The group (locked for writers), then the member; a missing identity or row is the same 404. */
+  private async requireMember(m: EntityManager, game: GameContext, groupId: string, userId: string, lock: boolean) {
+    const group = await this.lookup.live(m, game.gameId, groupId, lock);
+    const svcUserId = await this.identity.find(m, game.gameId, userId);
+    const member = svcUserId ? await this.members.findByUser(m, group.id, svcUserId) : null;
+    if (!member) throw ApiError.notFound('member');
+    return { group, member };
+  }
+
+  private recordDeparture(
+    tx: Tx,
+    group: GroupRow,
+    member: MemberRow,
+    action: 'member.left' | 'member.kicked',
+    actorUserId: string | null,
+    payload: Record<string, unknown>,
+  ) {
+    tx.audit({ gameId: group.gameId, groupId: group.id, actorUserId, action, targetId: member.userId, payload });
+    tx.emit({
+      type: action,
+      gameId: group.gameId,
+      groupId: group.id,
+      data: { member: toMemberDto(member, []), ...(action === 'member.kicked' ? { reason: payload.reason } : {}) },
+    });
+  }
+}

@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../common/errors/api-error';
+import type { Tx } from '../db/unit-of-work';
+import type { GroupRow } from '../groups/group-row';
+import { IdentityService } from '../identity/identity.service';
+import type { MemberDto } from './dto/member.dto';
+import type { MemberRow } from './member-row';
+import { toMemberDto } from './member-view';
+import { MembersRepository } from './members.repository';
+
+/** How a user became a member: lands on the `member.joined` audit payload. */
+export type JoinVia = { via: 'creator' } | { via: 'public-join' } | { invitationId: string; code: string };
+
+/**
+ * The one path into active membership (SPEC §3 Member status), shared by group creation, public
+ * join and invitation accept, so every entry writes the same audit entry and event.
+ */
+@Injectable()
+export class MembershipService {
+  constructor(
+    private readonly members: MembersRepository,
+    private readonly identity: IdentityService,
+  ) {}
+
+  async activate(tx: Tx, group: GroupRow, externalUserId: string, via: JoinVia): Promise<{ row: MemberRow; dto: MemberDto }> {
+    const svcUserId = await this.identity.resolveOrCreate(tx.manager, group.gameId, externalUserId);
+    const row = await this.members.activate(tx.manager, group.id, svcUserId, externalUserId);
+    if (!row) throw new ApiError('already_member', `${externalUserId} is already a member of this group`);
+    const dto = toMemberDto(row, []);
+    tx.audit({
+      gameId: group.gameId,
+      groupId: group.id,
+      actorUserId: svcUserId,
+      action: 'member.joined',
+      targetId: externalUserId,
+      payload: { memberId: row.id, ...via },
+    });
+    tx.emit({ type: 'member.joined', gameId: group.gameId, groupId: group.id, data: { member: dto } });
+    return { row, dto };
+  }
+}
