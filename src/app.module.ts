@@ -10,10 +10,14 @@ import { SettingsModule } from './config/settings.module';
 import { DatabaseModule } from './db/database.module';
 import { EventsModule } from './events/events.module';
 import { AuditModule } from './audit/audit.module';
+import { BansModule } from './bans/bans.module';
 import { GamesModule } from './games/games.module';
 import { GroupsModule } from './groups/groups.module';
 import { InvitationsModule } from './invitations/invitations.module';
 import { MembersModule } from './members/members.module';
+import { PermissionsCoreModule } from './permissions/permissions-core.module';
+import { PermissionsModule } from './permissions/permissions.module';
+import { RolesModule } from './roles/roles.module';
 import { HealthModule } from './health/health.module';
 import { IdentityModule } from './identity/identity.module';
 import { loggerParams } from './logging';
@@ -37,6 +41,10 @@ export class AppModule {
         MembersModule,
         InvitationsModule,
         AuditModule,
+        PermissionsCoreModule,
+        RolesModule,
+        PermissionsModule,
+        BansModule,
         WebhooksModule,
         SweeperModule,
         HealthModule,

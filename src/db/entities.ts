@@ -5,6 +5,7 @@ import { GameEntity } from '../games/entities/game.entity';
 import { GroupEntity } from '../groups/entities/group.entity';
 import { InvitationEntity } from '../invitations/entities/invitation.entity';
 import { MemberEntity } from '../members/entities/member.entity';
+import { RoleEntity } from '../roles/entities/role.entity';
 import { UserIdentityEntity } from '../identity/entities/user-identity.entity';
 import { UserEntity } from '../identity/entities/user.entity';
 
@@ -19,4 +20,5 @@ export const ENTITIES = [
   GroupEntity,
   MemberEntity,
   InvitationEntity,
+  RoleEntity,
 ];

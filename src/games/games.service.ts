@@ -91,7 +91,8 @@ export class GamesService {
     return { gameId: game.id, gameName: game.name, keyId: ctx.keyId, keyPrefix: ctx.keyPrefix };
   }
 
-  private async requireGame(gameId: string): Promise<void> {
+  /** 404 unless the game exists. */
+  async requireGame(gameId: string): Promise<void> {
     if (!isUuid(gameId) || !(await this.repo.findGame(gameId))) throw ApiError.notFound('game');
   }
 }

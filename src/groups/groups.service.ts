@@ -12,6 +12,7 @@ import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork, type Tx } from '../db/unit-of-work';
 import { IdentityService } from '../identity/identity.service';
 import { MembershipService } from '../members/membership.service';
+import { PermissionCache } from '../permissions/permission-cache';
 import type { CreateGroupDto, GroupDto, ListGroupsQueryDto, UpdateGroupDto } from './dto/group.dto';
 import { GroupLookup } from './group-lookup';
 import type { GroupRow } from './group-row';
@@ -36,6 +37,7 @@ export class GroupsService {
     private readonly lookup: GroupLookup,
     private readonly identity: IdentityService,
     private readonly membership: MembershipService,
+    private readonly permissionCache: PermissionCache,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -137,11 +139,13 @@ export class GroupsService {
       if (!current) throw ApiError.notFound('group');
       if (hard) {
         await this.groups.hardDelete(tx.manager, current.id);
+        this.permissionCache.invalidateOnCommit(tx, current.id);
         tx.emit({ type: 'group.deleted', gameId: game.gameId, groupId: current.id, data: { kind: 'hard', group: toGroupDto(current) } });
         return null;
       }
       if (current.softDeletedAt) return toGroupDto(current);
       const deleted = await this.groups.setSoftDeleted(tx.manager, current.id, 'now');
+      this.permissionCache.invalidateOnCommit(tx, current.id);
       tx.audit({
         gameId: game.gameId,
         groupId: current.id,

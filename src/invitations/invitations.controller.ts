@@ -7,6 +7,8 @@ import { ApiPageResponse, type Page } from '../common/pagination/page';
 import { MemberDto } from '../members/dto/member.dto';
 import {
   AcceptInvitationDto,
+  BulkInviteDto,
+  BulkInviteResponseDto,
   CreateInvitationDto,
   DeclineInvitationDto,
   InvitationDto,
@@ -26,6 +28,15 @@ export class InvitationsController {
   @ApiErrors(400, 401, 404)
   create(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: CreateInvitationDto): Promise<InvitationDto> {
     return this.invitations.create(game, id, body);
+  }
+
+  @Post('groups/:id/bulk-invite')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Invite up to 1000 users at once; per-row results in row order' })
+  @ApiOkResponse({ type: BulkInviteResponseDto })
+  @ApiErrors(400, 401, 404)
+  bulkInvite(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: BulkInviteDto): Promise<BulkInviteResponseDto> {
+    return this.invitations.bulkInvite(game, id, body.rows);
   }
 
   @Get('groups/:id/invitations')

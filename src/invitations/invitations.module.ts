@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BansCoreModule } from '../bans/bans-core.module';
 import { GroupsCoreModule } from '../groups/groups-core.module';
 import { MembersCoreModule } from '../members/members-core.module';
 import { InvitationsController } from './invitations.controller';
@@ -6,7 +7,7 @@ import { InvitationsRepository } from './invitations.repository';
 import { InvitationsService } from './invitations.service';
 
 @Module({
-  imports: [GroupsCoreModule, MembersCoreModule],
+  imports: [GroupsCoreModule, MembersCoreModule, BansCoreModule],
   controllers: [InvitationsController],
   providers: [InvitationsRepository, InvitationsService],
 })

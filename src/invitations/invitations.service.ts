@@ -8,12 +8,20 @@ import { toPage, type Page } from '../common/pagination/page';
 import { iso } from '../common/time';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
-import { UnitOfWork } from '../db/unit-of-work';
+import { UnitOfWork, type Tx } from '../db/unit-of-work';
+import { BanChecker, bannedError } from '../bans/ban-checker';
 import { GroupLookup } from '../groups/group-lookup';
 import { IdentityService } from '../identity/identity.service';
 import type { MemberDto } from '../members/dto/member.dto';
 import { MembershipService } from '../members/membership.service';
-import type { CreateInvitationDto, InvitationDto, ListInvitationsQueryDto } from './dto/invitation.dto';
+import { parseBulkRow, type BulkRow } from './bulk-invite';
+import type {
+  BulkInviteResponseDto,
+  BulkInviteResultDto,
+  CreateInvitationDto,
+  InvitationDto,
+  ListInvitationsQueryDto,
+} from './dto/invitation.dto';
 import { parseExpiresIn } from './expires-in';
 import type { InvitationRow } from './invitation-row';
 import { toInvitationDto } from './invitation-view';
@@ -31,6 +39,7 @@ export class InvitationsService {
     private readonly invitations: InvitationsRepository,
     private readonly membership: MembershipService,
     private readonly identity: IdentityService,
+    private readonly bans: BanChecker,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -45,15 +54,45 @@ export class InvitationsService {
         expiresAt,
       });
       const out = toInvitationDto(inv);
-      tx.audit({
-        gameId: game.gameId,
-        groupId: group.id,
-        action: 'member.invited',
-        targetId: inv.targetUserId,
-        payload: { invitationId: inv.id, code: inv.code, targetUserId: inv.targetUserId, roleId: inv.roleId, expiresAt: out.expiresAt },
-      });
-      tx.emit({ type: 'invitation.created', gameId: game.gameId, groupId: group.id, data: { invitation: out } });
+      this.recordCreated(tx, game, group.id, inv, out);
       return out;
+    });
+  }
+
+  /**
+   * One targeted invitation per row (DECISIONS §4), in one transaction; malformed rows and banned
+   * users come back as per-row errors so one bad row does not sink the others.
+   */
+  async bulkInvite(game: GameContext, groupId: string, rows: unknown[]): Promise<BulkInviteResponseDto> {
+    const now = Date.now();
+    const parsed = rows.map((row, index) => parseBulkRow(row, index, now));
+    return this.uow.run(async (tx) => {
+      const group = await this.lookup.live(tx.manager, game.gameId, groupId);
+      const valid = parsed.filter((r): r is BulkRow => !('error' in r));
+      const banned = await this.bans.scopes(tx.manager, game.gameId, group.id, [...new Set(valid.map((r) => r.userId))]);
+      const results: BulkInviteResultDto[] = [];
+      for (const row of parsed) {
+        if ('error' in row) {
+          results.push(row);
+          continue;
+        }
+        const scope = banned.get(row.userId);
+        if (scope) {
+          const err = bannedError(scope);
+          results.push({ index: row.index, userId: row.userId, error: { code: err.code, message: err.message } });
+          continue;
+        }
+        const inv = await this.invitations.insert(tx.manager, {
+          groupId: group.id,
+          roleId: row.roleId,
+          targetUserId: row.userId,
+          expiresAt: row.expiresAt,
+        });
+        const out = toInvitationDto(inv);
+        this.recordCreated(tx, game, group.id, inv, out);
+        results.push({ index: row.index, userId: row.userId, invitation: out });
+      }
+      return { results };
     });
   }
 
@@ -91,6 +130,7 @@ export class InvitationsService {
         throw new ApiError('permission_denied', 'this invitation is for another user');
       }
       const group = await this.lookup.live(tx.manager, game.gameId, inv.groupId, true);
+      await this.bans.assertNotBanned(tx.manager, game.gameId, group.id, userId);
       const { row, dto } = await this.membership.activate(tx, group, userId, { invitationId: inv.id, code: inv.code });
       await this.invitations.markUsed(tx.manager, inv.id, row.svcUserId);
       return dto;
@@ -124,6 +164,17 @@ export class InvitationsService {
       });
       tx.emit({ type: 'invitation.revoked', gameId: game.gameId, groupId: inv.groupId, data: { invitation: toInvitationDto(inv) } });
     });
+  }
+
+  private recordCreated(tx: Tx, game: GameContext, groupId: string, inv: InvitationRow, out: InvitationDto): void {
+    tx.audit({
+      gameId: game.gameId,
+      groupId,
+      action: 'member.invited',
+      targetId: inv.targetUserId,
+      payload: { invitationId: inv.id, code: inv.code, targetUserId: inv.targetUserId, roleId: inv.roleId, expiresAt: out.expiresAt },
+    });
+    tx.emit({ type: 'invitation.created', gameId: game.gameId, groupId, data: { invitation: out } });
   }
 
   /** The locked code of a live group of this game, unused and unexpired (used is reported first). */

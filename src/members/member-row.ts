@@ -11,6 +11,8 @@ export interface MemberRow {
   joinedAt: Date;
   leftAt: Date | null;
   bannedUntil: Date | null;
+  /** Ids of the roles assigned, in assignment order. */
+  roles: string[];
 }
 
 export const MEMBER_STATUSES = ['active', 'invited', 'left', 'kicked', 'banned'] as const;
@@ -18,4 +20,5 @@ export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 
 export const MEMBER_COLUMNS = `m.id, m.group_id AS "groupId", m.user_id AS "svcUserId", m.external_user_id AS "userId",
   m.status, m.metadata, m.notes_public AS "notesPublic", m.notes_private AS "notesPrivate",
-  m.joined_at AS "joinedAt", m.left_at AS "leftAt", m.banned_until AS "bannedUntil"`;
+  m.joined_at AS "joinedAt", m.left_at AS "leftAt", m.banned_until AS "bannedUntil",
+  ARRAY(SELECT mr.role_id::text FROM member_roles mr WHERE mr.member_id = m.id ORDER BY mr.created_at, mr.role_id) AS roles`;

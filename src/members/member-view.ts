@@ -3,13 +3,13 @@ import type { MemberDto } from './dto/member.dto';
 import type { MemberRow } from './member-row';
 
 /** The wire Member (SPEC §2); `bannedUntil` is meaningful only while banned. */
-export function toMemberDto(row: MemberRow, roles: string[]): MemberDto {
+export function toMemberDto(row: MemberRow): MemberDto {
   return {
     id: row.id,
     groupId: row.groupId,
     userId: row.userId,
     status: row.status,
-    roles,
+    roles: row.roles,
     metadata: row.metadata,
     notesPublic: row.notesPublic,
     notesPrivate: row.notesPrivate,

@@ -39,6 +39,33 @@ export class MembersRepository {
     return row ?? null;
   }
 
+  /**
+   * Puts the user under a group ban (DECISIONS §5): a non-member gets a row in status banned; an
+   * active member's leftAt is set (DECISIONS §28).
+   */
+  async ban(m: EntityManager, groupId: string, svcUserId: string, externalUserId: string, until: Date | null): Promise<MemberRow> {
+    const [row] = await sqlRows<MemberRow>(
+      m,
+      `INSERT INTO members AS m (id, group_id, user_id, external_user_id, status, banned_until)
+       VALUES ($1, $2, $3, $4, 'banned', $5)
+       ON CONFLICT (group_id, user_id) DO UPDATE SET status = 'banned', banned_until = EXCLUDED.banned_until,
+         left_at = CASE WHEN m.status = 'active' THEN now() ELSE m.left_at END
+       RETURNING ${MEMBER_COLUMNS}`,
+      [uuidv7(), groupId, svcUserId, externalUserId, until],
+    );
+    return row;
+  }
+
+  /** Lifts a group ban: the member is `left` (DECISIONS §5); null when not banned. */
+  async unban(m: EntityManager, id: string): Promise<MemberRow | null> {
+    const [row] = await sqlRows<MemberRow>(
+      m,
+      `UPDATE members m SET status = 'left', banned_until = NULL WHERE m.id = $1 AND m.status = 'banned' RETURNING ${MEMBER_COLUMNS}`,
+      [id],
+    );
+    return row ?? null;
+  }
+
   async findByUser(m: EntityManager, groupId: string, svcUserId: string, lock = false): Promise<MemberRow | null> {
     const [row] = await sqlRows<MemberRow>(
       m,

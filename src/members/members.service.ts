@@ -12,7 +12,9 @@ import { UnitOfWork, type Tx } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
 import type { GroupRow } from '../groups/group-row';
 import { verifyPasscode } from '../groups/passcode';
+import { BanChecker } from '../bans/ban-checker';
 import { IdentityService } from '../identity/identity.service';
+import { PermissionCache } from '../permissions/permission-cache';
 import type { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMemberDto } from './dto/member.dto';
 import type { MemberRow } from './member-row';
 import { toMemberDto } from './member-view';
@@ -34,6 +36,8 @@ export class MembersService {
     private readonly membership: MembershipService,
     private readonly identity: IdentityService,
     private readonly passcodes: PasscodeLimiter,
+    private readonly permissionCache: PermissionCache,
+    private readonly bans: BanChecker,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -56,6 +60,7 @@ export class MembersService {
     }
     return this.uow.run(async (tx) => {
       const locked = await this.lookup.live(tx.manager, game.gameId, groupId, true);
+      await this.bans.assertNotBanned(tx.manager, game.gameId, locked.id, dto.userId);
       return (await this.membership.activate(tx, locked, dto.userId, { via: 'public-join' })).dto;
     });
   }
@@ -64,9 +69,9 @@ export class MembersService {
     return this.uow.run(async (tx) => {
       const { group, member } = await this.requireMember(tx.manager, game, groupId, userId, true);
       const left = await this.members.deactivate(tx.manager, member.id, 'left');
-      if (!left) return toMemberDto(member, []);
+      if (!left) return toMemberDto(member);
       this.recordDeparture(tx, group, left, 'member.left', left.svcUserId, { memberId: left.id, reason: 'left' });
-      return toMemberDto(left, []);
+      return toMemberDto(left);
     });
   }
 
@@ -74,9 +79,9 @@ export class MembersService {
     return this.uow.run(async (tx) => {
       const { group, member } = await this.requireMember(tx.manager, game, groupId, userId, true);
       const kicked = await this.members.deactivate(tx.manager, member.id, 'kicked');
-      if (!kicked) return toMemberDto(member, []);
+      if (!kicked) return toMemberDto(member);
       this.recordDeparture(tx, group, kicked, 'member.kicked', null, { memberId: kicked.id, reason: dto.reason ?? null });
-      return toMemberDto(kicked, []);
+      return toMemberDto(kicked);
     });
   }
 
@@ -91,18 +96,18 @@ export class MembersService {
       after: after && { joinedAt: after.at, id: after.id },
       limit,
     });
-    return toPage(rows, limit, (r) => toMemberDto(r, []), (r: MemberRow) => encodeKeyset(scope, r.joinedAt, r.id));
+    return toPage(rows, limit, (r) => toMemberDto(r), (r: MemberRow) => encodeKeyset(scope, r.joinedAt, r.id));
   }
 
   async getInGroup(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
     const { member } = await this.requireMember(this.ds.manager, game, groupId, userId, false);
-    return toMemberDto(member, []);
+    return toMemberDto(member);
   }
 
   async get(game: GameContext, memberId: string): Promise<MemberDto> {
     const row = isUuid(memberId) ? await this.members.findInGame(this.ds.manager, game.gameId, memberId) : null;
     if (!row || row.groupDeleted) throw ApiError.notFound('member');
-    return toMemberDto(row, []);
+    return toMemberDto(row);
   }
 
   /** The user's memberships in live groups of the calling game; an unknown user has none. */
@@ -111,7 +116,7 @@ export class MembersService {
     const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
     if (!svcUserId) return [];
     const rows = await this.members.listForUser(this.ds.manager, svcUserId, game.gameId, USER_MEMBERSHIPS_CAP);
-    return rows.map((r) => toMemberDto(r, []));
+    return rows.map((r) => toMemberDto(r));
   }
 
   /** Notes and metadata (DECISIONS §7): a diff of the supplied fields, audited only on change. */
@@ -131,9 +136,9 @@ export class MembersService {
         before[key] = member[key];
         after[key] = value;
       }
-      if (!Object.keys(changes).length) return toMemberDto(member, []);
+      if (!Object.keys(changes).length) return toMemberDto(member);
       const updated = await this.members.update(tx.manager, member.id, changes);
-      const dtoOut = toMemberDto(updated, []);
+      const dtoOut = toMemberDto(updated);
       tx.audit({
         gameId: game.gameId,
         groupId: group.id,
@@ -164,11 +169,12 @@ export class MembersService {
     payload: Record<string, unknown>,
   ) {
     tx.audit({ gameId: group.gameId, groupId: group.id, actorUserId, action, targetId: member.userId, payload });
+    this.permissionCache.invalidateOnCommit(tx, group.id);
     tx.emit({
       type: action,
       gameId: group.gameId,
       groupId: group.id,
-      data: { member: toMemberDto(member, []), ...(action === 'member.kicked' ? { reason: payload.reason } : {}) },
+      data: { member: toMemberDto(member), ...(action === 'member.kicked' ? { reason: payload.reason } : {}) },
     });
   }
 }

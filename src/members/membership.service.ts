@@ -3,6 +3,7 @@ import { ApiError } from '../common/errors/api-error';
 import type { Tx } from '../db/unit-of-work';
 import type { GroupRow } from '../groups/group-row';
 import { IdentityService } from '../identity/identity.service';
+import { PermissionCache } from '../permissions/permission-cache';
 import type { MemberDto } from './dto/member.dto';
 import type { MemberRow } from './member-row';
 import { toMemberDto } from './member-view';
@@ -20,13 +21,14 @@ export class MembershipService {
   constructor(
     private readonly members: MembersRepository,
     private readonly identity: IdentityService,
+    private readonly permissionCache: PermissionCache,
   ) {}
 
   async activate(tx: Tx, group: GroupRow, externalUserId: string, via: JoinVia): Promise<{ row: MemberRow; dto: MemberDto }> {
     const svcUserId = await this.identity.resolveOrCreate(tx.manager, group.gameId, externalUserId);
     const row = await this.members.activate(tx.manager, group.id, svcUserId, externalUserId);
     if (!row) throw new ApiError('already_member', `${externalUserId} is already a member of this group`);
-    const dto = toMemberDto(row, []);
+    const dto = toMemberDto(row);
     tx.audit({
       gameId: group.gameId,
       groupId: group.id,
@@ -36,6 +38,8 @@ export class MembershipService {
       payload: { memberId: row.id, ...via },
     });
     tx.emit({ type: 'member.joined', gameId: group.gameId, groupId: group.id, data: { member: dto } });
+    // DECISIONS §11: the resolver's first step depends on the member's status.
+    this.permissionCache.invalidateOnCommit(tx, group.id);
     return { row, dto };
   }
 }

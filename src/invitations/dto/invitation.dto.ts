@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MinLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page';
 
 export class CreateInvitationDto {
@@ -60,4 +60,39 @@ export class DeclineInvitationDto {
   @IsString({ message: 'userId must be a non-empty string' })
   @MinLength(1, { message: 'userId must be a non-empty string' })
   userId?: string;
+}
+
+/** SPEC §8: a bulk invite takes at most this many rows, malformed ones included. */
+export const BULK_INVITE_MAX_ROWS = 1000;
+
+export class BulkInviteDto {
+  @ApiProperty({
+    type: 'array',
+    maxItems: BULK_INVITE_MAX_ROWS,
+    items: {
+      type: 'object',
+      properties: { userId: { type: 'string', maxLength: 255 }, roleId: { type: 'string' }, expiresIn: { type: 'string', example: '7d' } },
+      required: ['userId'],
+    },
+    description: 'one targeted invitation per row; malformed rows come back as per-row errors',
+  })
+  @IsArray({ message: 'rows must be an array' })
+  @ArrayMaxSize(BULK_INVITE_MAX_ROWS, { message: `rows must hold at most ${BULK_INVITE_MAX_ROWS} entries` })
+  rows!: unknown[];
+}
+
+export class BulkInviteErrorDto {
+  @ApiProperty() code!: string;
+  @ApiProperty() message!: string;
+}
+
+export class BulkInviteResultDto {
+  @ApiProperty({ description: 'position of the row in the request, from 0' }) index!: number;
+  @ApiPropertyOptional() userId?: string;
+  @ApiPropertyOptional({ type: InvitationDto }) invitation?: InvitationDto;
+  @ApiPropertyOptional({ type: BulkInviteErrorDto }) error?: BulkInviteErrorDto;
+}
+
+export class BulkInviteResponseDto {
+  @ApiProperty({ type: [BulkInviteResultDto], description: 'in row order' }) results!: BulkInviteResultDto[];
 }

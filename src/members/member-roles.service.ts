@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import type { GameContext } from '../common/auth/game-context';
+import { ApiError } from '../common/errors/api-error';
+import { UnitOfWork } from '../db/unit-of-work';
+import { GroupLookup } from '../groups/group-lookup';
+import { IdentityService } from '../identity/identity.service';
+import { PermissionCache } from '../permissions/permission-cache';
+import { RolesService } from '../roles/roles.service';
+import { RolesRepository } from '../roles/roles.repository';
+import type { MemberDto } from './dto/member.dto';
+import { toMemberDto } from './member-view';
+import { MembersRepository } from './members.repository';
+
+/**
+ * Role assignment (DECISIONS §2): idempotent, audited only on change. A role of another group is
+ * 400 `role_group_mismatch`, checked before idempotency, on assign and remove alike (§20).
+ */
+@Injectable()
+export class MemberRolesService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly lookup: GroupLookup,
+    private readonly identity: IdentityService,
+    private readonly members: MembersRepository,
+    private readonly roles: RolesRepository,
+    private readonly roleLookup: RolesService,
+    private readonly permissionCache: PermissionCache,
+  ) {}
+
+  assign(game: GameContext, groupId: string, userId: string, roleId: string): Promise<MemberDto> {
+    return this.change(game, groupId, userId, roleId, 'assign');
+  }
+
+  remove(game: GameContext, groupId: string, userId: string, roleId: string): Promise<MemberDto> {
+    return this.change(game, groupId, userId, roleId, 'remove');
+  }
+
+  private change(game: GameContext, groupId: string, userId: string, roleId: string, op: 'assign' | 'remove'): Promise<MemberDto> {
+    return this.uow.run(async (tx) => {
+      const group = await this.lookup.live(tx.manager, game.gameId, groupId, true);
+      const svcUserId = await this.identity.find(tx.manager, game.gameId, userId);
+      const member = svcUserId ? await this.members.findByUser(tx.manager, group.id, svcUserId) : null;
+      if (!member) throw ApiError.notFound('member');
+      const role = await this.roleLookup.find(tx.manager, game, roleId);
+      if (role.groupId !== group.id) throw new ApiError('role_group_mismatch', 'the role belongs to another group');
+      const changed =
+        op === 'assign'
+          ? await this.roles.assign(tx.manager, member.id, role.id)
+          : await this.roles.unassign(tx.manager, member.id, role.id);
+      const after = (await this.members.findByUser(tx.manager, group.id, member.svcUserId))!;
+      const dto = toMemberDto(after);
+      if (!changed) return dto;
+      tx.audit({
+        gameId: game.gameId,
+        groupId: group.id,
+        action: op === 'assign' ? 'member.role.assigned' : 'member.role.removed',
+        targetId: userId,
+        payload: { memberId: member.id, roleId: role.id },
+      });
+      this.permissionCache.invalidateOnCommit(tx, group.id);
+      tx.emit({ type: 'member.updated', gameId: game.gameId, groupId: group.id, data: { member: dto, changes: ['roles'] } });
+      return dto;
+    });
+  }
+}

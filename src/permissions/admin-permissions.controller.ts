@@ -1,0 +1,37 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { ApiErrors } from '../common/errors/api-error-responses.decorator';
+import { GamesService } from '../games/games.service';
+import { CatalogDto, PermissionCheckQueryDto, PermissionCheckResultDto } from './dto/permission.dto';
+import type { PermissionCheckResult } from './permission-resolver';
+import { PermissionsService } from './permissions.service';
+
+@ApiTags('admin: permissions')
+@ApiBearerAuth('adminToken')
+@AdminRoute()
+@Controller('v1/admin/games/:gameId/permissions')
+export class AdminPermissionsController {
+  constructor(
+    private readonly permissions: PermissionsService,
+    private readonly games: GamesService,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: "The game's permission catalog: every key ever granted, by name" })
+  @ApiOkResponse({ type: CatalogDto })
+  @ApiErrors(401, 404)
+  async catalog(@Param('gameId') gameId: string): Promise<CatalogDto> {
+    await this.games.requireGame(gameId);
+    return this.permissions.catalog(gameId);
+  }
+
+  @Get('check')
+  @ApiOperation({ summary: 'The permission check of the game route, scoped to the path game' })
+  @ApiOkResponse({ type: PermissionCheckResultDto })
+  @ApiErrors(400, 401, 404)
+  async check(@Param('gameId') gameId: string, @Query() q: PermissionCheckQueryDto): Promise<PermissionCheckResult> {
+    await this.games.requireGame(gameId);
+    return this.permissions.check(gameId, q.userId, q.groupId, q.permission);
+  }
+}

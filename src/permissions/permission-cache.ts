@@ -1,0 +1,93 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { PgListener } from '../db/pg-listener';
+import type { Tx } from '../db/unit-of-work';
+import type { PermissionCheckResult } from './permission-resolver';
+
+/** Every instance drops a group's cached answers when a change to that group commits. */
+export const PERMISSIONS_CHANNEL = 'svc_permissions';
+/** SPEC §8: answers live 60 s at most. */
+export const PERMISSION_TTL_MS = 60_000;
+/** A memory bound: past it the oldest groups' answers are dropped first. */
+const MAX_ENTRIES = 200_000;
+
+interface Entry {
+  result: PermissionCheckResult;
+  expires: number;
+}
+
+/**
+ * The 60-second in-memory cache of permission answers per (game, group, user, permission).
+ * Invalidation is per group, on commit: locally at once (so the very next check on this instance
+ * is fresh) and on every other instance through NOTIFY.
+ */
+@Injectable()
+export class PermissionCache implements OnModuleInit {
+  private readonly groups = new Map<string, Map<string, Entry>>();
+  private readonly generations = new Map<string, number>();
+  private size = 0;
+  private epoch = 0;
+
+  constructor(private readonly listener: PgListener) {}
+
+  onModuleInit(): void {
+    this.listener.subscribe(
+      PERMISSIONS_CHANNEL,
+      (groupId) => this.invalidate(groupId),
+      () => this.clear(),
+    );
+  }
+
+  get(groupId: string, key: string, now = Date.now()): PermissionCheckResult | undefined {
+    const entry = this.groups.get(groupId)?.get(key);
+    if (!entry) return undefined;
+    if (entry.expires > now) return entry.result;
+    this.groups.get(groupId)!.delete(key);
+    this.size--;
+    return undefined;
+  }
+
+  /** A token to pass to {@link set}: an answer computed across an invalidation is not stored. */
+  generation(groupId: string): string {
+    return `${this.epoch}:${this.generations.get(groupId) ?? 0}`;
+  }
+
+  set(groupId: string, key: string, result: PermissionCheckResult, generation: string, now = Date.now()): void {
+    if (generation !== this.generation(groupId)) return;
+    if (this.size >= MAX_ENTRIES) this.evictOldest();
+    let entries = this.groups.get(groupId);
+    if (!entries) this.groups.set(groupId, (entries = new Map()));
+    if (!entries.has(key)) this.size++;
+    entries.set(key, { result, expires: now + PERMISSION_TTL_MS });
+  }
+
+  invalidate(groupId: string): void {
+    if (this.generations.size > MAX_ENTRIES) this.clear();
+    this.generations.set(groupId, (this.generations.get(groupId) ?? 0) + 1);
+    const entries = this.groups.get(groupId);
+    if (entries) {
+      this.size -= entries.size;
+      this.groups.delete(groupId);
+    }
+  }
+
+  clear(): void {
+    this.epoch++;
+    this.generations.clear();
+    this.groups.clear();
+    this.size = 0;
+  }
+
+  /** Stages the invalidation of a group's answers with the commit of `tx`, here and elsewhere. */
+  invalidateOnCommit(tx: Tx, groupId: string): void {
+    tx.afterCommit(() => this.invalidate(groupId));
+    tx.notify(PERMISSIONS_CHANNEL, groupId);
+  }
+
+  private evictOldest(): void {
+    for (const [groupId, entries] of this.groups) {
+      this.groups.delete(groupId);
+      this.size -= entries.size;
+      if (this.size < MAX_ENTRIES * 0.9) return;
+    }
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { GamesModule } from '../games/games.module';
+import { GroupsCoreModule } from '../groups/groups-core.module';
+import { MembersCoreModule } from '../members/members-core.module';
+import { AdminPermissionsController } from './admin-permissions.controller';
+import { PermissionsController } from './permissions.controller';
+import { PermissionsService } from './permissions.service';
+
+@Module({
+  imports: [GamesModule, GroupsCoreModule, MembersCoreModule],
+  controllers: [PermissionsController, AdminPermissionsController],
+  providers: [PermissionsService],
+})
+export class PermissionsModule {}

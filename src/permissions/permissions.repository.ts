@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { sqlRows } from '../db/sql';
+import type { PermissionFacts } from './permission-resolver';
+
+export interface OverrideRow {
+  memberId: string;
+  permission: string;
+  allowed: boolean;
+}
+
+/** Permission facts, member overrides and the per-game permission catalog. */
+@Injectable()
+export class PermissionsRepository {
+  /**
+   * Everything a check needs in one round trip: whether the group is live in the game, and the
+   * facts of the resolution order (SPEC §4 Permission check). Null when the group is not found.
+   */
+  async facts(m: EntityManager, gameId: string, groupId: string, externalUserId: string, permission: string): Promise<PermissionFacts | null> {
+    const [row] = await sqlRows<{ live: boolean; member_id: string | null; override: boolean | null; via: string | null }>(
+      m,
+      `WITH g AS (
+         SELECT id FROM groups WHERE id = $2 AND game_id = $1 AND soft_deleted_at IS NULL
+       ), mem AS (
+         SELECT mb.id FROM g
+         JOIN user_identities ui ON ui.game_id = $1 AND ui.external_id = $3
+         JOIN members mb ON mb.group_id = g.id AND mb.user_id = ui.user_id AND mb.status = 'active'
+       )
+       SELECT EXISTS (SELECT 1 FROM g) AS live,
+              (SELECT id FROM mem) AS member_id,
+              (SELECT o.allowed FROM member_permission_overrides o JOIN mem ON o.member_id = mem.id WHERE o.permission = $4) AS override,
+              (SELECT r.id FROM mem
+                 JOIN member_roles mr ON mr.member_id = mem.id
+                 JOIN roles r ON r.id = mr.role_id
+                 JOIN role_permissions rp ON rp.role_id = r.id AND rp.permission = $4
+               ORDER BY r.priority DESC, r.id DESC LIMIT 1) AS via`,
+      [gameId, groupId, externalUserId, permission],
+    );
+    if (!row.live) return null;
+    return { activeMember: row.member_id !== null, override: row.override, grantingRoleId: row.via };
+  }
+
+  /** Registers a key in the game's catalog on its first grant; never removed (SPEC §2 Role). */
+  async register(m: EntityManager, gameId: string, permission: string): Promise<void> {
+    await m.query(
+      `INSERT INTO permission_catalog (game_id, permission) VALUES ($1, $2) ON CONFLICT (game_id, permission) DO NOTHING`,
+      [gameId, permission],
+    );
+  }
+
+  catalog(m: EntityManager, gameId: string): Promise<{ permission: string; createdAt: Date }[]> {
+    return sqlRows(
+      m,
+      `SELECT permission, created_at AS "createdAt" FROM permission_catalog WHERE game_id = $1 ORDER BY permission`,
+      [gameId],
+    );
+  }
+
+  /** Sets an override; returns the previous value (null when there was none). */
+  async setOverride(m: EntityManager, memberId: string, permission: string, allowed: boolean): Promise<boolean | null> {
+    const [row] = await sqlRows<{ previous: boolean | null }>(
+      m,
+      `WITH prev AS (
+         SELECT allowed FROM member_permission_overrides WHERE member_id = $1 AND permission = $2 FOR UPDATE
+       ), up AS (
+         INSERT INTO member_permission_overrides (member_id, permission, allowed) VALUES ($1, $2, $3)
+         ON CONFLICT (member_id, permission) DO UPDATE SET allowed = EXCLUDED.allowed
+       )
+       SELECT (SELECT allowed FROM prev) AS previous`,
+      [memberId, permission, allowed],
+    );
+    return row.previous;
+  }
+
+  /** Clears an override; returns its value, or null when there was none. */
+  async clearOverride(m: EntityManager, memberId: string, permission: string): Promise<boolean | null> {
+    const [row] = await sqlRows<{ allowed: boolean }>(
+      m,
+      `DELETE FROM member_permission_overrides WHERE member_id = $1 AND permission = $2 RETURNING allowed`,
+      [memberId, permission],
+    );
+    return row ? row.allowed : null;
+  }
+}

@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ApiError } from '../common/errors/api-error';
+import { uuidv7 } from '../common/ids';
+import { sqlRows } from '../db/sql';
+import { ROLE_COLUMNS, type RoleRow } from './role-row';
+
+export interface RoleChanges {
+  name?: string;
+  priority?: number;
+  color?: string | null;
+  isDefault?: boolean;
+}
+
+const COLUMN: Record<keyof RoleChanges, string> = { name: 'name', priority: 'priority', color: 'color', isDefault: 'is_default' };
+const UNIQUE_VIOLATION = '23505';
+
+/** The unique (group, name) index settles concurrent creates and renames. */
+function nameTaken(err: unknown): never {
+  if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
+    throw new ApiError('role_name_taken', 'a role of this group already has that name');
+  }
+  throw err;
+}
+
+/** Roles, their granted permissions and their assignments to members. */
+@Injectable()
+export class RolesRepository {
+  async insert(m: EntityManager, r: Omit<RoleRow, 'id' | 'permissions' | 'createdAt'>): Promise<RoleRow> {
+    const rows = await sqlRows<RoleRow>(
+      m,
+      `INSERT INTO roles AS r (id, group_id, name, priority, color, is_default) VALUES ($1, $2, $3, $4, $5, $6)
+       RETURNING ${ROLE_COLUMNS}`,
+      [uuidv7(), r.groupId, r.name, r.priority, r.color, r.isDefault],
+    ).catch(nameTaken);
+    return rows[0];
+  }
+
+  /** A role of a game with its group's deletion state; `lock` serialises the role's writers. */
+  async findInGame(m: EntityManager, gameId: string, id: string, lock = false): Promise<(RoleRow & { groupDeleted: boolean }) | null> {
+    const [row] = await sqlRows<RoleRow & { groupDeleted: boolean }>(
+      m,
+      `SELECT ${ROLE_COLUMNS}, g.soft_deleted_at IS NOT NULL AS "groupDeleted"
+       FROM roles r JOIN groups g ON g.id = r.group_id
+       WHERE r.id = $1 AND g.game_id = $2${lock ? ' FOR UPDATE OF r' : ''}`,
+      [id, gameId],
+    );
+    return row ?? null;
+  }
+
+  /** A group's roles, priority descending then id descending, on roles_group_order. */
+  listForGroup(m: EntityManager, groupId: string): Promise<RoleRow[]> {
+    return sqlRows<RoleRow>(m, `SELECT ${ROLE_COLUMNS} FROM roles r WHERE r.group_id = $1 ORDER BY r.priority DESC, r.id DESC`, [
+      groupId,
+    ]);
+  }
+
+  /** Whether a role with this id exists in the group. */
+  async existsInGroup(m: EntityManager, groupId: string, id: string): Promise<boolean> {
+    return (await sqlRows(m, 'SELECT 1 FROM roles WHERE id = $1 AND group_id = $2', [id, groupId])).length > 0;
+  }
+
+  async update(m: EntityManager, id: string, changes: RoleChanges): Promise<RoleRow> {
+    const sets: string[] = [];
+    const params: unknown[] = [id];
+    for (const [key, value] of Object.entries(changes) as [keyof RoleChanges, unknown][]) {
+      params.push(value);
+      sets.push(`${COLUMN[key]} = $${params.length}`);
+    }
+    const rows = await sqlRows<RoleRow>(m, `UPDATE roles r SET ${sets.join(', ')} WHERE r.id = $1 RETURNING ${ROLE_COLUMNS}`, params).catch(
+      nameTaken,
+    );
+    return rows[0];
+  }
+
+  async hasAssignments(m: EntityManager, id: string): Promise<boolean> {
+    return (await sqlRows(m, 'SELECT 1 FROM member_roles WHERE role_id = $1 LIMIT 1', [id])).length > 0;
+  }
+
+  async delete(m: EntityManager, id: string): Promise<void> {
+    await m.query('DELETE FROM roles WHERE id = $1', [id]);
+  }
+
+  /** Grants a key; true when it was not granted before. */
+  async grant(m: EntityManager, id: string, permission: string): Promise<boolean> {
+    const rows = await sqlRows(
+      m,
+      'INSERT INTO role_permissions (role_id, permission) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1',
+      [id, permission],
+    );
+    return rows.length > 0;
+  }
+
+  /** Revokes a key; true when it was granted. */
+  async revoke(m: EntityManager, id: string, permission: string): Promise<boolean> {
+    const rows = await sqlRows(m, 'DELETE FROM role_permissions WHERE role_id = $1 AND permission = $2 RETURNING 1', [id, permission]);
+    return rows.length > 0;
+  }
+
+  /** Assigns a role to a member; true when it was not assigned before. */
+  async assign(m: EntityManager, memberId: string, roleId: string): Promise<boolean> {
+    const rows = await sqlRows(
+      m,
+      'INSERT INTO member_roles (member_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1',
+      [memberId, roleId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Removes a role from a member; true when it was assigned. */
+  async unassign(m: EntityManager, memberId: string, roleId: string): Promise<boolean> {
+    const rows = await sqlRows(m, 'DELETE FROM member_roles WHERE member_id = $1 AND role_id = $2 RETURNING 1', [memberId, roleId]);
+    return rows.length > 0;
+  }
+}
