@@ -1,6 +1,7 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
 import { Groups1763800000000 } from './1763800000000-groups';
 import { RolesBans1763900000000 } from './1763900000000-roles-bans';
+import { Webhooks1764200000000 } from './1764200000000-webhooks';
 
 /** Applied in order on boot (SPEC §8); listed explicitly so source and build agree. */
-export const MIGRATIONS = [Foundation1763700000000, Groups1763800000000, RolesBans1763900000000];
+export const MIGRATIONS = [Foundation1763700000000, Groups1763800000000, RolesBans1763900000000, Webhooks1764200000000];

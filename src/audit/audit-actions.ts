@@ -25,13 +25,13 @@ export const AUDIT_ACTIONS = [
   'permission.override.set',
   'permission.override.cleared',
   'invitation.revoked',
-  'invitation.bulk_created',
   'game.user.banned',
   'game.user.unbanned',
   'webhook.created',
   'webhook.updated',
   'webhook.deleted',
   'game.config.updated',
+  'game.user.linked',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

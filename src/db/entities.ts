@@ -6,6 +6,8 @@ import { GroupEntity } from '../groups/entities/group.entity';
 import { InvitationEntity } from '../invitations/entities/invitation.entity';
 import { MemberEntity } from '../members/entities/member.entity';
 import { RoleEntity } from '../roles/entities/role.entity';
+import { WebhookDeliveryEntity } from '../webhooks/entities/webhook-delivery.entity';
+import { WebhookEndpointEntity } from '../webhooks/entities/webhook-endpoint.entity';
 import { UserIdentityEntity } from '../identity/entities/user-identity.entity';
 import { UserEntity } from '../identity/entities/user.entity';
 
@@ -21,4 +23,6 @@ export const ENTITIES = [
   MemberEntity,
   InvitationEntity,
   RoleEntity,
+  WebhookEndpointEntity,
+  WebhookDeliveryEntity,
 ];

@@ -4,6 +4,7 @@ import type { AuditAction } from '../audit/audit-actions';
 import { eventId, uuidv7 } from '../common/ids';
 import type { EventInput, SvcEvent } from '../events/event';
 import { EventBus } from '../events/event-bus';
+import { encodeEventNotification, EVENTS_CHANNEL } from '../events/event-notification';
 
 export interface AuditInput {
   gameId: string;
@@ -109,9 +110,17 @@ export class UnitOfWork {
   }
 }
 
-/** Writes the staged audit rows, outbox rows and notifications in one round trip. */
+/**
+ * Writes, in one round trip: the staged audit rows; the outbox rows; a webhook delivery for every
+ * enabled endpoint of the game whose filter matches (so a crash right after commit loses none);
+ * and the notifications, group events included, which Postgres sends only on commit.
+ */
 async function flush(tx: Tx): Promise<void> {
   if (!tx.auditEntries.length && !tx.events.length && !tx.notifications.length) return;
+  const notifications = [
+    ...tx.notifications,
+    ...tx.events.filter((e) => e.groupId).map((e) => ({ channel: EVENTS_CHANNEL, payload: encodeEventNotification(e) })),
+  ];
   const audit = tx.auditEntries.map((a) => ({
     id: uuidv7(),
     game_id: a.gameId,
@@ -134,12 +143,17 @@ async function flush(tx: Tx): Promise<void> {
        SELECT id, game_id, group_id, actor_user_id, action, target_id, payload
        FROM jsonb_to_recordset($1::jsonb)
          AS x(id uuid, game_id uuid, group_id uuid, actor_user_id uuid, action text, target_id text, payload jsonb)
+     ), events AS (
+       SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(id text, game_id uuid, group_id uuid, type text, body jsonb)
      ), outbox AS (
-       INSERT INTO outbox_events (id, game_id, group_id, type, body)
-       SELECT id, game_id, group_id, type, body
-       FROM jsonb_to_recordset($2::jsonb) AS x(id text, game_id uuid, group_id uuid, type text, body jsonb)
+       INSERT INTO outbox_events (id, game_id, group_id, type, body) SELECT id, game_id, group_id, type, body FROM events
+     ), deliveries AS (
+       INSERT INTO webhook_deliveries (id, endpoint_id, event_id)
+       SELECT svc_uuidv7(), w.id, e.id
+       FROM events e JOIN webhook_endpoints w
+         ON w.game_id = e.game_id AND w.disabled_at IS NULL AND (cardinality(w.events) = 0 OR e.type = ANY (w.events))
      )
      SELECT pg_notify(channel, payload) FROM jsonb_to_recordset($3::jsonb) AS n(channel text, payload text)`,
-    [JSON.stringify(audit), JSON.stringify(outbox), JSON.stringify(tx.notifications)],
+    [JSON.stringify(audit), JSON.stringify(outbox), JSON.stringify(notifications)],
   );
 }

@@ -12,9 +12,11 @@ export interface SvcEvent {
   [field: string]: unknown;
 }
 
+import type { EventType } from './event-types';
+
 /** What a mutation stages: the type, its scope and its type-specific fields. */
 export interface EventInput {
-  type: string;
+  type: EventType;
   gameId: string;
   groupId?: string | null;
   data?: Record<string, unknown>;

@@ -10,6 +10,7 @@ import { iso } from '../common/time';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork, type Tx } from '../db/unit-of-work';
+import type { EventType } from '../events/event-types';
 import { IdentityService } from '../identity/identity.service';
 import { MembershipService } from '../members/membership.service';
 import { PermissionCache } from '../permissions/permission-cache';
@@ -233,7 +234,7 @@ export class GroupsService {
     return toPage(rows, limit, toGroupDto, (g: GroupRow) => encodeKeyset(scope, g.createdAt, g.id));
   }
 
-  private emitGroup(tx: Tx, type: string, group: GroupRow, extra: Record<string, unknown> = {}): void {
+  private emitGroup(tx: Tx, type: EventType, group: GroupRow, extra: Record<string, unknown> = {}): void {
     tx.emit({ type, gameId: group.gameId, groupId: group.id, data: { ...extra, group: toGroupDto(group) } });
   }
 }

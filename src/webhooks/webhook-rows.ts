@@ -1,0 +1,28 @@
+import type { SvcEvent } from '../events/event';
+import type { WebhookFormat } from './payload-formats';
+
+export interface EndpointRow {
+  id: string;
+  gameId: string;
+  url: string;
+  events: string[];
+  format: WebhookFormat;
+  secret: string;
+  createdAt: Date;
+  disabledAt: Date | null;
+}
+
+export const ENDPOINT_COLUMNS = `w.id, w.game_id AS "gameId", w.url, w.events, w.format, w.secret,
+  w.created_at AS "createdAt", w.disabled_at AS "disabledAt"`;
+
+/** A claimed delivery attempt with everything needed to send it. */
+export interface ClaimedDelivery {
+  id: string;
+  endpointId: string;
+  attempts: number;
+  url: string;
+  format: WebhookFormat;
+  secret: string;
+  /** Null when the event's outbox row is gone (kept 7 days, far beyond the last retry). */
+  event: SvcEvent | null;
+}

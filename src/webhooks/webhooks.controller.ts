@@ -1,0 +1,47 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentGame, type GameContext } from '../common/auth/game-context';
+import { ApiErrors } from '../common/errors/api-error-responses.decorator';
+import { ApiPageResponse, PageQueryDto, type Page } from '../common/pagination/page';
+import { CreatedWebhookDto, CreateWebhookDto, UpdateWebhookDto, WebhookDto } from './dto/webhook.dto';
+import { WebhooksService } from './webhooks.service';
+
+@ApiTags('webhooks')
+@ApiBearerAuth('apiKey')
+@Controller('v1/webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Register a webhook endpoint; the signing secret is returned only here' })
+  @ApiCreatedResponse({ type: CreatedWebhookDto })
+  @ApiErrors(400, 401)
+  create(@CurrentGame() game: GameContext, @Body() body: CreateWebhookDto): Promise<CreatedWebhookDto> {
+    return this.webhooks.create(game, body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List webhook endpoints, newest first (no secrets)' })
+  @ApiPageResponse(WebhookDto)
+  @ApiErrors(400, 401)
+  list(@CurrentGame() game: GameContext, @Query() query: PageQueryDto): Promise<Page<WebhookDto>> {
+    return this.webhooks.list(game, query);
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Change url, events, format, or mute/unmute an endpoint' })
+  @ApiOkResponse({ type: WebhookDto })
+  @ApiErrors(400, 401, 404)
+  update(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
+    return this.webhooks.update(game, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Remove an endpoint and its pending deliveries' })
+  @ApiNoContentResponse()
+  @ApiErrors(401, 404)
+  async delete(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<void> {
+    await this.webhooks.delete(game, id);
+  }
+}

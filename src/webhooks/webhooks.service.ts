@@ -1,0 +1,91 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import type { GameContext } from '../common/auth/game-context';
+import { ApiError } from '../common/errors/api-error';
+import { isUuid } from '../common/ids';
+import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
+import { parsePageLimit } from '../common/pagination/page-limit';
+import { toPage, type Page } from '../common/pagination/page';
+import { iso, isoNN } from '../common/time';
+import type { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
+import { UnitOfWork } from '../db/unit-of-work';
+import type { CreatedWebhookDto, CreateWebhookDto, UpdateWebhookDto, WebhookDto } from './dto/webhook.dto';
+import { webhookUrlProblem } from './url-policy';
+import type { EndpointRow } from './webhook-rows';
+import { WebhooksRepository, type EndpointChanges } from './webhooks.repository';
+
+const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+
+/** Webhook endpoints (SPEC §4 Webhook endpoints). */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly repo: WebhooksRepository,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  async create(game: GameContext, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
+    this.checkUrl(dto.url);
+    return this.uow.run(async (tx) => {
+      const row = await this.repo.insert(tx.manager, {
+        gameId: game.gameId,
+        url: dto.url,
+        events: [...new Set(dto.events ?? [])],
+        format: dto.format ?? 'svc',
+        secret: dto.secret ?? randomBytes(32).toString('base64url'),
+      });
+      tx.audit({ gameId: game.gameId, action: 'webhook.created', targetId: row.id, payload: { url: row.url, events: row.events, format: row.format } });
+      return { ...toWebhookDto(row), secret: row.secret };
+    });
+  }
+
+  async list(game: GameContext, q: { limit?: string; cursor?: string }): Promise<Page<WebhookDto>> {
+    const scope = `webhooks:${game.gameId}`;
+    const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
+    const rows = await this.repo.list(this.ds.manager, game.gameId, decodeKeyset(q.cursor, scope), limit);
+    return toPage(rows, limit, toWebhookDto, (r: EndpointRow) => encodeKeyset(scope, r.createdAt, r.id));
+  }
+
+  /** A no-op writes nothing; a new url is checked again. */
+  async update(game: GameContext, id: string, dto: UpdateWebhookDto): Promise<WebhookDto> {
+    if (Object.values(dto).every((v) => v === undefined)) {
+      throw ApiError.badRequest('body must hold at least one of url, events, disabled, format');
+    }
+    if (dto.url !== undefined) this.checkUrl(dto.url);
+    return this.uow.run(async (tx) => {
+      const current = isUuid(id) ? await this.repo.find(tx.manager, game.gameId, id, true) : null;
+      if (!current) throw ApiError.notFound('webhook');
+      const changes: EndpointChanges = {};
+      if (dto.url !== undefined && dto.url !== current.url) changes.url = dto.url;
+      if (dto.events !== undefined && !sameSet(dto.events, current.events)) changes.events = [...new Set(dto.events)];
+      if (dto.format !== undefined && dto.format !== current.format) changes.format = dto.format;
+      if (dto.disabled !== undefined && dto.disabled !== (current.disabledAt !== null)) changes.disabled = dto.disabled;
+      if (!Object.keys(changes).length) return toWebhookDto(current);
+      const updated = await this.repo.update(tx.manager, current.id, changes);
+      tx.audit({ gameId: game.gameId, action: 'webhook.updated', targetId: current.id, payload: { changes: Object.keys(changes) } });
+      return toWebhookDto(updated);
+    });
+  }
+
+  async delete(game: GameContext, id: string): Promise<void> {
+    await this.uow.run(async (tx) => {
+      const current = isUuid(id) ? await this.repo.find(tx.manager, game.gameId, id, true) : null;
+      if (!current) throw ApiError.notFound('webhook');
+      await this.repo.delete(tx.manager, current.id);
+      tx.audit({ gameId: game.gameId, action: 'webhook.deleted', targetId: current.id, payload: { url: current.url } });
+    });
+  }
+
+  private checkUrl(url: string): void {
+    const problem = webhookUrlProblem(url, this.settings.webhookAllowPrivateHosts);
+    if (problem) throw ApiError.badRequest(problem);
+  }
+}
+
+function toWebhookDto(r: EndpointRow): WebhookDto {
+  return { id: r.id, gameId: r.gameId, url: r.url, events: r.events, format: r.format, createdAt: isoNN(r.createdAt), disabledAt: iso(r.disabledAt) };
+}
