@@ -1,7 +1,8 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
 import { Groups1763800000000 } from './1763800000000-groups';
 import { RolesBans1763900000000 } from './1763900000000-roles-bans';
+import { LongExternalIds1763950000000 } from './1763950000000-long-external-ids';
 import { Webhooks1764200000000 } from './1764200000000-webhooks';
 
 /** Applied in order on boot (SPEC §8); listed explicitly so source and build agree. */
-export const MIGRATIONS = [Foundation1763700000000, Groups1763800000000, RolesBans1763900000000, Webhooks1764200000000];
+export const MIGRATIONS = [Foundation1763700000000, Groups1763800000000, RolesBans1763900000000, LongExternalIds1763950000000, Webhooks1764200000000];

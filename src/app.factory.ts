@@ -27,6 +27,8 @@ export async function createApp(settings: Settings): Promise<NestFastifyApplicat
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     logger: false,
+    // User ids have no length cap (SPEC §8) and travel in paths: Fastify's default is 100 characters.
+    maxParamLength: 16_384,
     genReqId: (req: IncomingMessage) => requestIdFor(req),
     requestIdHeader: false,
   });

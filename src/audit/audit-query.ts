@@ -18,6 +18,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
 export function parseBefore(raw: string | undefined): { id: string } | { at: string } | undefined {
   if (raw === undefined) return undefined;
   if (isUuid(raw)) return { id: raw };
-  if (ISO.test(raw) && !Number.isNaN(Date.parse(raw))) return { at: new Date(raw).toISOString() };
+  // Passed to Postgres as written: it keeps microseconds a JavaScript Date would drop.
+  if (ISO.test(raw) && !Number.isNaN(Date.parse(raw))) return { at: raw };
   throw ApiError.badRequest('before must be an audit entry id (a previous nextCursor) or an ISO 8601 timestamp');
 }

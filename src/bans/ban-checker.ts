@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { sqlRows } from '../db/sql';
+import { externalKey } from '../identity/identity.repository';
 
 export type BanScope = 'game' | 'group';
 
@@ -28,7 +29,9 @@ export class BanChecker {
                    WHEN EXISTS (SELECT 1 FROM members mb WHERE mb.group_id = $2 AND mb.user_id = ui.user_id AND mb.status = 'banned'
                                   AND (mb.banned_until IS NULL OR mb.banned_until > now())) THEN 'group'
               END AS scope
-       FROM user_identities ui WHERE ui.game_id = $1 AND ui.external_id = ANY($3::text[])`,
+       FROM unnest($3::text[]) AS x(external_id)
+       JOIN user_identities ui
+         ON ui.game_id = $1 AND ${externalKey('ui.external_id')} = ${externalKey('x.external_id')} AND ui.external_id = x.external_id`,
       [gameId, groupId, externalUserIds],
     );
     return new Map(rows.filter((r) => r.scope !== null).map((r) => [r.external_id, r.scope]));

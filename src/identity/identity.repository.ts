@@ -2,6 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { sqlRows } from '../db/sql';
 
+/**
+ * The indexed form of an external id (unique per game on user_identities_external): ids have no
+ * length cap, so the index holds their SHA-256. Queries by external id compare this, then the id.
+ */
+export const externalKey = (expr: string): string => `svc_external_key(${expr})`;
+
 /** Identity anchors (SPEC §1.3-4): internal users and their unique per-game external ids. */
 @Injectable()
 export class IdentityRepository {
@@ -9,7 +15,7 @@ export class IdentityRepository {
   async find(manager: EntityManager, gameId: string, externalId: string): Promise<string | null> {
     const rows = await sqlRows<{ user_id: string }>(
       manager,
-      'SELECT user_id FROM user_identities WHERE game_id = $1 AND external_id = $2',
+      `SELECT user_id FROM user_identities WHERE game_id = $1 AND ${externalKey('external_id')} = ${externalKey('$2')} AND external_id = $2`,
       [gameId, externalId],
     );
     return rows[0]?.user_id ?? null;
@@ -25,7 +31,7 @@ export class IdentityRepository {
       `WITH u AS (INSERT INTO users (id) VALUES ($3) RETURNING id)
        INSERT INTO user_identities (game_id, external_id, user_id)
        SELECT $1, $2, id FROM u
-       ON CONFLICT (game_id, external_id) DO NOTHING
+       ON CONFLICT (game_id, ${externalKey('external_id')}) DO NOTHING
        RETURNING user_id`,
       [gameId, externalId, userId],
     );

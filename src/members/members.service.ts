@@ -52,7 +52,9 @@ export class MembersService {
       throw new ApiError('permission_denied', 'this group is invite-only: an invitation is required to join it');
     }
     if (group.passcodeHash) {
-      if (dto.passcode === undefined) throw new ApiError('passcode_required', 'this group requires a passcode to join');
+      if (dto.passcode === undefined || dto.passcode === null) {
+        throw new ApiError('passcode_required', 'this group requires a passcode to join');
+      }
       this.passcodes.take(group.id, dto.userId);
       if (!(await verifyPasscode(dto.passcode, group.passcodeHash))) {
         throw new ApiError('passcode_invalid', 'the passcode is wrong');

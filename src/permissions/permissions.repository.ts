@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { sqlRows } from '../db/sql';
+import { externalKey } from '../identity/identity.repository';
 import type { PermissionFacts } from './permission-resolver';
 
 export interface OverrideRow {
@@ -23,7 +24,7 @@ export class PermissionsRepository {
          SELECT id FROM groups WHERE id = $2 AND game_id = $1 AND soft_deleted_at IS NULL
        ), mem AS (
          SELECT mb.id FROM g
-         JOIN user_identities ui ON ui.game_id = $1 AND ui.external_id = $3
+         JOIN user_identities ui ON ui.game_id = $1 AND ${externalKey('ui.external_id')} = ${externalKey('$3')} AND ui.external_id = $3
          JOIN members mb ON mb.group_id = g.id AND mb.user_id = ui.user_id AND mb.status = 'active'
        )
        SELECT EXISTS (SELECT 1 FROM g) AS live,

@@ -30,14 +30,14 @@ export class JoinGroupDto extends UserIdBodyDto {
   @ApiPropertyOptional({ description: 'required when the group has a passcode' })
   @IsOptional()
   @IsString({ message: 'passcode must be a string' })
-  passcode?: string;
+  passcode?: string | null;
 }
 
 export class KickDto {
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500, description: 'lands on the audit payload' })
   @ValidateIf((o: KickDto) => o.reason !== undefined && o.reason !== null)
-  @IsString()
-  @MaxLength(500, { message: 'reason must be at most 500 characters' })
+  @IsString({ message: 'reason must be a string of at most 500 characters, or null' })
+  @MaxLength(500, { message: 'reason must be a string of at most 500 characters, or null' })
   reason?: string | null;
 }
 
