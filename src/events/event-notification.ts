@@ -12,7 +12,7 @@ const MAX_INLINE_BYTES = 7_000;
 
 export type EventNotification = { origin: string; event: SvcEvent } | { origin: string; ref: string };
 
-export function encodeEventNotification(event: SvcEvent, origin = INSTANCE_ID): string {
+export function encodeEventNotification(event: SvcEvent, origin: string = INSTANCE_ID): string {
   const inline = JSON.stringify({ origin, event });
   return Buffer.byteLength(inline, 'utf8') <= MAX_INLINE_BYTES ? inline : JSON.stringify({ origin, ref: event.id });
 }

@@ -43,7 +43,7 @@ export class GroupsService {
   ) {}
 
   async create(game: GameContext, dto: CreateGroupDto): Promise<GroupDto> {
-    const passcodeHash = dto.passcode === undefined ? null : await hashPasscode(dto.passcode);
+    const passcodeHash = typeof dto.passcode === 'string' ? await hashPasscode(dto.passcode) : null;
     const group = await this.uow.run(async (tx) => {
       const inserted = await this.groups.insert(tx.manager, {
         id: uuidv7(),
@@ -68,7 +68,7 @@ export class GroupsService {
           defaultRoleId: inserted.defaultRoleId,
         },
       });
-      if (dto.creatorUserId === undefined) {
+      if (typeof dto.creatorUserId !== 'string') {
         this.emitGroup(tx, 'group.created', inserted);
         return inserted;
       }
@@ -193,7 +193,8 @@ export class GroupsService {
       const current = await this.lookup.live(tx.manager, game.gameId, id, true);
       if (parentGroupId !== null) {
         if (parentGroupId === current.id) throw new ApiError('parent_cycle', 'a group cannot be its own parent');
-        const parent = await this.lookup.live(tx.manager, game.gameId, parentGroupId).catch(() => {
+        // Locked, so a concurrent hard delete of the parent either finishes first (404) or waits.
+        const parent = await this.lookup.live(tx.manager, game.gameId, parentGroupId, true).catch(() => {
           throw ApiError.notFound('parent group');
         });
         const chain = [parent.id, ...(await this.groups.ancestors(tx.manager, parent.id, MAX_PARENT_DEPTH))];

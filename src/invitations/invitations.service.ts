@@ -46,7 +46,7 @@ export class InvitationsService {
   async create(game: GameContext, groupId: string, dto: CreateInvitationDto): Promise<InvitationDto> {
     const expiresAt = dto.expiresIn === undefined ? null : parseExpiresIn(dto.expiresIn, Date.now());
     return this.uow.run(async (tx) => {
-      const group = await this.lookup.live(tx.manager, game.gameId, groupId);
+      const group = await this.lookup.live(tx.manager, game.gameId, groupId, true);
       const inv = await this.invitations.insert(tx.manager, {
         groupId: group.id,
         roleId: dto.roleId ?? null,
@@ -67,7 +67,7 @@ export class InvitationsService {
     const now = Date.now();
     const parsed = rows.map((row, index) => parseBulkRow(row, index, now));
     return this.uow.run(async (tx) => {
-      const group = await this.lookup.live(tx.manager, game.gameId, groupId);
+      const group = await this.lookup.live(tx.manager, game.gameId, groupId, true);
       const valid = parsed.filter((r): r is BulkRow => !('error' in r));
       const banned = await this.bans.scopes(tx.manager, game.gameId, group.id, [...new Set(valid.map((r) => r.userId))]);
       const results: BulkInviteResultDto[] = [];

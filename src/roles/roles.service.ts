@@ -26,7 +26,7 @@ export class RolesService {
 
   async create(game: GameContext, groupId: string, dto: CreateRoleDto): Promise<RoleDto> {
     return this.uow.run(async (tx) => {
-      const group = await this.lookup.live(tx.manager, game.gameId, groupId);
+      const group = await this.lookup.live(tx.manager, game.gameId, groupId, true);
       const role = await this.roles.insert(tx.manager, {
         groupId: group.id,
         name: dto.name,

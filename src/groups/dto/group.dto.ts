@@ -32,17 +32,17 @@ export class CreateGroupDto {
   @MinLength(1)
   defaultRoleId?: string | null;
 
-  @ApiPropertyOptional({ minLength: 4, maxLength: 128, description: 'gates public join; stored hashed, never returned' })
+  @ApiPropertyOptional({ type: String, nullable: true, minLength: 4, maxLength: 128, description: 'gates public join; stored hashed, never returned' })
   @IsOptional()
   @IsString()
   @Length(4, 128, { message: 'passcode must be a string of 4-128 characters' })
-  passcode?: string;
+  passcode?: string | null;
 
-  @ApiPropertyOptional({ description: 'external user id; becomes an active member in the same transaction' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'external user id; becomes an active member in the same transaction' })
   @IsOptional()
   @IsString()
   @MinLength(1, { message: 'creatorUserId must be a non-empty string' })
-  creatorUserId?: string;
+  creatorUserId?: string | null;
 }
 
 export class UpdateGroupDto {
