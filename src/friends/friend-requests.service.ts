@@ -1,0 +1,166 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { GameContext } from '../common/auth/game-context';
+import { ApiError } from '../common/errors/api-error';
+import { isUuid } from '../common/ids';
+import { isoNN } from '../common/time';
+import { UnitOfWork, type Tx } from '../db/unit-of-work';
+import type { FriendsContext } from '../game-config/game-config.service';
+import { IdentityService } from '../identity/identity.service';
+import type { AcceptFriendRequestResultDto, FriendRequestsDto, SendFriendRequestResultDto } from './dto/friends.dto';
+import { friendLockKeys } from './friend-locks';
+import type { RelationshipRow } from './friend-rows';
+import { toFriendshipDto, toRequestDto } from './friend-view';
+import { FriendsGate } from './friends-gate';
+import { FriendsRepository } from './friends.repository';
+import { resolveParties } from './parties';
+
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * Friend requests (SPEC §3 Friend relationship, §4 Friends): send, list, accept, decline, cancel.
+ * Every write locks both users (friendLockKeys) before it checks the pair and the caps, so two
+ * users requesting each other at once end with exactly one pending request.
+ */
+@Injectable()
+export class FriendRequestsService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly gate: FriendsGate,
+    private readonly repo: FriendsRepository,
+    private readonly identity: IdentityService,
+  ) {}
+
+  async send(game: GameContext, userId: string, targetUserId: string): Promise<SendFriendRequestResultDto> {
+    const ctx = await this.gate.open(game);
+    if (targetUserId === userId) throw ApiError.badRequest('targetSvcUserId must differ from userId');
+    const { friends } = ctx.config;
+    return this.uow.run(async (tx) => {
+      const m = tx.manager;
+      // SPEC §1.4: sending a friend request creates both identities.
+      const [from, to] = await resolveParties(this.identity, m, game.gameId, userId, targetUserId);
+      await this.repo.lock(m, friendLockKeys(game.gameId, [from.id, to.id]));
+
+      const pair = await this.repo.pairRows(m, game.gameId, from.id, to.id);
+      // Rule 1: a block either way is silent for both parties.
+      if (pair.some((r) => r.type === 'blocked')) throw ApiError.notFound('user');
+      if (pair.some((r) => r.type === 'friend') || (await this.friendsElsewhere(ctx, m, from.id, to.id))) {
+        throw ApiError.badRequest('targetSvcUserId is already a friend of userId');
+      }
+      if (pair.some((r) => r.type === 'request')) {
+        throw ApiError.badRequest('a friend request between userId and targetSvcUserId is already pending');
+      }
+      // DECISIONS §27: caps reject on reaching them.
+      if ((await this.repo.countFriends(m, game.gameId, from.id)) >= friends.maxFriends) {
+        throw ApiError.badRequest(`userId already has maxFriends (${friends.maxFriends}) friends`);
+      }
+      if ((await this.repo.countFriends(m, game.gameId, to.id)) >= friends.maxFriends) {
+        throw ApiError.badRequest(`targetSvcUserId already has maxFriends (${friends.maxFriends}) friends`);
+      }
+
+      if (!friends.requestsRequired) {
+        const [mine] = await this.repo.insertFriendship(m, game.gameId, from, to);
+        this.emitAccepted(tx, game, mine);
+        return { status: 'auto-accepted', friendship: toFriendshipDto(mine) };
+      }
+      if ((await this.repo.countOutboundRequests(m, game.gameId, from.id)) >= friends.maxPendingRequests) {
+        throw ApiError.badRequest(`userId already has maxPendingRequests (${friends.maxPendingRequests}) outbound requests`);
+      }
+      const request = await this.repo.insertRequest(m, game.gameId, from, to).catch((err: unknown) => {
+        if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
+          throw ApiError.badRequest('a friend request between userId and targetSvcUserId is already pending');
+        }
+        throw err;
+      });
+      tx.emit({
+        type: 'friend.request.sent',
+        gameId: game.gameId,
+        data: { actorSvcUserId: userId, targetSvcUserId: targetUserId },
+      });
+      return { status: 'pending', request: toRequestDto(request) };
+    });
+  }
+
+  /** Complete sets, newest first; a user the game has never seen has none (DECISIONS §24). */
+  async list(game: GameContext, userId: string, direction: 'in' | 'out' | 'both' = 'both'): Promise<FriendRequestsDto> {
+    await this.gate.open(game);
+    const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
+    if (!svcUserId) return { inbound: [], outbound: [] };
+    const { inbound, outbound } = await this.repo.requests(this.ds.manager, game.gameId, svcUserId, direction);
+    return { inbound: inbound.map(toRequestDto), outbound: outbound.map(toRequestDto) };
+  }
+
+  /**
+   * The request row becomes the sender's friend row in place and the mirror row is added, in one
+   * transaction; maxFriends is checked again for both parties (SPEC §8).
+   */
+  async accept(game: GameContext, requestId: string): Promise<AcceptFriendRequestResultDto> {
+    const ctx = await this.gate.open(game);
+    const { maxFriends } = ctx.config.friends;
+    return this.uow.run(async (tx) => {
+      const m = tx.manager;
+      const request = await this.lockedRequest(tx, game, requestId);
+      if ((await this.repo.countFriends(m, game.gameId, request.userId)) >= maxFriends) {
+        throw ApiError.badRequest(`the sender already has maxFriends (${maxFriends}) friends`);
+      }
+      if ((await this.repo.countFriends(m, game.gameId, request.otherId)) >= maxFriends) {
+        throw ApiError.badRequest(`the recipient already has maxFriends (${maxFriends}) friends`);
+      }
+      const friendship = await this.repo.accept(m, request.id);
+      if (!friendship) throw ApiError.notFound('friend request');
+      this.emitAccepted(tx, game, friendship);
+      return { status: 'accepted', friendship: toFriendshipDto(friendship) };
+    });
+  }
+
+  async decline(game: GameContext, requestId: string): Promise<void> {
+    await this.remove(game, requestId, 'friend.request.declined');
+  }
+
+  /** The sender withdraws the request (DELETE /v1/friend-requests/:id). */
+  async cancel(game: GameContext, requestId: string): Promise<void> {
+    await this.remove(game, requestId, 'friend.request.cancelled');
+  }
+
+  private async remove(game: GameContext, requestId: string, type: 'friend.request.declined' | 'friend.request.cancelled'): Promise<void> {
+    await this.gate.open(game);
+    await this.uow.run(async (tx) => {
+      const request = await this.lockedRequest(tx, game, requestId);
+      if (!(await this.repo.deleteRequest(tx.manager, request.id))) throw ApiError.notFound('friend request');
+      tx.emit({
+        type,
+        gameId: game.gameId,
+        data: { actorSvcUserId: request.userExternalId, targetSvcUserId: request.otherExternalId },
+      });
+    });
+  }
+
+  /** A pending request of the calling game, read again once both users are locked. */
+  private async lockedRequest(tx: Tx, game: GameContext, requestId: string): Promise<RelationshipRow> {
+    const seen = isUuid(requestId) ? await this.repo.findRequest(tx.manager, game.gameId, requestId) : null;
+    if (!seen) throw ApiError.notFound('friend request');
+    await this.repo.lock(tx.manager, friendLockKeys(game.gameId, [seen.userId, seen.otherId]));
+    const request = await this.repo.findRequest(tx.manager, game.gameId, requestId, true);
+    if (!request) throw ApiError.notFound('friend request');
+    return request;
+  }
+
+  /** Under network scope a friendship made in another game of the network counts too. */
+  private async friendsElsewhere(ctx: FriendsContext, m: Tx['manager'], a: string, b: string): Promise<boolean> {
+    return ctx.readGameIds.length > 1 && (await this.repo.friendsSince(m, ctx.readGameIds, a, b)) !== null;
+  }
+
+  /** friend.request.accepted (SPEC §6): actor = original sender, target = accepter. */
+  private emitAccepted(tx: Tx, game: GameContext, senderRow: RelationshipRow): void {
+    tx.emit({
+      type: 'friend.request.accepted',
+      gameId: game.gameId,
+      data: {
+        actorSvcUserId: senderRow.userExternalId,
+        targetSvcUserId: senderRow.otherExternalId,
+        respondedAt: isoNN(senderRow.respondedAt!),
+      },
+    });
+  }
+}

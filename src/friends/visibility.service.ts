@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { GameContext } from '../common/auth/game-context';
+import { ApiError } from '../common/errors/api-error';
+import { UnitOfWork } from '../db/unit-of-work';
+import type { ListVisibility } from '../game-config/game-config';
+import type { FriendsContext } from '../game-config/game-config.service';
+import { IdentityService } from '../identity/identity.service';
+import type { VisibilityDto } from './dto/friends.dto';
+import { FriendsGate } from './friends-gate';
+import { FriendsRepository } from './friends.repository';
+import { effectiveVisibility } from './list-access';
+
+/** A user's friendsListVisibility (SPEC §2 Friends records, §4 visibility routes). */
+@Injectable()
+export class VisibilityService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly gate: FriendsGate,
+    private readonly repo: FriendsRepository,
+    private readonly identity: IdentityService,
+  ) {}
+
+  async get(game: GameContext, userId: string): Promise<VisibilityDto> {
+    const ctx = await this.gate.open(game);
+    const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
+    const stored = svcUserId ? await this.repo.visibility(this.ds.manager, game.gameId, svcUserId) : null;
+    return view(ctx, userId, stored);
+  }
+
+  /** Only a value of the game's allowed list is accepted; the user must be known to the game. */
+  async set(game: GameContext, userId: string, value: ListVisibility): Promise<VisibilityDto> {
+    const ctx = await this.gate.open(game);
+    const { allowed } = ctx.config.friends.visibility;
+    if (!allowed.includes(value)) throw ApiError.badRequest(`friendsListVisibility must be one of the allowed values: ${allowed.join(', ')}`);
+    const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
+    if (!svcUserId) throw ApiError.notFound('user');
+    await this.uow.run((tx) => this.repo.setVisibility(tx.manager, game.gameId, svcUserId, value));
+    return view(ctx, userId, value);
+  }
+}
+
+function view(ctx: FriendsContext, userId: string, stored: ListVisibility | null): VisibilityDto {
+  const { allowed, default: def } = ctx.config.friends.visibility;
+  return { userId, friendsListVisibility: effectiveVisibility(allowed, def, stored), allowed: [...allowed] };
+}

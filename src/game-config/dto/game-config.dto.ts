@@ -1,0 +1,65 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsObject, IsString, Length, ValidateIf } from 'class-validator';
+import { FRIENDS_SCOPES, LIST_VISIBILITIES, type FriendsScope, type ListVisibility } from '../game-config';
+
+export class FriendTagsConfigDto {
+  @ApiProperty({ default: true }) enabled!: boolean;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 1000, default: 20 }) maxPerUser!: number;
+}
+
+export class FriendDiscoveryConfigDto {
+  @ApiProperty({ default: true, description: 'false = suggestions answer 404' }) enabled!: boolean;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 50, default: 2 }) minMutuals!: number;
+}
+
+export class FriendVisibilityConfigDto {
+  @ApiProperty({ enum: LIST_VISIBILITIES, isArray: true, default: ['private', 'friends-only'] }) allowed!: ListVisibility[];
+  @ApiProperty({ enum: LIST_VISIBILITIES, default: 'private', description: 'must be one of allowed' }) default!: ListVisibility;
+}
+
+export class FriendsConfigDto {
+  @ApiProperty({ default: true, description: 'hard kill switch: false = every friends route answers 404' }) enabled!: boolean;
+  @ApiProperty({ enum: FRIENDS_SCOPES, default: 'per-game' }) scope!: FriendsScope;
+  @ApiProperty({ default: true, description: 'false = a send is accepted at once' }) requestsRequired!: boolean;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100000, default: 1000 }) maxFriends!: number;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 10000, default: 100, description: 'outbound pending requests' })
+  maxPendingRequests!: number;
+  @ApiProperty({ type: FriendTagsConfigDto }) tags!: FriendTagsConfigDto;
+  @ApiProperty({ type: FriendDiscoveryConfigDto }) discovery!: FriendDiscoveryConfigDto;
+  @ApiProperty({ type: FriendVisibilityConfigDto }) visibility!: FriendVisibilityConfigDto;
+}
+
+export class BlocksConfigDto {
+  @ApiProperty({ default: true, description: 'false = the block routes answer 404 (existing blocks stay in force)' })
+  enabled!: boolean;
+}
+
+export class ResolvedConfigDto {
+  @ApiProperty({ type: FriendsConfigDto }) friends!: FriendsConfigDto;
+  @ApiProperty({ type: BlocksConfigDto }) blocks!: BlocksConfigDto;
+}
+
+/** SPEC §4 GET/PATCH /v1/admin/games/:gameId/config. */
+export class GameConfigDto {
+  @ApiProperty() gameId!: string;
+  @ApiProperty({ type: ResolvedConfigDto, description: 'fully resolved: stored values over the defaults' }) config!: ResolvedConfigDto;
+  @ApiProperty({ type: String, nullable: true }) networkId!: string | null;
+}
+
+export class PatchGameConfigDto {
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { friends: { maxFriends: 500, tags: { maxPerUser: 10 } }, blocks: null },
+    description: 'partial config, deep-merged branch by branch; null for a branch or key resets it to its default',
+  })
+  @ValidateIf((o: PatchGameConfigDto) => o.config !== undefined)
+  @IsObject({ message: 'config must be a JSON object' })
+  config?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: String, nullable: true, minLength: 1, maxLength: 255, description: 'null leaves the network' })
+  @ValidateIf((o: PatchGameConfigDto) => o.networkId !== undefined && o.networkId !== null)
+  @IsString({ message: 'networkId must be a string of 1-255 characters or null' })
+  @Length(1, 255, { message: 'networkId must be a string of 1-255 characters or null' })
+  networkId?: string | null;
+}

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { AdminGameConfigController } from './admin-game-config.controller';
+import { GameConfigRepository } from './game-config.repository';
+import { GameConfigService } from './game-config.service';
+
+@Module({
+  controllers: [AdminGameConfigController],
+  providers: [GameConfigRepository, GameConfigService],
+  exports: [GameConfigService],
+})
+export class GameConfigModule {}

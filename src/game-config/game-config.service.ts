@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { ApiError } from '../common/errors/api-error';
+import { isUuid } from '../common/ids';
+import { UnitOfWork } from '../db/unit-of-work';
+import type { GameConfigDto, PatchGameConfigDto } from './dto/game-config.dto';
+import { diffConfig, mergeConfig, resolveConfig, validateConfig, type GameConfig } from './game-config';
+import { GameConfigRepository, type GameConfigRow } from './game-config.repository';
+
+/** The config a friends route works with: the calling game's and the games its reads span. */
+export interface FriendsContext {
+  gameId: string;
+  config: GameConfig;
+  /** Games whose friendships are read: the network's (SPEC §2 scope rule) or the calling game alone. */
+  readGameIds: string[];
+}
+
+/** Per-game config (SPEC §2 Game config, §4 admin config routes). */
+@Injectable()
+export class GameConfigService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly repo: GameConfigRepository,
+  ) {}
+
+  async get(gameId: string): Promise<GameConfigDto> {
+    const row = isUuid(gameId) ? await this.repo.find(this.ds.manager, gameId) : null;
+    if (!row) throw ApiError.notFound('game');
+    return toDto(row);
+  }
+
+  /**
+   * Deep-merges `config` into what the operator stored before and validates the merged result;
+   * the games row is locked so concurrent PATCHes merge one after the other. Audited only when the
+   * resolved config or the networkId changes.
+   */
+  async patch(gameId: string, dto: PatchGameConfigDto): Promise<GameConfigDto> {
+    if (dto.config === undefined && dto.networkId === undefined) {
+      throw ApiError.badRequest('body must hold config, networkId or both');
+    }
+    if (!isUuid(gameId)) throw ApiError.notFound('game');
+    return this.uow.run(async (tx) => {
+      const row = await this.repo.find(tx.manager, gameId, true);
+      if (!row) throw ApiError.notFound('game');
+      const stored = dto.config === undefined ? row.config : mergeConfig(row.config, dto.config);
+      const resolved = resolveConfig(stored);
+      validateConfig(resolved);
+      const networkId = dto.networkId === undefined ? row.networkId : dto.networkId;
+      await this.repo.update(tx.manager, gameId, stored, networkId);
+
+      const diff = diffConfig(resolveConfig(row.config), resolved);
+      const before: Record<string, unknown> = {};
+      const after: Record<string, unknown> = {};
+      if (Object.keys(diff.before).length) {
+        before.config = diff.before;
+        after.config = diff.after;
+      }
+      if (networkId !== row.networkId) {
+        before.networkId = row.networkId;
+        after.networkId = networkId;
+      }
+      if (Object.keys(before).length) {
+        tx.audit({ gameId, groupId: null, action: 'game.config.updated', targetId: gameId, payload: { before, after } });
+      }
+      return toDto({ id: gameId, config: stored, networkId });
+    });
+  }
+
+  /** The calling game's resolved config and read scope; one query. */
+  async forFriends(gameId: string, m: EntityManager = this.ds.manager): Promise<FriendsContext> {
+    const row = await this.repo.findScoped(m, gameId);
+    if (!row) throw ApiError.notFound('game');
+    const config = resolveConfig(row.config);
+    const readGameIds = config.friends.scope === 'network' && row.networkGameIds.length ? row.networkGameIds : [gameId];
+    return { gameId, config, readGameIds };
+  }
+}
+
+function toDto(row: GameConfigRow): GameConfigDto {
+  return { gameId: row.id, config: resolveConfig(row.config), networkId: row.networkId };
+}

@@ -1,0 +1,202 @@
+import { ApiError } from '../common/errors/api-error';
+
+/**
+ * The per-game config (SPEC §2 Game config, §8 Friends config ranges). A game stores only what
+ * its operator set; defaults are applied at read time, so changing a default reaches every game
+ * that never set the key.
+ */
+
+export const FRIENDS_SCOPES = ['per-game', 'network'] as const;
+export type FriendsScope = (typeof FRIENDS_SCOPES)[number];
+
+export const LIST_VISIBILITIES = ['private', 'friends-only', 'public'] as const;
+export type ListVisibility = (typeof LIST_VISIBILITIES)[number];
+
+export interface GameConfig {
+  friends: {
+    enabled: boolean;
+    scope: FriendsScope;
+    requestsRequired: boolean;
+    maxFriends: number;
+    maxPendingRequests: number;
+    tags: { enabled: boolean; maxPerUser: number };
+    discovery: { enabled: boolean; minMutuals: number };
+    visibility: { allowed: ListVisibility[]; default: ListVisibility };
+  };
+  blocks: { enabled: boolean };
+}
+
+/** A stored (partial) config: only the keys an operator set. */
+export type StoredConfig = Record<string, unknown>;
+
+type Check = (v: unknown) => string | null;
+
+interface Leaf {
+  leaf: true;
+  default: unknown;
+  /** The reason a value is invalid, phrased after "<path> must ...", or null when valid. */
+  check: Check;
+}
+interface Branch {
+  [key: string]: Node;
+}
+type Node = Leaf | Branch;
+
+const isLeaf = (n: Node): n is Leaf => (n as Leaf).leaf === true;
+
+const bool = (def: boolean): Leaf => ({
+  leaf: true,
+  default: def,
+  check: (v) => (typeof v === 'boolean' ? null : 'must be a boolean'),
+});
+
+const int = (def: number, min: number, max: number): Leaf => ({
+  leaf: true,
+  default: def,
+  check: (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? null : `must be an integer from ${min} to ${max}`,
+});
+
+const oneOf = <T extends string>(values: readonly T[], def: T): Leaf => ({
+  leaf: true,
+  default: def,
+  check: (v) => (typeof v === 'string' && (values as readonly string[]).includes(v) ? null : `must be one of ${values.join(', ')}`),
+});
+
+const subsetOf = <T extends string>(values: readonly T[], def: T[]): Leaf => ({
+  leaf: true,
+  default: def,
+  check: (v) =>
+    Array.isArray(v) &&
+    v.length > 0 &&
+    v.every((x) => typeof x === 'string' && (values as readonly string[]).includes(x)) &&
+    new Set(v).size === v.length
+      ? null
+      : `must be a non-empty array of distinct values from ${values.join(', ')}`,
+});
+
+/** Every key, its default and its rule (SPEC §2 table, ranges of §8). */
+const SCHEMA: Branch = {
+  friends: {
+    enabled: bool(true),
+    scope: oneOf(FRIENDS_SCOPES, 'per-game'),
+    requestsRequired: bool(true),
+    maxFriends: int(1000, 1, 100_000),
+    maxPendingRequests: int(100, 1, 10_000),
+    tags: { enabled: bool(true), maxPerUser: int(20, 1, 1000) },
+    discovery: { enabled: bool(true), minMutuals: int(2, 1, 50) },
+    visibility: {
+      allowed: subsetOf(LIST_VISIBILITIES, ['private', 'friends-only']),
+      default: oneOf(LIST_VISIBILITIES, 'private'),
+    },
+  },
+  blocks: { enabled: bool(true) },
+};
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
+
+/** The full config: each stored value where set, else its default. */
+export function resolveConfig(stored: StoredConfig): GameConfig {
+  return resolveBranch(SCHEMA, stored) as unknown as GameConfig;
+}
+
+function resolveBranch(schema: Branch, stored: unknown): Record<string, unknown> {
+  const src = isPlainObject(stored) ? stored : {};
+  const out: Record<string, unknown> = {};
+  for (const [key, node] of Object.entries(schema)) {
+    out[key] = isLeaf(node) ? clone(src[key] !== undefined ? src[key] : node.default) : resolveBranch(node, src[key]);
+  }
+  return out;
+}
+
+/**
+ * Deep-merges a PATCH into the stored config, branch by branch (SPEC §4 PATCH config): objects
+ * merge, any other value replaces, `null` removes the key or branch so its defaults apply again.
+ * Unknown keys and a non-object where a branch belongs are refused; leaf values are checked on
+ * the resolved result by {@link validateConfig}.
+ */
+export function mergeConfig(stored: StoredConfig, patch: unknown): StoredConfig {
+  if (!isPlainObject(patch)) throw ApiError.badRequest('config must be a JSON object');
+  return mergeBranch(SCHEMA, stored, patch, 'config');
+}
+
+function mergeBranch(schema: Branch, stored: unknown, patch: Record<string, unknown>, path: string): StoredConfig {
+  const out: StoredConfig = isPlainObject(stored) ? clone(stored) : {};
+  for (const [key, value] of Object.entries(patch)) {
+    const node = Object.prototype.hasOwnProperty.call(schema, key) ? schema[key] : undefined;
+    const at = `${path}.${key}`;
+    if (!node) throw ApiError.badRequest(`${at} is not a known setting`);
+    if (value === null) {
+      delete out[key];
+    } else if (isLeaf(node)) {
+      out[key] = clone(value);
+    } else {
+      if (!isPlainObject(value)) throw ApiError.badRequest(`${at} must be an object or null`);
+      const merged = mergeBranch(node, out[key], value, at);
+      if (Object.keys(merged).length) out[key] = merged;
+      else delete out[key];
+    }
+  }
+  return out;
+}
+
+/** Checks every key of a resolved config against its rule (the ranges of §8 included). */
+export function validateConfig(config: GameConfig): void {
+  validateBranch(SCHEMA, config as unknown as Record<string, unknown>, 'config');
+  const { allowed, default: def } = config.friends.visibility;
+  if (!allowed.includes(def)) {
+    throw ApiError.badRequest(`config.friends.visibility.default must be one of the allowed values (${allowed.join(', ')})`);
+  }
+}
+
+function validateBranch(schema: Branch, values: Record<string, unknown>, path: string): void {
+  for (const [key, node] of Object.entries(schema)) {
+    const at = `${path}.${key}`;
+    if (isLeaf(node)) {
+      const reason = node.check(values[key]);
+      if (reason) throw ApiError.badRequest(`${at} ${reason}`);
+    } else {
+      validateBranch(node, values[key] as Record<string, unknown>, at);
+    }
+  }
+}
+
+export interface ConfigDiff {
+  before: Record<string, unknown>;
+  after: Record<string, unknown>;
+}
+
+/** The leaves that differ between two resolved configs, as nested objects (audit before/after). */
+export function diffConfig(a: GameConfig, b: GameConfig): ConfigDiff {
+  const diff: ConfigDiff = { before: {}, after: {} };
+  diffBranch(SCHEMA, a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>, diff.before, diff.after);
+  return diff;
+}
+
+function diffBranch(
+  schema: Branch,
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): void {
+  for (const [key, node] of Object.entries(schema)) {
+    if (isLeaf(node)) {
+      if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) {
+        before[key] = clone(a[key]);
+        after[key] = clone(b[key]);
+      }
+      continue;
+    }
+    const subBefore: Record<string, unknown> = {};
+    const subAfter: Record<string, unknown> = {};
+    diffBranch(node, a[key] as Record<string, unknown>, b[key] as Record<string, unknown>, subBefore, subAfter);
+    if (Object.keys(subBefore).length) {
+      before[key] = subBefore;
+      after[key] = subAfter;
+    }
+  }
+}
