@@ -1,0 +1,65 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { ApiErrors } from '../common/errors/api-error-responses.decorator';
+import { AdminAuditService } from './admin-audit.service';
+import { AdminGroupsService } from './admin-groups.service';
+import { AdminAuditPageDto, AdminAuditSearchQueryDto } from './dto/admin.dto';
+import {
+  AdminGroupDto,
+  AdminGroupListDto,
+  AdminGroupsQueryDto,
+  AdminMemberListDto,
+  AdminMembersQueryDto,
+} from './dto/admin-groups.dto';
+
+@ApiTags('admin: groups')
+@ApiBearerAuth('adminToken')
+@AdminRoute()
+@Controller('v1/admin/games/:gameId/groups')
+export class AdminGroupsController {
+  constructor(
+    private readonly groups: AdminGroupsService,
+    private readonly auditLog: AdminAuditService,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: "A game's live groups: filters, sort, offset pagination with total and hasMore" })
+  @ApiOkResponse({ type: AdminGroupListDto })
+  @ApiErrors(400, 401, 404)
+  list(@Param('gameId') gameId: string, @Query() query: AdminGroupsQueryDto): Promise<AdminGroupListDto> {
+    return this.groups.list(gameId, query);
+  }
+
+  @Get(':groupId')
+  @ApiOperation({ summary: 'A live group of the game' })
+  @ApiOkResponse({ type: AdminGroupDto })
+  @ApiErrors(401, 404)
+  get(@Param('gameId') gameId: string, @Param('groupId') groupId: string): Promise<AdminGroupDto> {
+    return this.groups.get(gameId, groupId);
+  }
+
+  @Get(':groupId/members')
+  @ApiOperation({ summary: "A group's members with internal ids and roles as objects, offset pagination" })
+  @ApiOkResponse({ type: AdminMemberListDto })
+  @ApiErrors(400, 401, 404)
+  members(
+    @Param('gameId') gameId: string,
+    @Param('groupId') groupId: string,
+    @Query() query: AdminMembersQueryDto,
+  ): Promise<AdminMemberListDto> {
+    return this.groups.members(gameId, groupId, query);
+  }
+
+  @Get(':groupId/audit')
+  @ApiOperation({ summary: "Search a live group's audit log, newest first; same filters as the game audit" })
+  @ApiOkResponse({ type: AdminAuditPageDto })
+  @ApiErrors(400, 401, 404)
+  audit(
+    @Param('gameId') gameId: string,
+    @Param('groupId') groupId: string,
+    @Query() query: AdminAuditSearchQueryDto,
+  ): Promise<AdminAuditPageDto> {
+    return this.auditLog.forGroup(gameId, groupId, query);
+  }
+}

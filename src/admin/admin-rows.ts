@@ -1,0 +1,92 @@
+import type { Visibility } from '../groups/group-row';
+import type { MemberStatus } from '../members/member-row';
+
+/** An audit entry joined with the names of its game and group (admin audit items). */
+export interface AdminAuditRow {
+  id: string;
+  action: string;
+  gameId: string;
+  gameName: string;
+  groupId: string | null;
+  groupName: string | null;
+  groupSoftDeleted: boolean;
+  actorUserId: string | null;
+  targetId: string | null;
+  payload: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export const ADMIN_AUDIT_COLUMNS = `a.id, a.action, a.game_id AS "gameId", ga.name AS "gameName", a.group_id AS "groupId",
+  gr.name AS "groupName", coalesce(gr.soft_deleted_at IS NOT NULL, false) AS "groupSoftDeleted",
+  a.actor_user_id AS "actorUserId", a.target_id AS "targetId", a.payload, a.created_at AS "createdAt"`;
+
+/** The joins ADMIN_AUDIT_COLUMNS reads from; `a` is audit_entries. */
+export const ADMIN_AUDIT_JOINS = `JOIN games ga ON ga.id = a.game_id LEFT JOIN groups gr ON gr.id = a.group_id`;
+
+export interface StatsRow {
+  totalGames: number;
+  totalGroups: number;
+  totalActiveMembers: number;
+  totalAuditEntriesLast24h: number;
+}
+
+export interface UserGameRow {
+  gameId: string;
+  externalUserId: string;
+  joinedGroupCount: number;
+}
+
+/** A groups row as the admin views read it (WireAdminGroup), with the count of matching rows. */
+export interface AdminGroupRow {
+  id: string;
+  gameId: string;
+  kind: string;
+  name: string;
+  visibility: Visibility;
+  metadata: Record<string, unknown>;
+  defaultRoleId: string | null;
+  parentGroupId: string | null;
+  memberCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const ADMIN_GROUP_COLUMNS = `g.id, g.game_id AS "gameId", g.kind, g.name, g.visibility, g.metadata,
+  g.default_role_id AS "defaultRoleId", g.parent_group_id AS "parentGroupId", g.active_member_count AS "memberCount",
+  g.created_at AS "createdAt", g.updated_at AS "updatedAt"`;
+
+export interface AdminMemberRoleRow {
+  id: string;
+  name: string;
+  priority: number;
+  color: string | null;
+  isDefault: boolean;
+}
+
+export interface AdminMemberRow {
+  id: string;
+  groupId: string;
+  externalUserId: string;
+  svcUserId: string;
+  status: MemberStatus;
+  metadata: Record<string, unknown>;
+  notesPublic: string | null;
+  notesPrivate: string | null;
+  joinedAt: Date;
+  leftAt: Date | null;
+  roles: AdminMemberRoleRow[];
+}
+
+/** Roles as objects, priority descending then id descending (the order of the group's roles list). */
+export const ADMIN_MEMBER_COLUMNS = `m.id, m.group_id AS "groupId", m.external_user_id AS "externalUserId",
+  m.user_id AS "svcUserId", m.status, m.metadata, m.notes_public AS "notesPublic", m.notes_private AS "notesPrivate",
+  m.joined_at AS "joinedAt", m.left_at AS "leftAt",
+  coalesce((SELECT json_agg(json_build_object('id', r.id, 'name', r.name, 'priority', r.priority, 'color', r.color,
+                                              'isDefault', r.is_default) ORDER BY r.priority DESC, r.id DESC)
+            FROM member_roles mr JOIN roles r ON r.id = mr.role_id WHERE mr.member_id = m.id), '[]'::json) AS roles`;
+
+/** A page of an offset-based list with the count of every matching row. */
+export interface CountedPage<R> {
+  total: number;
+  rows: R[];
+}

@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { sqlRows } from '../db/sql';
+import { ADMIN_AUDIT_COLUMNS, ADMIN_AUDIT_JOINS, type AdminAuditRow, type StatsRow, type UserGameRow } from './admin-rows';
+
+/** Where an audit page starts: strictly before an entry (exact keyset) or before an instant. */
+export type AuditBefore = { createdAt: string; id: string } | { createdAt: string };
+
+/** The AND-combined filters of the admin audit searches; a scope is a game, or one of its groups. */
+export interface AuditSearch {
+  scope: { gameId: string } | { groupId: string };
+  before?: AuditBefore;
+  since?: Date;
+  actions?: string[];
+  actorUserId?: string;
+  targetId?: string;
+  limit: number;
+}
+
+/** Operator-wide reads: the stats, the audit searches and the games of an internal user. */
+@Injectable()
+export class AdminRepository {
+  /**
+   * One statement, one snapshot. The member total sums each live group's trigger-kept counter; the
+   * 24-hour count runs on audit_entries_order.
+   */
+  async stats(m: EntityManager): Promise<StatsRow> {
+    const [row] = await sqlRows<StatsRow>(
+      m,
+      `SELECT (SELECT count(*) FROM games)::int AS "totalGames",
+              g.total_groups AS "totalGroups", g.total_active_members AS "totalActiveMembers",
+              (SELECT count(*) FROM audit_entries
+                WHERE created_at >= now() - interval '24 hours' AND created_at <= now())::int AS "totalAuditEntriesLast24h"
+       FROM (SELECT count(*)::int AS total_groups, coalesce(sum(active_member_count), 0)::int AS total_active_members
+             FROM groups WHERE soft_deleted_at IS NULL) g`,
+    );
+    return row;
+  }
+
+  /** The newest entries of every game, soft-deleted groups included, on audit_entries_order. */
+  latestAudit(m: EntityManager, limit: number): Promise<AdminAuditRow[]> {
+    return sqlRows<AdminAuditRow>(
+      m,
+      `SELECT ${ADMIN_AUDIT_COLUMNS} FROM audit_entries a ${ADMIN_AUDIT_JOINS}
+       ORDER BY a.created_at DESC, a.id DESC LIMIT $1`,
+      [limit],
+    );
+  }
+
+  /** The creation time of an entry inside the scope, or null: a `before` id must name one. */
+  async entryTime(m: EntityManager, scope: AuditSearch['scope'], id: string): Promise<Date | null> {
+    const [column, value] = 'gameId' in scope ? ['game_id', scope.gameId] : ['group_id', scope.groupId];
+    const [row] = await sqlRows<{ createdAt: Date }>(
+      m,
+      `SELECT created_at AS "createdAt" FROM audit_entries WHERE id = $1 AND ${column} = $2`,
+      [id, value],
+    );
+    return row?.createdAt ?? null;
+  }
+
+  /**
+   * A page newest first, `limit + 1` rows, on audit_entries_game_order or audit_entries_group_order;
+   * the filters narrow the walk down that index.
+   */
+  search(m: EntityManager, s: AuditSearch): Promise<AdminAuditRow[]> {
+    const params: unknown[] = [s.limit + 1];
+    const where: string[] = [];
+    const add = (value: unknown) => `$${params.push(value)}`;
+    where.push('gameId' in s.scope ? `a.game_id = ${add(s.scope.gameId)}` : `a.group_id = ${add(s.scope.groupId)}`);
+    if (s.before && 'id' in s.before) {
+      where.push(`(a.created_at, a.id) < (${add(s.before.createdAt)}::timestamptz, ${add(s.before.id)}::uuid)`);
+    } else if (s.before) {
+      where.push(`a.created_at < ${add(s.before.createdAt)}::timestamptz`);
+    }
+    if (s.since) where.push(`a.created_at >= ${add(s.since.toISOString())}::timestamptz`);
+    if (s.actions?.length) where.push(`a.action = ANY(${add(s.actions)}::text[])`);
+    if (s.actorUserId !== undefined) where.push(`a.actor_user_id = ${add(s.actorUserId)}::uuid`);
+    if (s.targetId !== undefined) where.push(`a.target_id = ${add(s.targetId)}`);
+    return sqlRows<AdminAuditRow>(
+      m,
+      `SELECT ${ADMIN_AUDIT_COLUMNS} FROM audit_entries a ${ADMIN_AUDIT_JOINS}
+       WHERE ${where.join(' AND ')}
+       ORDER BY a.created_at DESC, a.id DESC LIMIT $1`,
+      params,
+    );
+  }
+
+  /**
+   * The games an internal user has an identity in, gameId ascending, each with the user's active
+   * memberships in live groups (user_identities' (user_id, game_id) key, members_user_order).
+   */
+  userGames(m: EntityManager, svcUserId: string): Promise<UserGameRow[]> {
+    return sqlRows<UserGameRow>(
+      m,
+      `SELECT ui.game_id AS "gameId", ui.external_id AS "externalUserId",
+              (SELECT count(*) FROM members mb JOIN groups g ON g.id = mb.group_id
+                WHERE mb.user_id = ui.user_id AND mb.status = 'active'
+                  AND g.game_id = ui.game_id AND g.soft_deleted_at IS NULL)::int AS "joinedGroupCount"
+       FROM user_identities ui WHERE ui.user_id = $1
+       ORDER BY ui.game_id`,
+      [svcUserId],
+    );
+  }
+}

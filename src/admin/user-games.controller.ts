@@ -1,0 +1,23 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { ApiErrors } from '../common/errors/api-error-responses.decorator';
+import { AdminService } from './admin.service';
+import { UserGamesDto } from './dto/admin.dto';
+
+/** The one admin route outside /v1/admin (SPEC §5): it takes the admin token, never an API key. */
+@ApiTags('admin: users')
+@ApiBearerAuth('adminToken')
+@AdminRoute()
+@Controller('v1/users/:svcUserId/games')
+export class UserGamesController {
+  constructor(private readonly admin: AdminService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'The games an internal user has an identity in, with active memberships per game' })
+  @ApiOkResponse({ type: UserGamesDto })
+  @ApiErrors(401)
+  games(@Param('svcUserId') svcUserId: string): Promise<UserGamesDto> {
+    return this.admin.userGames(svcUserId);
+  }
+}

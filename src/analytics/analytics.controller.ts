@@ -1,0 +1,62 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { ApiErrors } from '../common/errors/api-error-responses.decorator';
+import { AnalyticsService } from './analytics.service';
+import {
+  AnalyticsWindowQueryDto,
+  GroupChurnDto,
+  GroupGrowthDto,
+  GroupGrowthQueryDto,
+  MemberActivityDto,
+  PermissionUsageDto,
+  RoleDistributionDto,
+} from './dto/analytics.dto';
+
+@ApiTags('admin: analytics')
+@ApiBearerAuth('adminToken')
+@AdminRoute()
+@Controller('v1/admin/games/:gameId/analytics')
+export class AnalyticsController {
+  constructor(private readonly analytics: AnalyticsService) {}
+
+  @Get('group-churn')
+  @ApiOperation({ summary: 'Tenure of departures from groups created in the window, in five bins' })
+  @ApiOkResponse({ type: GroupChurnDto })
+  @ApiErrors(400, 401, 404)
+  groupChurn(@Param('gameId') gameId: string, @Query() query: AnalyticsWindowQueryDto): Promise<GroupChurnDto> {
+    return this.analytics.groupChurn(gameId, query);
+  }
+
+  @Get('group-growth')
+  @ApiOperation({ summary: 'Active members over time of the top groups at `to`, and of all the others' })
+  @ApiOkResponse({ type: GroupGrowthDto })
+  @ApiErrors(400, 401, 404)
+  groupGrowth(@Param('gameId') gameId: string, @Query() query: GroupGrowthQueryDto): Promise<GroupGrowthDto> {
+    return this.analytics.groupGrowth(gameId, query);
+  }
+
+  @Get('member-activity')
+  @ApiOperation({ summary: 'Audit entries of the game’s groups per UTC weekday and hour (7 × 24)' })
+  @ApiOkResponse({ type: MemberActivityDto })
+  @ApiErrors(400, 401, 404)
+  memberActivity(@Param('gameId') gameId: string, @Query() query: AnalyticsWindowQueryDto): Promise<MemberActivityDto> {
+    return this.analytics.memberActivity(gameId, query);
+  }
+
+  @Get('role-distribution')
+  @ApiOperation({ summary: 'Role assignments of active members by role name: the top 10 and the rest' })
+  @ApiOkResponse({ type: RoleDistributionDto })
+  @ApiErrors(401, 404)
+  roleDistribution(@Param('gameId') gameId: string): Promise<RoleDistributionDto> {
+    return this.analytics.roleDistribution(gameId);
+  }
+
+  @Get('permission-usage')
+  @ApiOperation({ summary: 'Role grants and member overrides per permission key: the top 15 and the rest' })
+  @ApiOkResponse({ type: PermissionUsageDto })
+  @ApiErrors(401, 404)
+  permissionUsage(@Param('gameId') gameId: string): Promise<PermissionUsageDto> {
+    return this.analytics.permissionUsage(gameId);
+  }
+}
