@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 /**
  * Runs raw SQL and returns its rows. TypeORM answers UPDATE and DELETE with `[rows, rowCount]`
@@ -10,4 +10,18 @@ export async function sqlRows<R>(manager: EntityManager, sql: string, params: un
     return result[0] as R[];
   }
   return result as R[];
+}
+
+interface Pool {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * Runs a hot read as a named prepared statement on the pool: planned once per connection instead of
+ * on every call (for the permission check's miss path, planning costs several times the execution).
+ * Outside any transaction only.
+ */
+export async function preparedRows<R>(ds: DataSource, name: string, text: string, values: unknown[]): Promise<R[]> {
+  const pool = (ds.driver as unknown as { master: Pool }).master;
+  return (await pool.query({ name, text, values })).rows as R[];
 }

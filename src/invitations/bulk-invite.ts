@@ -1,4 +1,5 @@
 import { ApiError } from '../common/errors/api-error';
+import { findNulCharacter } from '../common/validation/nul-characters';
 import { parseExpiresIn } from './expires-in';
 
 /** SPEC §8: a bulk-invite row's userId is at most 255 characters. */
@@ -21,6 +22,11 @@ export function parseBulkRow(raw: unknown, index: number, now: number): ParsedBu
     error: { code: 'bad_request', message },
   });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('row must be an object');
+  const nul = findNulCharacter(raw, '');
+  if (nul !== null) {
+    const userId = (raw as Record<string, unknown>).userId;
+    return fail(`${nul} must not contain the NUL character`, typeof userId === 'string' && nul !== 'userId' ? userId : undefined);
+  }
   const row = raw as Record<string, unknown>;
   if (typeof row.userId !== 'string' || row.userId.length === 0) return fail('userId must be a non-empty string');
   const userId = row.userId;

@@ -1,6 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { PgListener } from '../db/pg-listener';
 import type { Tx } from '../db/unit-of-work';
+import { EventBus } from '../events/event-bus';
 import type { PermissionCheckResult } from './permission-resolver';
 
 /** Every instance drops a group's cached answers when a change to that group commits. */
@@ -27,12 +28,19 @@ export class PermissionCache implements OnModuleInit {
   private size = 0;
   private epoch = 0;
 
-  constructor(private readonly listener: PgListener) {}
+  constructor(
+    private readonly listener: PgListener,
+    private readonly bus: EventBus,
+  ) {}
 
   onModuleInit(): void {
     this.listener.subscribe(
       PERMISSIONS_CHANNEL,
-      (groupId) => this.invalidate(groupId),
+      (payload) => {
+        // `<origin> <groupId>`: the instance that committed has already invalidated.
+        const [origin, groupId] = payload.split(' ');
+        if (origin !== this.bus.instanceId && groupId) this.invalidate(groupId);
+      },
       () => this.clear(),
     );
   }
@@ -80,7 +88,7 @@ export class PermissionCache implements OnModuleInit {
   /** Stages the invalidation of a group's answers with the commit of `tx`, here and elsewhere. */
   invalidateOnCommit(tx: Tx, groupId: string): void {
     tx.afterCommit(() => this.invalidate(groupId));
-    tx.notify(PERMISSIONS_CHANNEL, groupId);
+    tx.notify(PERMISSIONS_CHANNEL, `${this.bus.instanceId} ${groupId}`);
   }
 
   private evictOldest(): void {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { sqlRows } from '../db/sql';
+import type { DataSource, EntityManager } from 'typeorm';
+import { preparedRows, sqlRows } from '../db/sql';
 import { externalKey } from '../identity/identity.repository';
 import type { PermissionFacts } from './permission-resolver';
 
@@ -17,9 +17,10 @@ export class PermissionsRepository {
    * Everything a check needs in one round trip: whether the group is live in the game, and the
    * facts of the resolution order (SPEC §4 Permission check). Null when the group is not found.
    */
-  async facts(m: EntityManager, gameId: string, groupId: string, externalUserId: string, permission: string): Promise<PermissionFacts | null> {
-    const [row] = await sqlRows<{ live: boolean; member_id: string | null; override: boolean | null; via: string | null }>(
-      m,
+  async facts(ds: DataSource, gameId: string, groupId: string, externalUserId: string, permission: string): Promise<PermissionFacts | null> {
+    const [row] = await preparedRows<{ live: boolean; member_id: string | null; override: boolean | null; via: string | null }>(
+      ds,
+      'svc_permission_facts',
       `WITH g AS (
          SELECT id FROM groups WHERE id = $2 AND game_id = $1 AND soft_deleted_at IS NULL
        ), mem AS (

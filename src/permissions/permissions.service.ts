@@ -36,7 +36,7 @@ export class PermissionsService {
     const hit = this.cache.get(groupId, key);
     if (hit) return hit;
     const generation = this.cache.generation(groupId);
-    const facts = await this.repo.facts(this.ds.manager, gameId, groupId, userId, permission);
+    const facts = await this.repo.facts(this.ds, gameId, groupId, userId, permission);
     if (!facts) throw ApiError.notFound('group');
     const result = resolvePermission(facts);
     this.cache.set(groupId, key, result, generation);

@@ -72,6 +72,8 @@ export class RolesService {
       if (!Object.keys(changes).length) return toRoleDto(role);
       const updated = await this.roles.update(tx.manager, role.id, changes);
       tx.audit({ gameId: game.gameId, groupId: role.groupId, action: 'role.updated', targetId: role.id, payload: { before, after } });
+      // A new priority can change which granting role a check names.
+      if ('priority' in changes) this.cache.invalidateOnCommit(tx, role.groupId);
       return this.changed(tx, game, updated, 'updated');
     });
   }

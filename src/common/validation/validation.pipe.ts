@@ -1,5 +1,6 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { ApiError } from '../errors/api-error';
+import { findNulCharacter } from './nul-characters';
 
 /** `path.to.field: reason` for the first failing constraints, so the message names the field. */
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string[] {
@@ -21,12 +22,23 @@ export const StrictBody = (): ClassDecorator => (target) => {
   STRICT_BODIES.add(target);
 };
 
+const ROW_FIELDS = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * Marks body fields whose entries the service validates one by one (bulk invite rows): one bad
+ * entry becomes a per-row error instead of sinking the request, so the global NUL check skips them.
+ */
+export const ValidatedPerRow = (...fields: string[]): ClassDecorator => (target) => {
+  ROW_FIELDS.set(target, new Set(fields));
+};
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The global pipe: DTO validation with unknown fields stripped, 400 `bad_request` naming the
- * failing field. A missing body counts as `{}` (DECISIONS §17); a non-object body is refused.
+ * failing field. A missing body counts as `{}` (DECISIONS §17); a non-object body is refused; so is
+ * a NUL character anywhere in a body, query or path value.
  */
 export class SvcValidationPipe extends ValidationPipe {
   private strictPipe?: SvcValidationPipe;
@@ -44,6 +56,12 @@ export class SvcValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'custom') {
+      const perRow = metadata.metatype ? ROW_FIELDS.get(metadata.metatype) : undefined;
+      const scanned = perRow && isPlainObject(value) ? Object.fromEntries(Object.entries(value).filter(([k]) => !perRow.has(k))) : value;
+      const at = findNulCharacter(scanned, metadata.data ?? '');
+      if (at !== null) throw ApiError.badRequest(`${at || metadata.type} must not contain the NUL character (\\u0000)`);
+    }
     if (metadata.type === 'body' && metadata.metatype && this.toValidate(metadata)) {
       if (value === undefined || value === null || value === '') value = {};
       if (!isPlainObject(value)) throw ApiError.badRequest('request body must be a JSON object');

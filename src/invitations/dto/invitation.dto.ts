@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page';
+import { ValidatedPerRow } from '../../common/validation/validation.pipe';
 
 export class CreateInvitationDto {
   @ApiPropertyOptional({ description: 'external user id; omit for an open code' })
@@ -65,6 +66,7 @@ export class DeclineInvitationDto {
 /** SPEC §8: a bulk invite takes at most this many rows, malformed ones included. */
 export const BULK_INVITE_MAX_ROWS = 1000;
 
+@ValidatedPerRow('rows')
 export class BulkInviteDto {
   @ApiProperty({
     type: 'array',

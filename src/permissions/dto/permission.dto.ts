@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, Length, MinLength } from 'class-validator';
+import { IsBoolean, IsString, Length, MinLength, ValidateIf } from 'class-validator';
 
 export class PermissionCheckQueryDto {
   @ApiProperty({ description: 'external user id' })
@@ -26,7 +26,7 @@ export class PermissionCheckResultDto {
 
 export class SetOverrideDto {
   @ApiPropertyOptional({ default: true, description: 'true grants, false denies; wins over roles both ways' })
-  @IsOptional()
+  @ValidateIf((o: SetOverrideDto) => o.allowed !== undefined)
   @IsBoolean({ message: 'allowed must be a boolean' })
   allowed?: boolean;
 }

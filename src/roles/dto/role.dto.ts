@@ -4,7 +4,8 @@ import { IsBoolean, IsInt, IsOptional, IsString, Length, Matches, Max, Min, Vali
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 const COLOR_MESSAGE = 'color must be exactly #rrggbb';
 /** Priorities are stored as 32-bit integers. */
-const INT32 = 2_147_483_647;
+const INT32_MIN = -2_147_483_648;
+const INT32_MAX = 2_147_483_647;
 
 export class CreateRoleDto {
   @ApiProperty({ minLength: 1, maxLength: 64, description: 'unique within the group' })
@@ -14,8 +15,8 @@ export class CreateRoleDto {
 
   @ApiProperty({ type: 'integer', description: 'higher = more authority; negative allowed' })
   @IsInt({ message: 'priority must be an integer' })
-  @Min(-INT32)
-  @Max(INT32)
+  @Min(INT32_MIN)
+  @Max(INT32_MAX)
   priority!: number;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: '#3fa34d' })
@@ -39,8 +40,8 @@ export class UpdateRoleDto {
   @ApiPropertyOptional({ type: 'integer' })
   @ValidateIf((o: UpdateRoleDto) => o.priority !== undefined)
   @IsInt({ message: 'priority must be an integer' })
-  @Min(-INT32)
-  @Max(INT32)
+  @Min(INT32_MIN)
+  @Max(INT32_MAX)
   priority?: number;
 
   @ApiPropertyOptional({ type: String, nullable: true, description: 'null clears it' })
