@@ -45,7 +45,10 @@ export class Webhooks1764200000000 implements MigrationInterface {
         created_at       timestamptz(3) NOT NULL DEFAULT now(),
         completed_at     timestamptz(3)
       )`);
-    await q.query(`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`);
+    // Claims walk each enabled endpoint's due attempts in order (a per-endpoint share of the window).
+    await q.query(
+      `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (endpoint_id, next_attempt_at) WHERE status = 'pending'`,
+    );
     await q.query(`CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id)`);
   }
 

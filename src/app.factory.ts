@@ -28,7 +28,7 @@ export async function createApp(settings: Settings): Promise<NestFastifyApplicat
     bodyLimit: BODY_LIMIT_BYTES,
     logger: false,
     // User ids have no length cap (SPEC §8) and travel in paths: Fastify's default is 100 characters.
-    maxParamLength: 16_384,
+    routerOptions: { maxParamLength: 16_384 },
     genReqId: (req: IncomingMessage) => requestIdFor(req),
     requestIdHeader: false,
   });

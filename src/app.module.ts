@@ -9,8 +9,13 @@ import type { Settings } from './config/settings';
 import { SettingsModule } from './config/settings.module';
 import { DatabaseModule } from './db/database.module';
 import { EventsModule } from './events/events.module';
+import { AdminModule } from './admin/admin.module';
+import { AnalyticsModule } from './analytics/analytics.module';
 import { AuditModule } from './audit/audit.module';
 import { BansModule } from './bans/bans.module';
+import { FriendsModule } from './friends/friends.module';
+import { GameConfigModule } from './game-config/game-config.module';
+import { IdentityLinksModule } from './identity/identity-links.module';
 import { GamesModule } from './games/games.module';
 import { GroupsModule } from './groups/groups.module';
 import { InvitationsModule } from './invitations/invitations.module';
@@ -45,6 +50,11 @@ export class AppModule {
         RolesModule,
         PermissionsModule,
         BansModule,
+        GameConfigModule,
+        IdentityLinksModule,
+        FriendsModule,
+        AdminModule,
+        AnalyticsModule,
         WebhooksModule,
         SweeperModule,
         HealthModule,

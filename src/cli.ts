@@ -9,6 +9,7 @@ import { DatabaseModule } from './db/database.module';
 import { EventsModule } from './events/events.module';
 import { GamesModule } from './games/games.module';
 import { GamesService } from './games/games.service';
+import { IdentityModule } from './identity/identity.module';
 
 const USAGE = `Usage: npm run svc -- <command>
 
@@ -22,7 +23,7 @@ The database is DATABASE_URL, or the embedded one of a running \`npm start\`.`;
 @Module({})
 class CliModule {
   static forRoot(settings: Settings) {
-    return { module: CliModule, imports: [SettingsModule.forRoot(settings), EventsModule, DatabaseModule, GamesModule] };
+    return { module: CliModule, imports: [SettingsModule.forRoot(settings), EventsModule, DatabaseModule, IdentityModule, GamesModule] };
   }
 }
 

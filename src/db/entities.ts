@@ -10,6 +10,10 @@ import { WebhookDeliveryEntity } from '../webhooks/entities/webhook-delivery.ent
 import { WebhookEndpointEntity } from '../webhooks/entities/webhook-endpoint.entity';
 import { UserIdentityEntity } from '../identity/entities/user-identity.entity';
 import { UserEntity } from '../identity/entities/user.entity';
+import { FriendSettingsEntity } from '../friends/entities/friend-settings.entity';
+import { FriendTagLinkEntity } from '../friends/entities/friend-tag-link.entity';
+import { FriendTagEntity } from '../friends/entities/friend-tag.entity';
+import { UserRelationshipEntity } from '../friends/entities/user-relationship.entity';
 
 /** Every mapped table; each module adds its entities here. */
 export const ENTITIES = [
@@ -25,4 +29,8 @@ export const ENTITIES = [
   RoleEntity,
   WebhookEndpointEntity,
   WebhookDeliveryEntity,
+  UserRelationshipEntity,
+  FriendTagEntity,
+  FriendTagLinkEntity,
+  FriendSettingsEntity,
 ];

@@ -5,6 +5,7 @@ import { eventId, uuidv7 } from '../common/ids';
 import type { EventInput, SvcEvent } from '../events/event';
 import { EventBus } from '../events/event-bus';
 import { encodeEventNotification, EVENTS_CHANNEL } from '../events/event-notification';
+import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
 
 export interface AuditInput {
   gameId: string;
@@ -84,7 +85,7 @@ export class UnitOfWork {
         const result = await this.dataSource.transaction(async (manager) => {
           tx = new Tx(manager);
           const value = await work(tx);
-          await flush(tx);
+          await flush(tx, this.bus.instanceId);
           return value;
         });
         this.committed(tx!);
@@ -115,11 +116,11 @@ export class UnitOfWork {
  * enabled endpoint of the game whose filter matches (so a crash right after commit loses none);
  * and the notifications, group events included, which Postgres sends only on commit.
  */
-async function flush(tx: Tx): Promise<void> {
+async function flush(tx: Tx, origin: string): Promise<void> {
   if (!tx.auditEntries.length && !tx.events.length && !tx.notifications.length) return;
   const notifications = [
     ...tx.notifications,
-    ...tx.events.filter((e) => e.groupId).map((e) => ({ channel: EVENTS_CHANNEL, payload: encodeEventNotification(e) })),
+    ...tx.events.filter((e) => e.groupId).map((e) => ({ channel: EVENTS_CHANNEL, payload: encodeEventNotification(e, origin) })),
   ];
   const audit = tx.auditEntries.map((a) => ({
     id: uuidv7(),
@@ -152,8 +153,11 @@ async function flush(tx: Tx): Promise<void> {
        SELECT svc_uuidv7(), w.id, e.id
        FROM events e JOIN webhook_endpoints w
          ON w.game_id = e.game_id AND w.disabled_at IS NULL AND (cardinality(w.events) = 0 OR e.type = ANY (w.events))
+       RETURNING 1
      )
-     SELECT pg_notify(channel, payload) FROM jsonb_to_recordset($3::jsonb) AS n(channel text, payload text)`,
+     SELECT pg_notify(channel, payload) FROM jsonb_to_recordset($3::jsonb) AS n(channel text, payload text)
+     UNION ALL
+     SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM (SELECT 1 FROM deliveries LIMIT 1) AS enqueued`,
     [JSON.stringify(audit), JSON.stringify(outbox), JSON.stringify(notifications)],
   );
 }

@@ -1,4 +1,5 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
 import type { SvcEvent } from './event';
 
@@ -9,6 +10,8 @@ import type { SvcEvent } from './event';
 @Injectable()
 export class EventBus implements OnApplicationShutdown {
   private readonly subject = new Subject<SvcEvent>();
+  /** This application instance, as the origin of the events it announces to the others. */
+  readonly instanceId = randomUUID();
 
   get events$(): Observable<SvcEvent> {
     return this.subject.asObservable();

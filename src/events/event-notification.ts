@@ -1,18 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import type { SvcEvent } from './event';
 
 /** Group events are announced on this channel, with the commit, to every instance's stream. */
 export const EVENTS_CHANNEL = 'svc_events';
-
-/** This process: an instance ignores its own announcements, having published them at commit. */
-export const INSTANCE_ID = randomUUID();
 
 /** NOTIFY payloads must stay under 8000 bytes; a larger event travels by reference to its outbox row. */
 const MAX_INLINE_BYTES = 7_000;
 
 export type EventNotification = { origin: string; event: SvcEvent } | { origin: string; ref: string };
 
-export function encodeEventNotification(event: SvcEvent, origin: string = INSTANCE_ID): string {
+/** `origin` names the instance: it ignores its own announcements, having published them at commit. */
+export function encodeEventNotification(event: SvcEvent, origin: string): string {
   const inline = JSON.stringify({ origin, event });
   return Buffer.byteLength(inline, 'utf8') <= MAX_INLINE_BYTES ? inline : JSON.stringify({ origin, ref: event.id });
 }

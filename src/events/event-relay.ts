@@ -4,7 +4,7 @@ import { PgListener } from '../db/pg-listener';
 import { sqlRows } from '../db/sql';
 import type { SvcEvent } from './event';
 import { EventBus } from './event-bus';
-import { decodeEventNotification, EVENTS_CHANNEL, INSTANCE_ID } from './event-notification';
+import { decodeEventNotification, EVENTS_CHANNEL } from './event-notification';
 
 /**
  * Hands this instance's stream the group events committed by OTHER instances, as Postgres
@@ -26,7 +26,7 @@ export class EventRelay implements OnModuleInit {
 
   private relay(payload: string): void {
     const n = decodeEventNotification(payload);
-    if (!n || n.origin === INSTANCE_ID) return;
+    if (!n || n.origin === this.bus.instanceId) return;
     if ('event' in n) {
       this.bus.publish([n.event]);
       return;

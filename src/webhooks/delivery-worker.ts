@@ -1,39 +1,50 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { PeriodicTask } from '../common/scheduling/periodic-task';
+import { PgListener } from '../db/pg-listener';
 import { AUTO_DISABLE_AFTER, retryDelayMs } from './backoff';
+import { DELIVERIES_CHANNEL } from './delivery-channel';
 import { sendAttempt, type AttemptResult } from './delivery-sender';
 import type { ClaimedDelivery } from './webhook-rows';
 import { WebhooksRepository } from './webhooks.repository';
 
 export const WORKER_TICK_MS = 5_000;
+/** SPEC §1.7: attempts are claimed in batches of 50; at most this many are in flight. */
 export const WORKER_BATCH = 50;
-/** SPEC §1.7: the in-flight delivery is finished on shutdown, capped at 30 s. */
+/** The window is topped up once this many slots are free. */
+const CLAIM_AT_LEAST = 10;
+/** One endpoint's share of the window, so a slow receiver never holds up the others. */
+export const PER_ENDPOINT_IN_FLIGHT = 10;
+/** SPEC §1.7: the in-flight deliveries are finished on shutdown, capped at 30 s. */
 export const WORKER_DRAIN_CAP_MS = 30_000;
-/** SPEC §4 /healthz: the worker is unhealthy when its last completed tick is older than this. */
+/** SPEC §4 /healthz: the worker is unhealthy when it has shown no progress for this long. */
 export const WORKER_STALE_MS = 60_000;
 
 export type WorkerHealth = { ok: true } | { ok: false; reason: string; ageMs?: number };
 
 /**
- * The webhook delivery worker (SPEC §3, §6): every 5 s it claims due attempts in batches of 50
- * (`FOR UPDATE SKIP LOCKED`, so instances never share an attempt), sends a batch concurrently, and
- * claims the next batch at once while batches come back full. Each completed tick is the heartbeat
- * `/healthz` reads; SIGINT/SIGTERM wait for the in-flight batch, at most 30 s.
+ * The webhook delivery worker (SPEC §3, §6). Every 5 s, and whenever a commit announces new
+ * deliveries, it claims due attempts (`FOR UPDATE SKIP LOCKED`, so instances never share an
+ * attempt) and keeps up to 50 in flight: as sends finish it claims more, so a backlog drains at the
+ * network's pace. Each claim is a heartbeat for `/healthz`; SIGINT/SIGTERM wait for the attempts in
+ * flight, at most 30 s.
  */
 @Injectable()
-export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryWorker.name);
   private readonly task = new PeriodicTask(() => this.deliverDue());
   private stopping = false;
+  private wakeRequested = false;
+  private lastProgressAt: number | null = null;
 
   constructor(
     private readonly registry: SchedulerRegistry,
     private readonly ds: DataSource,
     private readonly repo: WebhooksRepository,
+    private readonly listener: PgListener,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -41,10 +52,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     return this.settings.webhookWorkerEnabled;
   }
 
+  onModuleInit(): void {
+    if (this.enabled) this.listener.subscribe(DELIVERIES_CHANNEL, () => this.wake());
+  }
+
   onApplicationBootstrap(): void {
     if (!this.enabled) return;
-    this.registry.addInterval('webhook-delivery', setInterval(() => this.tick(), WORKER_TICK_MS));
-    this.tick();
+    this.registry.addInterval('webhook-delivery', setInterval(() => void this.tick(), WORKER_TICK_MS));
+    void this.tick();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -58,11 +73,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   health(now = Date.now()): WorkerHealth {
     if (!this.enabled) return { ok: true };
-    const at = this.task.completedAt;
-    if (at === null) return { ok: false, reason: 'the webhook worker has not completed a tick yet' };
+    const at = Math.max(this.task.completedAt ?? 0, this.lastProgressAt ?? 0);
+    if (!at) return { ok: false, reason: 'the webhook worker has not completed a tick yet' };
     const ageMs = now - at;
     if (ageMs > WORKER_STALE_MS) {
-      return { ok: false, reason: `the webhook worker's last tick completed ${ageMs} ms ago`, ageMs };
+      return { ok: false, reason: `the webhook worker has shown no progress for ${ageMs} ms`, ageMs };
     }
     return { ok: true };
   }
@@ -72,11 +87,40 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     return this.task.trigger().catch((err) => this.logger.error({ err }, 'webhook delivery tick failed'));
   }
 
+  /** A commit enqueued deliveries: start now, or go round once more if a tick is running. */
+  private wake(): void {
+    if (this.stopping) return;
+    if (this.task.running) this.wakeRequested = true;
+    else void this.tick();
+  }
+
+  /**
+   * One tick: claim into free slots, and claim again whenever a send finishes, until a claim finds
+   * nothing (the queue is empty, or every due endpoint has its share in flight) and the window is
+   * empty. A wake during the tick makes it go round once more.
+   */
   private async deliverDue(): Promise<void> {
+    const inFlight = new Map<Promise<void>, string>();
     for (;;) {
-      const batch = await this.repo.claimDue(this.ds.manager, WORKER_BATCH);
-      await Promise.all(batch.map((d) => this.deliver(d)));
-      if (batch.length < WORKER_BATCH || this.stopping) return;
+      let claimed = 0;
+      const free = WORKER_BATCH - inFlight.size;
+      // Claims are batched: a claim per finished send would cost more than the sends.
+      if ((free >= CLAIM_AT_LEAST || !inFlight.size) && !this.stopping) {
+        this.wakeRequested = false;
+        const batch = await this.repo.claimDue(this.ds.manager, free, PER_ENDPOINT_IN_FLIGHT, busyEndpoints(inFlight));
+        this.lastProgressAt = Date.now();
+        claimed = batch.length;
+        for (const d of batch) {
+          const send: Promise<void> = this.deliver(d).finally(() => inFlight.delete(send));
+          inFlight.set(send, d.endpointId);
+        }
+      }
+      if (!inFlight.size) {
+        if ((claimed > 0 || this.wakeRequested) && !this.stopping) continue;
+        return;
+      }
+      await Promise.race(inFlight.keys());
+      this.lastProgressAt = Date.now();
     }
   }
 
@@ -100,4 +144,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       this.logger.error({ err, deliveryId: d.id }, 'could not record a delivery attempt');
     }
   }
+}
+
+/** Endpoints already holding their share of the window. */
+function busyEndpoints(inFlight: Map<Promise<void>, string>): string[] {
+  const counts = new Map<string, number>();
+  for (const endpointId of inFlight.values()) counts.set(endpointId, (counts.get(endpointId) ?? 0) + 1);
+  return [...counts].filter(([, n]) => n >= PER_ENDPOINT_IN_FLIGHT).map(([id]) => id);
 }

@@ -73,15 +73,26 @@ export class WebhooksRepository {
   /**
    * Claims due attempts for this worker: rows locked by another worker are skipped, and a claimed
    * row's next attempt moves past the lease, so every attempt is sent by exactly one instance.
-   * Deliveries of disabled endpoints wait (they are muted, not dropped).
+   * At most `perEndpoint` per endpoint and none for `busyEndpoints`, so one slow receiver cannot
+   * fill the window. Deliveries of
+   * disabled endpoints wait (they are muted, not dropped).
    */
-  claimDue(m: EntityManager, limit: number): Promise<ClaimedDelivery[]> {
+  claimDue(m: EntityManager, limit: number, perEndpoint: number, busyEndpoints: string[] = []): Promise<ClaimedDelivery[]> {
     return sqlRows<ClaimedDelivery>(
       m,
       `WITH due AS (
          SELECT d.id FROM webhook_deliveries d
-         JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.disabled_at IS NULL
-         WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+         WHERE d.id IN (
+           SELECT p.id FROM webhook_endpoints w
+           CROSS JOIN LATERAL (
+             SELECT x.id, x.next_attempt_at FROM webhook_deliveries x
+             WHERE x.endpoint_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= now()
+             ORDER BY x.next_attempt_at LIMIT $2
+           ) p
+           WHERE w.disabled_at IS NULL AND w.id <> ALL ($3::uuid[])
+           ORDER BY p.next_attempt_at LIMIT $1 * 2
+         )
+         AND d.status = 'pending' AND d.next_attempt_at <= now()
          ORDER BY d.next_attempt_at
          LIMIT $1
          FOR UPDATE OF d SKIP LOCKED
@@ -96,7 +107,7 @@ export class WebhooksRepository {
        FROM claimed c
        JOIN webhook_endpoints w ON w.id = c.endpoint_id
        LEFT JOIN outbox_events o ON o.id = c.event_id`,
-      [limit],
+      [limit, perEndpoint, busyEndpoints],
     );
   }
 

@@ -16,7 +16,11 @@ import { webhookUrlProblem } from './url-policy';
 import type { EndpointRow } from './webhook-rows';
 import { WebhooksRepository, type EndpointChanges } from './webhooks.repository';
 
-const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+const sameSet = (a: string[], b: string[]) => {
+  const x = new Set(a);
+  const y = new Set(b);
+  return x.size === y.size && [...x].every((v) => y.has(v));
+};
 
 /** Webhook endpoints (SPEC §4 Webhook endpoints). */
 @Injectable()
@@ -55,12 +59,15 @@ export class WebhooksService {
     if (Object.values(dto).every((v) => v === undefined)) {
       throw ApiError.badRequest('body must hold at least one of url, events, disabled, format');
     }
-    if (dto.url !== undefined) this.checkUrl(dto.url);
     return this.uow.run(async (tx) => {
       const current = isUuid(id) ? await this.repo.find(tx.manager, game.gameId, id, true) : null;
       if (!current) throw ApiError.notFound('webhook');
       const changes: EndpointChanges = {};
-      if (dto.url !== undefined && dto.url !== current.url) changes.url = dto.url;
+      // DECISIONS §25: the url is checked when it is created or changed, not when re-sent as is.
+      if (dto.url !== undefined && dto.url !== current.url) {
+        this.checkUrl(dto.url);
+        changes.url = dto.url;
+      }
       if (dto.events !== undefined && !sameSet(dto.events, current.events)) changes.events = [...new Set(dto.events)];
       if (dto.format !== undefined && dto.format !== current.format) changes.format = dto.format;
       if (dto.disabled !== undefined && dto.disabled !== (current.disabledAt !== null)) changes.disabled = dto.disabled;

@@ -1,0 +1,732 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SvcEvent } from '../../src/events/event';
+import { sendAttempt } from '../../src/webhooks/delivery-sender';
+import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
+import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+
+/**
+ * Webhook delivery end to end: SPEC §3 Webhook delivery, §5 rule 5, §6 Webhook delivery, §8
+ * (attempts, timeout, backoff, auto-disable); DECISIONS §13 (delivery id, UTF-8 key), §25
+ * (each attempt claimed by exactly one worker). A local receiver stands in for the studio; the
+ * worker is driven with `tick()` (its 5 s timer is off, so nothing runs behind a test's back).
+ */
+
+// ---------------------------------------------------------------------------------------------
+// the receiver
+
+interface Received {
+  path: string;
+  method: string;
+  headers: IncomingHttpHeaders;
+  raw: Buffer;
+  body: Record<string, any> | null;
+  at: number;
+}
+type Reply = number | 'hang' | { status: number; headers?: Record<string, string>; delayMs?: number };
+type Responder = (rec: Received, nth: number) => Reply;
+
+interface Receiver {
+  url: string;
+  port: number;
+  received: Received[];
+  respond: Responder;
+  close(): Promise<void>;
+}
+
+const servers: Server[] = [];
+
+async function receiver(respond: Responder | number = 200): Promise<Receiver> {
+  const rx: Receiver = {
+    url: '',
+    port: 0,
+    received: [],
+    respond: typeof respond === 'number' ? () => respond : respond,
+    close: async () => undefined,
+  };
+  const server = createServer((req, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      let body: Record<string, any> | null = null;
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        body = null;
+      }
+      const rec: Received = { path: req.url ?? '', method: req.method ?? '', headers: req.headers, raw, body, at: Date.now() };
+      rx.received.push(rec);
+      const reply = rx.respond(rec, rx.received.length);
+      if (reply === 'hang') return;
+      const r = typeof reply === 'number' ? { status: reply } : reply;
+      const send = () => {
+        res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers });
+        res.end('{"ok":true}');
+      };
+      if (r.delayMs) setTimeout(send, r.delayMs);
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  rx.port = (server.address() as AddressInfo).port;
+  rx.url = `http://127.0.0.1:${rx.port}/hook`;
+  rx.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return rx;
+}
+
+/** A port nothing listens on: bound, then released. */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the app and helpers
+
+const ENV = { WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', WEBHOOK_WORKER_ENABLED: 'false' };
+const EVENT_ID = /^[0-9a-f]{24}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+
+let t: TestApp;
+const tick = () => t.app.get(DeliveryWorker).tick();
+
+beforeAll(async () => {
+  t = await startTestApp(ENV);
+});
+afterEach(async () => {
+  // Every test starts with no endpoint anywhere: a tick only ever sends what that test queued.
+  await t.db.query('DELETE FROM webhook_deliveries');
+  await t.db.query('DELETE FROM webhook_endpoints');
+  await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => (s.closeAllConnections(), s.close(() => resolve())))));
+});
+afterAll(() => t?.close());
+
+interface DeliveryRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: Date;
+  last_attempt_at: Date | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+  now: Date;
+}
+
+async function deliveries(endpointId: string): Promise<DeliveryRow[]> {
+  return t.db.query<DeliveryRow>(`SELECT d.*, now() AS now FROM webhook_deliveries d WHERE endpoint_id = $1 ORDER BY created_at, id`, [endpointId]);
+}
+
+/** Brings every pending attempt of these endpoints forward to now (the backoff schedule is tested on the row). */
+async function makeDue(...endpointIds: string[]): Promise<void> {
+  await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE status = 'pending' AND endpoint_id = ANY($1::uuid[])`, [endpointIds]);
+}
+
+async function outboxBody(eventId: string): Promise<SvcEvent> {
+  const [row] = await t.db.query<{ body: SvcEvent }>(`SELECT body FROM outbox_events WHERE id = $1`, [eventId]);
+  return row.body;
+}
+
+async function game(app: TestApp = t) {
+  const g = await newGame(app);
+  return { gameId: g.gameId, auth: bearer(g.key) };
+}
+
+interface Hook {
+  id: string;
+  secret: string;
+  url: string;
+  format: string;
+  events: string[];
+}
+
+async function hook(auth: Record<string, string>, body: Record<string, unknown>, app: TestApp = t): Promise<Hook> {
+  const r = await app.http.post('/v1/webhooks').set(auth).send(body);
+  if (r.status !== 201) throw new Error(`create webhook: ${r.status} ${r.text}`);
+  return r.body as Hook;
+}
+
+async function patchHook(auth: Record<string, string>, id: string, body: Record<string, unknown>): Promise<Hook & { disabledAt: string | null }> {
+  const r = await t.http.patch(`/v1/webhooks/${id}`).set(auth).send(body);
+  if (r.status !== 200) throw new Error(`patch webhook: ${r.status} ${r.text}`);
+  return r.body;
+}
+
+async function listed(auth: Record<string, string>, id: string): Promise<{ disabledAt: string | null }> {
+  const r = await t.http.get('/v1/webhooks').query({ limit: '100' }).set(auth);
+  return r.body.items.find((i: { id: string }) => i.id === id);
+}
+
+async function publicGroup(auth: Record<string, string>, app: TestApp = t): Promise<{ id: string }> {
+  const r = await app.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'Knights', visibility: 'public' });
+  if (r.status !== 201) throw new Error(`create group: ${r.status} ${r.text}`);
+  return r.body;
+}
+
+async function join(auth: Record<string, string>, groupId: string, userId: string, app: TestApp = t) {
+  const r = await app.http.post(`/v1/groups/${groupId}/join`).set(auth).send({ userId });
+  if (r.status !== 201) throw new Error(`join: ${r.status} ${r.text}`);
+  return r.body as { id: string; userId: string; joinedAt: string };
+}
+
+let bans = 0;
+async function ban(auth: Record<string, string>, userId = `banned-${++bans}`, extra: Record<string, unknown> = {}, app: TestApp = t) {
+  const r = await app.http.post('/v1/bans').set(auth).send({ userId, ...extra });
+  if (r.status !== 201) throw new Error(`ban: ${r.status} ${r.text}`);
+  return userId;
+}
+
+/** What a receiver does: HMAC over `<x-svc-timestamp>.<raw body>`, key = the secret as UTF-8, constant-time compare. */
+function signatureValid(rec: Received, secret: string): boolean {
+  const ts = String(rec.headers['x-svc-timestamp']);
+  const want = Buffer.from(`v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${ts}.`).update(rec.raw).digest('hex')}`);
+  const got = Buffer.from(String(rec.headers['x-svc-signature'] ?? ''));
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+const near = (actualMs: number, expectedMs: number, toleranceMs = 3000) => Math.abs(actualMs - expectedMs) <= toleranceMs;
+
+// ---------------------------------------------------------------------------------------------
+
+describe('enqueueing (in the mutation\'s transaction)', () => {
+  it('one pending delivery per matching enabled endpoint of the game exists as soon as the call returns', async () => {
+    const { auth } = await game();
+    const other = await game();
+    const g = await publicGroup(auth);
+    const all = await hook(auth, { url: 'http://127.0.0.1:9/all' });
+    const joined = await hook(auth, { url: 'http://127.0.0.1:9/joined', events: ['member.joined'] });
+    const bannedOnly = await hook(auth, { url: 'http://127.0.0.1:9/banned', events: ['game.user.banned'] });
+    const muted = await hook(auth, { url: 'http://127.0.0.1:9/muted' });
+    await patchHook(auth, muted.id, { disabled: true });
+    const foreign = await hook(other.auth, { url: 'http://127.0.0.1:9/foreign' });
+
+    const member = await join(auth, g.id, 'alice');
+    const [dAll] = await deliveries(all.id);
+    const [dJoined] = await deliveries(joined.id);
+    expect(await deliveries(all.id)).toHaveLength(1);
+    expect(await deliveries(joined.id)).toHaveLength(1);
+    expect(await deliveries(bannedOnly.id)).toHaveLength(0);
+    expect(await deliveries(muted.id)).toHaveLength(0);
+    expect(await deliveries(foreign.id)).toHaveLength(0);
+
+    for (const d of [dAll, dJoined]) {
+      expect(d).toMatchObject({ id: expect.stringMatching(UUID), status: 'pending', attempts: 0, last_attempt_at: null, completed_at: null });
+      expect(d.next_attempt_at.getTime()).toBeLessThanOrEqual(d.now.getTime());
+      expect(d.now.getTime() - d.next_attempt_at.getTime()).toBeLessThan(10_000);
+    }
+    expect(dAll.event_id).toBe(dJoined.event_id);
+    expect(dAll.id).not.toBe(dJoined.id);
+    const body = await outboxBody(dAll.event_id);
+    expect(body).toMatchObject({ id: dAll.event_id, type: 'member.joined', groupId: g.id, member: { id: member.id, userId: 'alice' } });
+
+    // Same transaction: the member row, the outbox row and both deliveries were written by one xid.
+    const [m] = await t.db.query<{ x: string }>(`SELECT xmin::text AS x FROM members WHERE id = $1`, [member.id]);
+    const [o] = await t.db.query<{ x: string }>(`SELECT xmin::text AS x FROM outbox_events WHERE id = $1`, [dAll.event_id]);
+    const ds = await t.db.query<{ x: string }>(`SELECT xmin::text AS x FROM webhook_deliveries WHERE event_id = $1`, [dAll.event_id]);
+    expect(ds.map((d) => d.x)).toEqual([m.x, m.x]);
+    expect(o.x).toBe(m.x);
+
+    await ban(auth, 'mallory');
+    expect(await deliveries(all.id)).toHaveLength(2);
+    expect(await deliveries(joined.id)).toHaveLength(1);
+    expect(await deliveries(bannedOnly.id)).toHaveLength(1);
+    expect(await deliveries(muted.id)).toHaveLength(0);
+    expect(await deliveries(foreign.id)).toHaveLength(0);
+  });
+
+  it('a rolled-back mutation (join refused with 409 or 403) enqueues nothing', async () => {
+    const { auth } = await game();
+    const open = await publicGroup(auth);
+    const closed = (await t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'Closed', visibility: 'invite-only' })).body;
+    const h = await hook(auth, { url: 'http://127.0.0.1:9/x' });
+    await join(auth, open.id, 'bob');
+    const before = await deliveries(h.id);
+    expect(before).toHaveLength(1);
+    const outboxBefore = await t.db.query(`SELECT id FROM outbox_events`);
+
+    const again = await t.http.post(`/v1/groups/${open.id}/join`).set(auth).send({ userId: 'bob' });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('already_member');
+    const refused = await t.http.post(`/v1/groups/${closed.id}/join`).set(auth).send({ userId: 'carol' });
+    expect(refused.status).toBe(403);
+
+    expect(await deliveries(h.id)).toEqual(before.map((d) => ({ ...d, now: expect.any(Date) })));
+    expect(await t.db.query(`SELECT id FROM outbox_events`)).toHaveLength(outboxBefore.length);
+    await tick();
+    expect((await deliveries(h.id)).map((d) => d.attempts)).toEqual([1]);
+  });
+});
+
+describe('svc format: headers, signature, body', () => {
+  it('sends one signed POST per delivery with the svc headers; the row becomes delivered', async () => {
+    const rx = await receiver(200);
+    const { gameId, auth } = await game();
+    const g = await publicGroup(auth);
+    const secret = 'sécret-ключ-🔑-0123456789';
+    const h = await hook(auth, { url: `${rx.url}?k=1`, secret, events: ['member.joined'] });
+    const member = await join(auth, g.id, 'dora');
+    const [d] = await deliveries(h.id);
+
+    await tick();
+    expect(rx.received).toHaveLength(1);
+    const rec = rx.received[0];
+    expect(rec.method).toBe('POST');
+    expect(rec.path).toBe('/hook?k=1');
+    expect(rec.headers['content-type']).toMatch(/^application\/json\b/);
+    expect(rec.headers['x-svc-event']).toBe('member.joined');
+    expect(rec.headers['x-svc-event-id']).toMatch(EVENT_ID);
+    expect(rec.headers['x-svc-event-id']).toBe(rec.body!.id);
+    expect(rec.headers['x-svc-event-id']).toBe(d.event_id);
+    expect(rec.headers['x-svc-delivery-id']).toBe(d.id);
+    const ts = String(rec.headers['x-svc-timestamp']);
+    expect(ts).toMatch(ISO_MS);
+    expect(Math.abs(Date.parse(ts) - rec.at)).toBeLessThan(5_000);
+    expect(rec.headers['x-svc-signature']).toMatch(/^v1=[0-9a-f]{64}$/);
+    expect(signatureValid(rec, secret)).toBe(true);
+    expect(signatureValid(rec, 'sécret-ключ-🔑-012345678')).toBe(false);
+
+    // The body is the JSON event, exactly as staged (DECISIONS §9: the Member nested under `member`).
+    expect(rec.body).toEqual(await outboxBody(d.event_id));
+    expect(rec.body).toMatchObject({
+      id: d.event_id,
+      type: 'member.joined',
+      gameId,
+      groupId: g.id,
+      occurredAt: expect.stringMatching(ISO_MS),
+      member: { id: member.id, groupId: g.id, userId: 'dora', status: 'active', roles: expect.any(Array), joinedAt: member.joinedAt },
+    });
+
+    const [after] = await deliveries(h.id);
+    expect(after).toMatchObject({ status: 'delivered', attempts: 1, last_status: 200, last_error: null, completed_at: expect.any(Date) });
+    await makeDue(h.id);
+    await tick();
+    expect(rx.received).toHaveLength(1);
+  });
+
+  it('a user-scoped event (game.user.banned) carries svcUserId, reason, expiresAt and no groupId; a generated secret signs it', async () => {
+    const rx = await receiver(204);
+    const { gameId, auth } = await game();
+    const h = await hook(auth, { url: rx.url });
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    await ban(auth, 'eve', { reason: 'aimbot', expiresAt });
+    await tick();
+    expect(rx.received).toHaveLength(1);
+    const rec = rx.received[0];
+    expect(rec.headers['x-svc-event']).toBe('game.user.banned');
+    expect(rec.body).toMatchObject({ type: 'game.user.banned', gameId, svcUserId: 'eve', reason: 'aimbot' });
+    expect(Date.parse(rec.body!.expiresAt)).toBe(Date.parse(expiresAt));
+    expect(rec.body).not.toHaveProperty('groupId');
+    expect(signatureValid(rec, h.secret)).toBe(true);
+    expect((await deliveries(h.id))[0]).toMatchObject({ status: 'delivered', last_status: 204 });
+  });
+
+  it('two endpoints get one event with the same event id, distinct delivery ids, each signed with its own secret', async () => {
+    const rx1 = await receiver(200);
+    const rx2 = await receiver(200);
+    const { auth } = await game();
+    const h1 = await hook(auth, { url: rx1.url, secret: 'first-secret-0123456789' });
+    const h2 = await hook(auth, { url: rx2.url, secret: 'second-secret-0123456789' });
+    await ban(auth);
+    await tick();
+    const [a] = rx1.received;
+    const [b] = rx2.received;
+    expect(a.headers['x-svc-event-id']).toBe(b.headers['x-svc-event-id']);
+    expect(a.headers['x-svc-delivery-id']).not.toBe(b.headers['x-svc-delivery-id']);
+    expect(a.headers['x-svc-delivery-id']).toBe((await deliveries(h1.id))[0].id);
+    expect(b.headers['x-svc-delivery-id']).toBe((await deliveries(h2.id))[0].id);
+    expect(signatureValid(a, h1.secret)).toBe(true);
+    expect(signatureValid(b, h2.secret)).toBe(true);
+    expect(signatureValid(a, h2.secret)).toBe(false);
+  });
+});
+
+describe('discord and slack formats', () => {
+  const unsigned = (rec: Received) => {
+    expect(rec.headers['content-type']).toMatch(/^application\/json\b/);
+    expect(rec.headers['x-svc-signature']).toBeUndefined();
+    expect(rec.headers['x-svc-timestamp']).toBeUndefined();
+  };
+
+  it('discord: an unsigned embed payload', async () => {
+    const rx = await receiver(204);
+    const { auth } = await game();
+    const g = await publicGroup(auth);
+    await hook(auth, { url: rx.url, format: 'discord', events: ['member.joined'] });
+    await join(auth, g.id, 'frank');
+    await tick();
+    expect(rx.received).toHaveLength(1);
+    const rec = rx.received[0];
+    unsigned(rec);
+    expect(Array.isArray(rec.body!.embeds)).toBe(true);
+    expect(rec.body!.embeds[0].title).toContain('member.joined');
+    expect(JSON.stringify(rec.body)).toContain('frank');
+  });
+
+  it('slack: an unsigned Block Kit payload', async () => {
+    const rx = await receiver(200);
+    const { auth } = await game();
+    await hook(auth, { url: rx.url, format: 'slack' });
+    await ban(auth, 'grace');
+    await tick();
+    expect(rx.received).toHaveLength(1);
+    const rec = rx.received[0];
+    unsigned(rec);
+    expect(rec.body!.text).toContain('game.user.banned');
+    expect(Array.isArray(rec.body!.blocks)).toBe(true);
+    expect(JSON.stringify(rec.body!.blocks)).toContain('grace');
+  });
+
+  it('a PATCHed format applies to deliveries already queued (svc → discord, and discord → svc)', async () => {
+    const rx1 = await receiver(200);
+    const rx2 = await receiver(200);
+    const { auth } = await game();
+    const toDiscord = await hook(auth, { url: rx1.url });
+    const toSvc = await hook(auth, { url: rx2.url, format: 'discord' });
+    await ban(auth, 'heidi');
+    expect(await deliveries(toDiscord.id)).toHaveLength(1);
+    await patchHook(auth, toDiscord.id, { format: 'discord' });
+    await patchHook(auth, toSvc.id, { format: 'svc' });
+    await tick();
+    expect(rx1.received).toHaveLength(1);
+    unsigned(rx1.received[0]);
+    expect(Array.isArray(rx1.received[0].body!.embeds)).toBe(true);
+    expect(rx2.received).toHaveLength(1);
+    expect(rx2.received[0].body).toMatchObject({ type: 'game.user.banned', svcUserId: 'heidi' });
+    expect(signatureValid(rx2.received[0], toSvc.secret)).toBe(true);
+  });
+});
+
+describe('routing', () => {
+  it('an endpoint receives only the types of its events filter; [] receives all', async () => {
+    const only = await receiver(200);
+    const all = await receiver(200);
+    const { auth } = await game();
+    const g = await publicGroup(auth);
+    await hook(auth, { url: only.url, events: ['game.user.banned'] });
+    await hook(auth, { url: all.url, events: [] });
+    await join(auth, g.id, 'ivan');
+    await ban(auth, 'judy');
+    await tick();
+    expect(only.received.map((r) => r.body!.type)).toEqual(['game.user.banned']);
+    expect(all.received.map((r) => r.body!.type).sort()).toEqual(['game.user.banned', 'member.joined']);
+  });
+
+  it('a disabled endpoint receives nothing: its queued delivery waits, new events are not queued, re-enabling sends the waiting one', async () => {
+    const rx = await receiver(200);
+    const { auth } = await game();
+    const h = await hook(auth, { url: rx.url });
+    await ban(auth, 'kim'); // queued while enabled
+    await patchHook(auth, h.id, { disabled: true });
+    await ban(auth, 'leo'); // published while disabled: not for this endpoint
+    await tick();
+    expect(rx.received).toHaveLength(0);
+    const waiting = await deliveries(h.id);
+    expect(waiting).toHaveLength(1);
+    expect(waiting[0]).toMatchObject({ status: 'pending', attempts: 0 });
+
+    await patchHook(auth, h.id, { disabled: false });
+    await tick();
+    expect(rx.received.map((r) => r.body!.svcUserId)).toEqual(['kim']);
+    expect((await deliveries(h.id)).map((d) => d.status)).toEqual(['delivered']);
+  });
+
+  it('endpoints of another game receive nothing', async () => {
+    const rxA = await receiver(200);
+    const rxB = await receiver(200);
+    const a = await game();
+    const b = await game();
+    await hook(a.auth, { url: rxA.url });
+    const hb = await hook(b.auth, { url: rxB.url });
+    const g = await publicGroup(a.auth);
+    await join(a.auth, g.id, 'mia');
+    await ban(a.auth, 'ned');
+    await tick();
+    expect(rxA.received.length).toBeGreaterThanOrEqual(2);
+    for (const r of rxA.received) expect(r.body!.gameId).toBe(a.gameId);
+    expect(rxB.received).toHaveLength(0);
+    expect(await deliveries(hb.id)).toHaveLength(0);
+  });
+});
+
+describe('retries', () => {
+  it('500 then 200: pending with attempts 1 and next attempt in 1 minute; the retry repeats the delivery id and event id', async () => {
+    const rx = await receiver((_r, n) => (n === 1 ? 500 : 200));
+    const { auth } = await game();
+    const h = await hook(auth, { url: rx.url });
+    await ban(auth, 'olga');
+
+    await tick();
+    expect(rx.received).toHaveLength(1);
+    const [d1] = await deliveries(h.id);
+    expect(d1).toMatchObject({ status: 'pending', attempts: 1, last_status: 500, completed_at: null });
+    expect(near(d1.next_attempt_at.getTime() - d1.now.getTime(), MIN)).toBe(true);
+    expect(near(d1.next_attempt_at.getTime() - d1.last_attempt_at!.getTime(), MIN)).toBe(true);
+
+    await tick(); // not due yet
+    expect(rx.received).toHaveLength(1);
+
+    await makeDue(h.id);
+    await tick();
+    expect(rx.received).toHaveLength(2);
+    const [first, second] = rx.received;
+    expect(second.headers['x-svc-delivery-id']).toBe(first.headers['x-svc-delivery-id']);
+    expect(second.headers['x-svc-delivery-id']).toBe(d1.id);
+    expect(second.headers['x-svc-event-id']).toBe(first.headers['x-svc-event-id']);
+    expect(second.body).toEqual(first.body);
+    expect(signatureValid(first, h.secret) && signatureValid(second, h.secret)).toBe(true);
+    const [d2] = await deliveries(h.id);
+    expect(d2).toMatchObject({ id: d1.id, status: 'delivered', attempts: 2, last_status: 200 });
+  });
+
+  it('follows the backoff table 1 m, 5 m, 30 m, 2 h, 8 h; the 6th failed attempt is terminal', async () => {
+    const rx = await receiver(503);
+    const { auth } = await game();
+    const h = await hook(auth, { url: rx.url });
+    await ban(auth);
+    const waits = [1 * MIN, 5 * MIN, 30 * MIN, 2 * HOUR, 8 * HOUR];
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      await makeDue(h.id);
+      await tick();
+      const [d] = await deliveries(h.id);
+      expect({ attempt, status: d.status, attempts: d.attempts }).toEqual({ attempt, status: 'pending', attempts: attempt });
+      expect(near(d.next_attempt_at.getTime() - d.last_attempt_at!.getTime(), waits[attempt - 1])).toBe(true);
+    }
+    await makeDue(h.id);
+    await tick();
+    const [last] = await deliveries(h.id);
+    expect(last).toMatchObject({ status: 'failed', attempts: 6, last_status: 503, completed_at: expect.any(Date) });
+    expect(rx.received).toHaveLength(6);
+    expect(new Set(rx.received.map((r) => r.headers['x-svc-delivery-id'])).size).toBe(1);
+
+    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1`, [last.id]);
+    await tick();
+    expect(rx.received).toHaveLength(6);
+  });
+
+  it.each([408, 429, 500, 502, 503])('%i is retried', async (status) => {
+    const rx = await receiver(status);
+    const { auth } = await game();
+    const h = await hook(auth, { url: rx.url });
+    await ban(auth);
+    await tick();
+    const [d] = await deliveries(h.id);
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, last_status: status });
+    expect(near(d.next_attempt_at.getTime() - d.now.getTime(), MIN)).toBe(true);
+    await makeDue(h.id);
+    await tick();
+    expect(rx.received).toHaveLength(2);
+  });
+
+  it('a network error (nothing listening) is retried', async () => {
+    const port = await closedPort();
+    const { auth } = await game();
+    const h = await hook(auth, { url: `http://127.0.0.1:${port}/hook` });
+    await ban(auth);
+    await tick();
+    const [d] = await deliveries(h.id);
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, last_status: null, last_error: expect.any(String) });
+    expect(near(d.next_attempt_at.getTime() - d.now.getTime(), MIN)).toBe(true);
+  });
+
+  it.each([400, 401, 403, 404, 410, 422])('%i fails at once, with no retry', async (status) => {
+    const rx = await receiver(status);
+    const { auth } = await game();
+    const h = await hook(auth, { url: rx.url });
+    await ban(auth);
+    await tick();
+    const [d] = await deliveries(h.id);
+    expect(d).toMatchObject({ status: 'failed', attempts: 1, last_status: status, completed_at: expect.any(Date) });
+    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1`, [d.id]);
+    await tick();
+    expect(rx.received).toHaveLength(1);
+  });
+
+  it('a redirect is not followed and is not a delivery', async () => {
+    const target = await receiver(200);
+    const rx = await receiver(() => ({ status: 301, headers: { location: target.url } }));
+    const { auth } = await game();
+    const h = await hook(auth, { url: rx.url });
+    await ban(auth);
+    await tick();
+    expect(rx.received).toHaveLength(1);
+    expect(target.received).toHaveLength(0);
+    const [d] = await deliveries(h.id);
+    expect(d.status).not.toBe('delivered');
+    expect(d.last_status).toBe(301);
+  });
+
+  it('no response within the timeout is a retried failure (sendAttempt with a short timeout)', async () => {
+    const rx = await receiver(() => 'hang');
+    const event: SvcEvent = { id: '0123456789abcdef01234567', type: 'game.user.banned', gameId: '0190a0b0-0000-7000-8000-000000000001', occurredAt: new Date().toISOString() };
+    const started = Date.now();
+    const result = await sendAttempt({ deliveryId: '0190a0b0-0000-7000-8000-000000000002', url: rx.url, format: 'svc', secret: 'timeout-secret-0123', event }, 300);
+    const took = Date.now() - started;
+    expect(rx.received).toHaveLength(1);
+    expect(result.status).toBeNull();
+    expect(result.outcome.kind).toBe('retry');
+    expect(took).toBeGreaterThanOrEqual(250);
+    expect(took).toBeLessThan(5_000);
+  });
+
+  it('sendAttempt classifies a network error as a retry and never throws', async () => {
+    const port = await closedPort();
+    const event: SvcEvent = { id: '0123456789abcdef01234567', type: 'game.user.banned', gameId: '0190a0b0-0000-7000-8000-000000000001', occurredAt: new Date().toISOString() };
+    const result = await sendAttempt({ deliveryId: 'x', url: `http://127.0.0.1:${port}/`, format: 'svc', secret: 'network-secret-0123', event }, 2_000);
+    expect(result).toMatchObject({ status: null, outcome: { kind: 'retry' } });
+  });
+});
+
+describe('auto-disable', () => {
+  /** Drives every pending delivery of the endpoint through `rounds` attempts. */
+  async function attempts(endpointId: string, rounds: number): Promise<void> {
+    for (let i = 0; i < rounds; i++) {
+      await makeDue(endpointId);
+      await tick();
+    }
+  }
+
+  it('disables an endpoint after 25 consecutive failed attempts across deliveries; a success resets the count', async () => {
+    let status = 500;
+    const rx = await receiver(() => status);
+    const { auth } = await game();
+    const h = await hook(auth, { url: rx.url, events: ['game.user.banned'] });
+
+    // 4 deliveries x 6 attempts = 24 consecutive failures: still enabled.
+    for (let i = 0; i < 4; i++) await ban(auth);
+    await attempts(h.id, 6);
+    expect(rx.received).toHaveLength(24);
+    expect((await deliveries(h.id)).map((d) => d.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
+    expect((await listed(auth, h.id)).disabledAt).toBeNull();
+
+    // One success resets the run.
+    status = 200;
+    await ban(auth);
+    await tick();
+    expect(rx.received).toHaveLength(25);
+    status = 500;
+
+    // 24 more failures: 24 in a row after the success, still enabled.
+    for (let i = 0; i < 4; i++) await ban(auth);
+    await attempts(h.id, 6);
+    expect(rx.received).toHaveLength(49);
+    expect((await listed(auth, h.id)).disabledAt).toBeNull();
+
+    // The 25th consecutive failure disables it.
+    await ban(auth);
+    await tick();
+    expect(rx.received).toHaveLength(50);
+    const disabledAt = (await listed(auth, h.id)).disabledAt;
+    expect(disabledAt).toMatch(ISO_MS);
+
+    // Disabled: its pending attempt waits and new events are not queued for it.
+    const pending = (await deliveries(h.id)).filter((d) => d.status === 'pending');
+    expect(pending).toHaveLength(1);
+    await ban(auth);
+    await attempts(h.id, 2);
+    expect(rx.received).toHaveLength(50);
+    expect(await deliveries(h.id)).toHaveLength(10);
+  });
+});
+
+describe('shutdown', () => {
+  it('closing the app waits for the in-flight delivery and records it (SPEC §1.7)', async () => {
+    const rx = await receiver(() => ({ status: 200, delayMs: 1_500 }));
+    // A dedicated instance with its timer on, as in production.
+    const w = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true' }, t.db);
+    let closed = false;
+    try {
+      const { auth } = await game();
+      const h = await hook(auth, { url: rx.url });
+      await ban(auth);
+      const until = Date.now() + 10_000;
+      while (rx.received.length === 0 && Date.now() < until) {
+        void w.app.get(DeliveryWorker).tick();
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(rx.received).toHaveLength(1);
+      const started = Date.now();
+      await w.close();
+      closed = true;
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+      const [d] = await deliveries(h.id);
+      expect(d).toMatchObject({ status: 'delivered', attempts: 1, last_status: 200 });
+    } finally {
+      if (!closed) await w.close();
+    }
+  });
+});
+
+describe('several workers on one database', () => {
+  let t2: TestApp;
+  beforeAll(async () => {
+    t2 = await startTestApp(ENV, t.db);
+  });
+  afterAll(() => t2?.close());
+
+  async function fanOut(respond: Responder) {
+    const rx = await receiver(respond);
+    const { auth } = await game();
+    const hooks: Hook[] = [];
+    for (let i = 0; i < 12; i++) hooks.push(await hook(auth, { url: `${rx.url}?endpoint=${i}`, events: ['game.user.banned'] }));
+    for (let i = 0; i < 10; i++) await ban(auth);
+    const rows = await t.db.query<{ id: string }>(`SELECT id FROM webhook_deliveries WHERE endpoint_id = ANY($1::uuid[])`, [hooks.map((h) => h.id)]);
+    expect(rows).toHaveLength(120);
+    return { rx, hooks, rows };
+  }
+
+  const perDelivery = (rx: Receiver) => {
+    const counts = new Map<string, number>();
+    for (const r of rx.received) {
+      const id = String(r.headers['x-svc-delivery-id']);
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    return counts;
+  };
+
+  it('two workers ticking at once never send one attempt twice (delivered case)', async () => {
+    const { rx, rows } = await fanOut(() => ({ status: 200, delayMs: 20 }));
+    await Promise.all([t.app.get(DeliveryWorker).tick(), t2.app.get(DeliveryWorker).tick()]);
+    const counts = perDelivery(rx);
+    expect(counts.size).toBe(120);
+    expect([...counts.values()].every((c) => c === 1)).toBe(true);
+    expect(new Set(counts.keys())).toEqual(new Set(rows.map((r) => r.id)));
+    const states = await t.db.query<{ status: string; attempts: number; n: string }>(
+      `SELECT status, attempts, count(*) AS n FROM webhook_deliveries WHERE id = ANY($1::uuid[]) GROUP BY 1, 2`,
+      [rows.map((r) => r.id)],
+    );
+    expect(states).toEqual([{ status: 'delivered', attempts: 1, n: '120' }]);
+  });
+
+  it('two workers ticking at once never send one attempt twice (retry case, then the retries)', async () => {
+    const { rx, rows, hooks } = await fanOut(() => ({ status: 500, delayMs: 10 }));
+    const workers = [t.app.get(DeliveryWorker), t2.app.get(DeliveryWorker)];
+    await Promise.all(workers.map((w) => w.tick()));
+    expect(rx.received).toHaveLength(120);
+    expect([...perDelivery(rx).values()].every((c) => c === 1)).toBe(true);
+    await makeDue(...hooks.map((h) => h.id));
+    await Promise.all([...workers, ...workers].map((w) => w.tick()));
+    expect(rx.received).toHaveLength(240);
+    expect([...perDelivery(rx).values()].every((c) => c === 2)).toBe(true);
+    const attempts = await t.db.query<{ attempts: number; n: string }>(
+      `SELECT attempts, count(*) AS n FROM webhook_deliveries WHERE id = ANY($1::uuid[]) GROUP BY 1`,
+      [rows.map((r) => r.id)],
+    );
+    expect(attempts).toEqual([{ attempts: 2, n: '120' }]);
+  });
+});
