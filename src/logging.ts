@@ -6,14 +6,17 @@ import { requestIdOf } from './common/request-id/request-id';
 
 /**
  * nestjs-pino settings: one JSON object per line in production, pretty lines in development,
- * LOG_LEVEL honoured (`silent` silences everything). Successful requests log at debug so a busy
- * instance's info log holds what needs attention.
+ * LOG_LEVEL honoured (`silent` silences everything). Requests are logged at debug, so a busy
+ * instance's info log holds what needs attention; unexpected errors are logged by the error filter
+ * with their request id at any level.
  */
 export function loggerParams(settings: Settings): Params {
   const pretty = settings.nodeEnv === 'development' && settings.logLevel !== 'silent' && canResolve('pino-pretty');
   return {
-    // Every path: nestjs-pino's default pattern reaches only `/` through Fastify's middleware layer.
-    forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
+    // A request line is a debug line: below debug, no per-request logger (and no async context per
+    // request) is set up at all, which is most of its cost. The path pattern reaches every route
+    // through Fastify's middleware layer (nestjs-pino's default reaches only `/`).
+    forRoutes: settings.logLevel === 'debug' ? [{ path: '{*splat}', method: RequestMethod.ALL }] : [],
     pinoHttp: {
       level: settings.logLevel,
       genReqId: (req: IncomingMessage) => requestIdOf(req) ?? '',
