@@ -16,4 +16,5 @@ export class ReadinessDto {
   @ApiProperty({ type: ComponentHealthDto }) db!: ComponentHealthDto;
   @ApiProperty({ type: ComponentHealthDto }) webhookWorker!: ComponentHealthDto;
   @ApiProperty({ format: 'date-time' }) timestamp!: string;
+  @ApiPropertyOptional({ description: 'set while the server drains on SIGINT/SIGTERM' }) reason?: string;
 }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DeliveryWorker } from '../webhooks/delivery-worker';
 import type { ComponentHealthDto, ReadinessDto } from './health.dto';
@@ -7,20 +7,29 @@ import type { ComponentHealthDto, ReadinessDto } from './health.dto';
 export const DB_PING_TIMEOUT_MS = 2_000;
 
 @Injectable()
-export class HealthService {
+export class HealthService implements BeforeApplicationShutdown {
+  /** Set on SIGINT/SIGTERM: readiness fails at once, so a load balancer stops routing here while in-flight work drains. */
+  private shuttingDown = false;
+
   constructor(
     private readonly ds: DataSource,
     private readonly worker: DeliveryWorker,
   ) {}
 
+  beforeApplicationShutdown(): void {
+    this.shuttingDown = true;
+  }
+
   async readiness(): Promise<ReadinessDto> {
     const [db, webhookWorker] = await Promise.all([this.pingDb(), Promise.resolve(this.worker.health())]);
-    return {
-      status: db.ok && webhookWorker.ok ? 'ok' : 'degraded',
+    const report: ReadinessDto = {
+      status: db.ok && webhookWorker.ok && !this.shuttingDown ? 'ok' : 'degraded',
       db,
       webhookWorker,
       timestamp: new Date().toISOString(),
     };
+    if (this.shuttingDown) report.reason = 'the server is shutting down';
+    return report;
   }
 
   private async pingDb(): Promise<ComponentHealthDto> {

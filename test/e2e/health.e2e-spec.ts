@@ -1,3 +1,4 @@
+import { HealthService } from '../../src/health/health.service';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -19,6 +20,19 @@ describe('health routes', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'ok', db: { ok: true }, webhookWorker: { ok: true } });
     expect(new Date(r.body.timestamp).toISOString()).toBe(r.body.timestamp);
+  });
+
+  it('readiness fails with a reason once shutdown has begun, so load balancers stop routing here', async () => {
+    const other = await startTestApp({}, t.db);
+    try {
+      other.app.get(HealthService).beforeApplicationShutdown();
+      const r = await other.http.get('/healthz');
+      expect(r.status).toBe(503);
+      expect(r.body).toMatchObject({ status: 'degraded', reason: 'the server is shutting down', db: { ok: true } });
+      expect((await other.http.get('/')).status).toBe(200);
+    } finally {
+      await other.close();
+    }
   });
 
   it('the worker is reported stale once its last tick is older than 60 s', () => {
