@@ -1,4 +1,4 @@
-import type { Visibility } from '../groups/group-row';
+import type { GroupRow } from '../groups/group-row';
 import type { MemberStatus } from '../members/member-row';
 
 /** An audit entry joined with the names of its game and group (admin audit items). */
@@ -36,20 +36,8 @@ export interface UserGameRow {
   joinedGroupCount: number;
 }
 
-/** A groups row as the admin views read it (WireAdminGroup), with the count of matching rows. */
-export interface AdminGroupRow {
-  id: string;
-  gameId: string;
-  kind: string;
-  name: string;
-  visibility: Visibility;
-  metadata: Record<string, unknown>;
-  defaultRoleId: string | null;
-  parentGroupId: string | null;
-  memberCount: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A groups row as the admin views read it (WireAdminGroup): no passcode, only live groups. */
+export type AdminGroupRow = Omit<GroupRow, 'passcodeHash' | 'softDeletedAt'>;
 
 export const ADMIN_GROUP_COLUMNS = `g.id, g.game_id AS "gameId", g.kind, g.name, g.visibility, g.metadata,
   g.default_role_id AS "defaultRoleId", g.parent_group_id AS "parentGroupId", g.active_member_count AS "memberCount",
