@@ -38,6 +38,41 @@ describe('OpenAPI document', () => {
     expect(served).toContain('whoami');
   });
 
+  /** The (method, path) pairs Fastify serves, read from its route tree; parameter names ignored. */
+  function servedRoutes(tree: string): Set<string> {
+    const out = new Set<string>();
+    const stack: string[] = [];
+    for (const line of tree.split('\n')) {
+      const m = /^((?:[│ ] {3})*)[├└]── (\S+) \(([^)]*)\)/.exec(line.replace(/\u00a0/g, ' '));
+      if (!m) continue;
+      const depth = m[1].length / 4;
+      const segment = m[2];
+      const parent = stack[depth - 1] ?? '';
+      const path = depth === 0 ? segment : `${parent}${parent.endsWith('/') || segment.startsWith('/') ? '' : '/'}${segment}`;
+      stack[depth] = path;
+      stack.length = depth + 1;
+      for (const method of m[3].split(',').map((x) => x.trim())) {
+        if (method === 'HEAD') continue;
+        out.add(`${method} ${normalise(path)}`);
+      }
+    }
+    return out;
+  }
+  const normalise = (path: string) => path.replace(/:[^/]+/g, '{}').replace(/\{[^/}]+\}/g, '{}');
+
+  it('every route the server serves is in the document (the API document cannot fall behind)', async () => {
+    const doc = (await t.http.get('/openapi.json')).body;
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries<Record<string, unknown>>(doc.paths)) {
+      for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${normalise(path)}`);
+    }
+    const served = [...servedRoutes(t.app.getHttpAdapter().getInstance().printRoutes({ commonPrefix: false }))].filter(
+      (r) => !/ \/(docs|openapi\.)/.test(r),
+    );
+    expect(served.length).toBeGreaterThan(60);
+    expect(served.filter((r) => !documented.has(r))).toEqual([]);
+  });
+
   it('documents the error envelope and both credentials', async () => {
     const r = await t.http.get('/openapi.json');
     expect(r.body.components.schemas.ErrorEnvelopeDto.properties).toHaveProperty('code');
