@@ -14,8 +14,9 @@ import { WebhooksRepository } from './webhooks.repository';
 export const WORKER_TICK_MS = 5_000;
 /** SPEC §1.7: attempts are claimed in batches of 50; at most this many are in flight. */
 export const WORKER_BATCH = 50;
-/** The window is topped up once this many slots are free. */
+/** The window is topped up once this many slots are free, or after this long with any free. */
 const CLAIM_AT_LEAST = 10;
+const TOP_UP_MS = 250;
 /** One endpoint's share of the window, so a slow receiver never holds up the others. */
 export const PER_ENDPOINT_IN_FLIGHT = 10;
 /** SPEC §1.7: the in-flight deliveries are finished on shutdown, capped at 30 s. */
@@ -38,7 +39,10 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   private readonly task = new PeriodicTask(() => this.deliverDue());
   private stopping = false;
   private wakeRequested = false;
+  /** Resolved by a wake, so a tick waiting on slow sends tops up its free slots at once. */
+  private wakeSignal: { promise: Promise<void>; resolve: () => void } = deferred();
   private lastProgressAt: number | null = null;
+  private lastClaimAt = 0;
 
   constructor(
     private readonly registry: SchedulerRegistry,
@@ -90,8 +94,10 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   /** A commit enqueued deliveries: start now, or go round once more if a tick is running. */
   private wake(): void {
     if (this.stopping) return;
-    if (this.task.running) this.wakeRequested = true;
-    else void this.tick();
+    if (this.task.running) {
+      this.wakeRequested = true;
+      this.wakeSignal.resolve();
+    } else void this.tick();
   }
 
   /**
@@ -101,15 +107,25 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
    */
   private async deliverDue(): Promise<void> {
     const inFlight = new Map<Promise<void>, string>();
+    let lastFoundNothing = false;
     for (;;) {
       let claimed = 0;
       const free = WORKER_BATCH - inFlight.size;
-      // Claims are batched: a claim per finished send would cost more than the sends.
-      if ((free >= CLAIM_AT_LEAST || !inFlight.size) && !this.stopping) {
+      // Claims are batched (a claim per finished send would cost more than the sends), and after a
+      // claim that found nothing only a wake or the top-up interval claims again.
+      const toppingUp =
+        free > 0 &&
+        (!inFlight.size ||
+          this.wakeRequested ||
+          (free >= CLAIM_AT_LEAST && !lastFoundNothing) ||
+          Date.now() - this.lastClaimAt >= TOP_UP_MS);
+      if (toppingUp && !this.stopping) {
+        this.lastClaimAt = Date.now();
         this.wakeRequested = false;
         const batch = await this.repo.claimDue(this.ds.manager, free, PER_ENDPOINT_IN_FLIGHT, busyEndpoints(inFlight));
         this.lastProgressAt = Date.now();
         claimed = batch.length;
+        lastFoundNothing = claimed === 0;
         for (const d of batch) {
           const send: Promise<void> = this.deliver(d).finally(() => inFlight.delete(send));
           inFlight.set(send, d.endpointId);
@@ -119,7 +135,13 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
         if ((claimed > 0 || this.wakeRequested) && !this.stopping) continue;
         return;
       }
-      await Promise.race(inFlight.keys());
+      // A send finishing frees a slot; so does time passing for free slots already open (a wake,
+      // or the top-up interval), so slow receivers never keep due attempts of others waiting.
+      this.wakeSignal = deferred();
+      const timer = deferred();
+      const t = setTimeout(timer.resolve, TOP_UP_MS);
+      await Promise.race([...inFlight.keys(), this.wakeSignal.promise, timer.promise]);
+      clearTimeout(t);
       this.lastProgressAt = Date.now();
     }
   }
@@ -151,4 +173,10 @@ function busyEndpoints(inFlight: Map<Promise<void>, string>): string[] {
   const counts = new Map<string, number>();
   for (const endpointId of inFlight.values()) counts.set(endpointId, (counts.get(endpointId) ?? 0) + 1);
   return [...counts].filter(([, n]) => n >= PER_ENDPOINT_IN_FLIGHT).map(([id]) => id);
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }

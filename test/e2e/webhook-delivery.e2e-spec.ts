@@ -413,6 +413,27 @@ describe('discord and slack formats', () => {
 });
 
 describe('routing', () => {
+  it('a slow receiver holds up neither another endpoint nor events committed while it hangs', async () => {
+    const slow = await receiver(() => 'hang');
+    const fast = await receiver(200);
+    const a = await game();
+    const b = await game();
+    await hook(a.auth, { url: slow.url });
+    await hook(b.auth, { url: fast.url });
+    for (let i = 0; i < 12; i++) await ban(a.auth, `slow-${i}`); // more than one endpoint's share of the window
+    const running = tick(); // the slow sends hang until their 10 s timeout
+    const deadline = Date.now() + 3_000;
+    while (slow.received.length < 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(slow.received.length).toBe(10); // one endpoint's share: the rest of its queue waits
+    const startedAt = Date.now();
+    await ban(b.auth, 'fast-1'); // committed while the tick waits on the hanging sends
+    while (fast.received.length < 1 && Date.now() < startedAt + 3_000) await new Promise((r) => setTimeout(r, 20));
+    expect(fast.received.map((r) => r.body!.type)).toEqual(['game.user.banned']);
+    expect(Date.now() - startedAt).toBeLessThan(2_000);
+    await slow.close(); // the hanging sends fail at once; the tick ends
+    await running;
+  });
+
   it('an endpoint receives only the types of its events filter; [] receives all', async () => {
     const only = await receiver(200);
     const all = await receiver(200);
