@@ -1,8 +1,8 @@
-// The framework floor for bench/permission-check.mjs: a minimal NestJS app on the same Fastify
+// The framework ceiling of bench/run.mjs: a minimal NestJS app on the same Fastify
 // adapter as Guildhall, with one guard, one interceptor and one route answering a fixed JSON body.
 // Plain JavaScript (no compile step): decorators are applied with Reflect.decorate.
 //
-//   PORT=8799 node bench/minimal-nest-app.mjs      # prints "listening <port>" once ready
+//   PORT=8799 node bench/ceilings/minimal-nest-app.mjs      # prints "listening <port>" once ready
 //
 // It reads PORT (default 8799) and stops on SIGTERM / SIGINT.
 import 'reflect-metadata';

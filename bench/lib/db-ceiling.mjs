@@ -1,0 +1,151 @@
+// The database ceiling of the write path: the statements a public join and a leave run, with raw
+// `pg` on N concurrent clients, no HTTP, no NestJS, no TypeORM.
+//
+// The statements are not copied here (they would drift from the service): the built
+// MembersService runs on a shim of TypeORM's DataSource over a plain pg.Pool, so what reaches
+// Postgres is exactly what the service sends, each join and each leave in its own transaction,
+// as UnitOfWork runs it: the group lookup, then BEGIN; the group row lock; the ban check; the
+// identity; the member upsert (or the member read and its deactivation); the flush (audit entry,
+// outbox row, webhook deliveries, NOTIFYs); COMMIT. The service's own JavaScript is in the loop
+// too (microseconds per call); the framework, the HTTP layer and TypeORM are not.
+import 'reflect-metadata';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import pg from 'pg';
+import { cpuWindow, percentile } from './processes.mjs';
+
+/**
+ * A minimal injector over the built classes: constructor dependencies from their
+ * `design:paramtypes` metadata (and Nest's `@Inject` tokens), overridden by `provided`.
+ */
+function injector(provided) {
+  const instances = new Map(provided);
+  const resolve = (token, path = []) => {
+    if (instances.has(token)) return instances.get(token);
+    if (typeof token !== 'function') throw new Error(`db ceiling: no value for ${String(token)} (needed by ${path.join(' <- ')})`);
+    const types = Reflect.getMetadata('design:paramtypes', token) ?? [];
+    const tokens = Reflect.getMetadata('self:paramtypes', token) ?? [];
+    const args = types.map((t, i) => resolve(tokens.find((x) => x.index === i)?.param ?? t, [token.name, ...path]));
+    const instance = new token(...args);
+    instances.set(token, instance);
+    return instance;
+  };
+  return resolve;
+}
+
+/** TypeORM's DataSource as the write path uses it: `manager.query` and `transaction`. */
+function dataSourceShim(pool, statements) {
+  const run = (client) => (sql, params) => {
+    statements?.push(sql.replace(/\s+/g, ' ').trim());
+    return client.query(sql, params).then((r) => r.rows);
+  };
+  return {
+    manager: { query: run(pool) },
+    driver: { master: pool },
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await run(client)('START TRANSACTION');
+        const value = await work({ query: run(client) });
+        await run(client)('COMMIT');
+        return value;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+/** Builds the built MembersService on `pool`; `statements`, when given, collects every SQL text sent. */
+function membersService(root, pool, statements) {
+  const require = createRequire(join(root, 'package.json'));
+  const d = (p) => require(join(root, 'dist/src', p));
+  const { DataSource } = require('typeorm');
+  const { MembersService } = d('members/members.service.js');
+  const { EventBus } = d('events/event-bus.js');
+  const { PgListener } = d('db/pg-listener.js');
+  const { SETTINGS } = d('config/settings.module.js');
+  const { parseSettings } = d('config/settings.js');
+  const resolve = injector([
+    [DataSource, dataSourceShim(pool, statements)],
+    [EventBus, new EventBus()],
+    [PgListener, { subscribe() {} }],
+    [SETTINGS, parseSettings({ DATABASE_URL: 'postgres://unused/unused' })],
+  ]);
+  return resolve(MembersService);
+}
+
+/** The SQL of one join and one leave, as sent (first line of each statement), for the report. */
+export async function writePathStatements(root, url, gameId, entry) {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on('error', () => undefined); // an idle client dropped by the server: the next query fails instead
+  try {
+    const statements = [];
+    const svc = membersService(root, pool, statements);
+    const game = { gameId, keyId: 'bench', keyPrefix: 'bench' };
+    const joined = await svc.join(game, entry.groupId, { userId: entry.userId });
+    const joinStatements = statements.splice(0);
+    const left = await svc.leave(game, entry.groupId, entry.userId);
+    if (joined.status !== 'active' || left.status !== 'left') throw new Error(`db ceiling self-check: join ${joined.status}, leave ${left.status}`);
+    return { join: joinStatements, leave: statements };
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * Runs join, leave, join, leave... on `connections` concurrent workers for `durationS` seconds
+ * (after `warmupS`), each cycle on an entry of `pool` ({ groupId, userId } pairs, one worker per
+ * entry at a time, so every join and every leave succeeds). Returns operations (joins + leaves)
+ * per second and their latency percentiles.
+ */
+export async function runDbCeiling({ root, url, gameId, entries, connections, durationS, warmupS, postmasterPid }) {
+  const pool = new pg.Pool({ connectionString: url, max: connections });
+  pool.on('error', () => undefined);
+  const svc = membersService(root, pool);
+  const game = { gameId, keyId: 'bench', keyPrefix: 'bench' };
+  const free = [...entries];
+  const phase = async (seconds) => {
+    const latencies = [];
+    let errors = 0;
+    let firstError;
+    const deadline = performance.now() + seconds * 1000;
+    const worker = async () => {
+      while (performance.now() < deadline) {
+        const entry = free.shift();
+        if (!entry) throw new Error('db ceiling: more workers than entries');
+        try {
+          for (const op of ['join', 'leave']) {
+            const t = performance.now();
+            try {
+              await (op === 'join' ? svc.join(game, entry.groupId, { userId: entry.userId }) : svc.leave(game, entry.groupId, entry.userId));
+              const done = performance.now();
+              if (done <= deadline) latencies.push(done - t);
+            } catch (err) {
+              errors++;
+              firstError ??= err;
+            }
+          }
+        } finally {
+          free.push(entry);
+        }
+      }
+    };
+    const cpu = cpuWindow({ postmasterPid });
+    await Promise.all(Array.from({ length: connections }, worker));
+    const usage = cpu();
+    latencies.sort((a, b) => a - b);
+    return { cpu: usage, ops: latencies.length, rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, firstError };
+  };
+  try {
+    if (warmupS > 0) await phase(warmupS);
+    const r = await phase(durationS);
+    if (r.firstError) r.firstError = String(r.firstError.message ?? r.firstError);
+    return r;
+  } finally {
+    await pool.end();
+  }
+}

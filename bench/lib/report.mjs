@@ -1,0 +1,179 @@
+// bench/results/latest.md: the run's context, one table with every scenario, its ratio to the
+// relevant ceiling and the issue's target beside it, then the evidence behind the figures.
+
+const int = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+const ms = (n) => (Number.isFinite(n) ? (n >= 100 ? Math.round(n).toString() : n.toFixed(n < 1 ? 2 : 1)) : 'n/a');
+const pct = (n) => (Number.isFinite(n) ? `${Math.round(n)}` : '—');
+const cpu = (c) => (c ? `${pct(c.server)} / ${pct(c.postgres)} / ${pct(c.client)}` : '—');
+const verdict = (ok) => (ok === null ? '—' : ok ? 'met' : '**missed**');
+/** CPU time per request, in ms: CPU % of one core over the run / requests per second. */
+const cpuMs = (p, rps) => (Number.isFinite(p) && rps > 0 ? ((p / 100 / rps) * 1000).toFixed((p / 100 / rps) * 1000 >= 0.1 ? 2 : 3) : '—');
+const perReq = (c, rps, xacts) =>
+  c ? `${cpuMs(c.server, rps)} / ${cpuMs(c.postgres, rps)} / ${Number.isFinite(xacts) ? `≈${xacts.toFixed(1)}` : '—'}` : '—';
+const short = (sql) => (sql.length > 130 ? `${sql.slice(0, 80)} … ${sql.slice(-45)}` : sql);
+
+const READ_P99_MS = 50;
+
+export function renderReport(ctx) {
+  const { results: r, dbCeilings, conf, sizes, seeded, plans } = ctx;
+  const framework = r.frameworkCeiling.rps;
+  const http = r.httpCeiling.rps;
+  const dbCeiling = dbCeilings[0];
+  const rows = [];
+  const httpRow = (res, { ratio, target, ok }) =>
+    rows.push([res.name, int(res.rps), ms(res.p50), ms(res.p99), ms(res.aloneP50), int(res.errors), int(res.rss), cpu(res.cpu), perReq(res.cpu, res.rps, res.xactsPerRequest), ratio, target, verdict(ok)]);
+  const vsFramework = (res) => `${(res.rps / framework).toFixed(2)} × framework`;
+  const read = (k, first) => {
+    const res = r[k];
+    let ok = res.p99 <= READ_P99_MS && res.errors === 0;
+    let target = `p99 ≤ ${READ_P99_MS} ms`;
+    if (first) {
+      const share = res.rps / r[first].rps;
+      ok &&= share >= 0.8;
+      target += `; as fast as the first page (≥ 80 % of its req/s: ${Math.round(share * 100)} %)`;
+    }
+    httpRow(res, { ratio: vsFramework(res), target, ok });
+  };
+
+  httpRow(r.httpCeiling, { ratio: '1.00 × HTTP (the HTTP ceiling)', target: '—', ok: null });
+  httpRow(r.frameworkCeiling, { ratio: `${(framework / http).toFixed(2)} × HTTP`, target: '—', ok: null });
+  for (const c of dbCeilings) {
+    rows.push([
+      `Database ceiling: the join's and the leave's SQL on raw pg, ${c.connections} clients, no HTTP (req/s = transactions/s)`,
+      int(c.rps),
+      ms(c.p50),
+      ms(c.p99),
+      '—',
+      int(c.errors),
+      '—',
+      `— / ${pct(c.cpu?.postgres)} / ${pct(c.cpu?.client)}`,
+      `— / ${cpuMs(c.cpu?.postgres, c.rps)} / —`,
+      c === dbCeiling ? '1.00 × database (the database ceiling)' : `${(c.rps / dbCeiling.rps).toFixed(2)} × database`,
+      '—',
+      '—',
+    ]);
+  }
+  const hit = r.permHit;
+  httpRow(hit, {
+    ratio: vsFramework(hit),
+    target: `≥ 0.80 × framework, p99 ≤ 10 ms`,
+    ok: hit.rps / framework >= 0.8 && hit.p99 <= 10 && hit.errors === 0,
+  });
+  read('permMiss');
+  const jl = r.joinLeave;
+  httpRow(jl, {
+    ratio: `${(jl.rps / dbCeiling.rps).toFixed(2)} × database (${(jl.rps / dbCeilings[1].rps).toFixed(2)} × the ${dbCeilings[1].connections}-client one)`,
+    target: '≥ 0.50 × database',
+    ok: jl.rps / dbCeiling.rps >= 0.5 && jl.errors === 0,
+  });
+  read('groupsFirst');
+  read('groupsDeep', 'groupsFirst');
+  read('membersFirst');
+  read('membersDeep', 'membersFirst');
+  read('friendsList');
+  read('suggestions');
+  read('relationship');
+  read('auditFirst');
+  read('auditDeep', 'auditFirst');
+  const s = r.stream;
+  rows.push([
+    `Live stream: ${conf.subscribers} subscribers on one group, ${conf.streamJoins} joins ${conf.streamIntervalMs} ms apart; latency = commit to receipt`,
+    `${s.joinsPerS.toFixed(0)} events/s → ${int(s.joinsPerS * conf.subscribers)} frames/s`,
+    ms(s.p50),
+    ms(s.p99),
+    '—',
+    int(s.expected - s.receipts + s.duplicates + s.failedJoins),
+    `${int(s.rssAfter)} (peak ${int(s.rssPeak)})`,
+    `${pct(s.serverCpu)} / — / —`,
+    '—',
+    '—',
+    'p99 ≤ 100 ms, RSS < 400 MB',
+    verdict(s.p99 <= 100 && s.rssPeak < 400 && s.receipts === s.expected),
+  ]);
+  for (const w of r.webhooks) {
+    rows.push([
+      `Webhook deliveries to a local receiver answering after ${w.latencyMs} ms (${int(w.delivered + w.notDelivered)} due at once)`,
+      `${int(w.perS)} deliveries/s`,
+      '—',
+      '—',
+      '—',
+      int(w.notDelivered),
+      int(w.rss),
+      cpu(w.cpu),
+      perReq(w.cpu, w.perS, NaN),
+      '—',
+      '≥ 500 deliveries/s',
+      verdict(w.perS >= 500 && w.notDelivered === 0),
+    ]);
+  }
+
+  const missed = rows.filter((row) => row.at(-1) === '**missed**').map((row) => row[0]);
+  const out = [];
+  const p = (...lines) => out.push(...lines);
+  p('# Guildhall benchmark: latest run', '');
+  p(`- **Date**: ${ctx.startedAt.toISOString()}; the suite ran ${(ctx.totalS / 60).toFixed(1)} min (after the build), of which seeding ${(seeded.totalMs / 1000).toFixed(0)} s.`);
+  p(`- **Machine**: ${ctx.machine.cores} cores (${ctx.machine.model}), ${ctx.machine.memoryGb.toFixed(1)} GB memory; load average (1/5/15 min) ${ctx.loadBefore} before, ${ctx.loadAfter} after.`);
+  p(`- **Code**: ${ctx.code}.`);
+  p(`- **Software**: Node ${ctx.node}; PostgreSQL ${ctx.postgres.version} (${ctx.postgres.embedded ? 'embedded, with its flags only: fsync, synchronous_commit and full_page_writes off' : 'the server of DATABASE_URL, scratch database'}), untuned otherwise.`);
+  p(
+    `- **Load**: autocannon, ${conf.connections} connections, ${conf.warmupS} s warm-up then ${conf.durationS} s measured per scenario, then ${conf.aloneS} s on one connection ("p50 alone"). The server, Postgres and the load generator share the ${ctx.machine.cores} cores.`,
+  );
+  p(`- **Server**: the built \`dist/src/main.js\`, NODE_ENV=production, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=0, WEBHOOK_ALLOW_PRIVATE_HOSTS=true, default pool (DATABASE_POOL_MAX=10); its peak RSS over the whole run (VmHWM) ${int(ctx.serverHwm)} MB.`);
+  p(
+    `- **Dataset** (one game${conf.scale !== 1 ? `, BENCH_SCALE=${conf.scale}: NOT the issue's sizes` : ''}): ${int(sizes.groups)} groups; ${int(sizes.members)} members, ${int(sizes.bigGroup)} of them in one group; ${int(sizes.users)} users with ${sizes.friendsPerUser} friends each (${int(seeded.friendRows)} friend rows); ${int(sizes.audit)} audit entries, ${int(sizes.longHistory)} of them in one group. Database size ${seeded.size}.`,
+  );
+  p(`- **Seed**: ${(seeded.totalMs / 1000).toFixed(1)} s, set-based SQL (${seeded.bulkMode}):`);
+  for (const st of seeded.steps) p(`  - ${st.name}: ${(st.ms / 1000).toFixed(1)} s`);
+  p('');
+  p('| Scenario | Req/s | p50 (ms) | p99 (ms) | p50 alone (ms) | Errors | Server RSS (MB) | CPU % server / PG / client | Per request: server CPU ms / PG CPU ms / DB transactions | Ratio to ceiling | Target (issue 8) | Met |');
+  p('|---|--:|--:|--:|--:|--:|--:|--:|--:|---|---|---|');
+  for (const row of rows) p(`| ${row.join(' | ')} |`);
+  p('');
+  p(missed.length ? `**Missed targets**: ${missed.length}: ${missed.map((m) => m.split(' (')[0].split(';')[0]).join('; ')}.` : '**Every target met.**');
+  p('');
+  p('## How to read it', '');
+  p('- **Errors** are non-2xx answers plus socket errors and timeouts. Latencies are of 2xx answers.');
+  p("- **Server RSS** is the server process's VmRSS read from /proc right after the measured run (for a ceiling: the ceiling's process).");
+  p('- **CPU** is over the measured run, in % of one core (200 = both cores): the measured process, the Postgres cluster (postmaster and backends), and the load generator (this process). **Per request**: the CPU time of the measured process and of Postgres divided by the requests answered, and the transactions the database committed per request (a read runs each statement on its own, so for reads this is the statements per request; Postgres publishes its counters about once a second, so it is within ~10 %).');
+  p('- **p50 alone** is the median latency on one connection, nothing else in flight: the cost of one request without queueing. With 50 connections in a closed loop, the mean latency is 50 / (req/s) (Little\'s law): below ~1 000 req/s it cannot be under 50 ms.');
+  p('- **Ratio**: permission checks and reads against the framework ceiling (the minimal NestJS app); the write path against the database ceiling; the framework ceiling against the HTTP ceiling.');
+  p(
+    `- **Join then leave**: each connection takes a (public group, user) pair, joins, leaves, and gives the pair back, so every request succeeds (a join is 201, a leave 200); one request/s is one join or one leave, one transaction each. An enabled webhook endpoint subscribes to both events, so each one also writes a delivery and the server's worker delivers it to the local receiver meanwhile (${int(jl.webhook.delivered)} delivered during the scenario, ${int(jl.webhook.backlog)} still pending at its end; the endpoint is then disabled).`,
+  );
+  p(
+    `- **Database ceiling**: the built MembersService run on a shim of TypeORM's DataSource over a plain pg.Pool (bench/lib/db-ceiling.mjs): exactly the statements the service sends, each join and each leave in its own transaction, on ${dbCeiling.connections} concurrent clients like the scenario's ${conf.connections} connections; no HTTP, no NestJS, no TypeORM. Its ${dbCeilings[1].connections}-client run (the server's pool size) is shown beside it.`,
+  );
+  p(
+    `- **Live stream**: latency from the event's \`occurredAt\` (stamped when the join staged it, right before its commit) to the arrival of each copy at each subscriber, so it includes the commit; ${int(s.receipts)} of ${int(s.expected)} copies arrived${s.duplicates ? `, ${s.duplicates} duplicates` : ''}${s.closedEarly ? `, ${s.closedEarly} streams closed early` : ''}. ${conf.subscribers} streams opened in ${s.openS.toFixed(1)} s; RSS ${int(s.rssIdle)} MB before them, ${int(s.rssSubscribed)} MB with them, peak ${int(s.rssPeak)} MB. The subscribers run in the load generator: its own event-loop delay p99 was ${ms(s.clientLoopDelayP99)} ms.`,
+  );
+  p(
+    `- **Webhooks**: ${int(conf.deliveries)} events and one pending delivery each enqueued by one SQL statement (the rows the unit of work writes for a committed event), then drained by the server's worker; deliveries/s = delivered / (last completed_at − commit). ${r.webhooks
+      .map(
+        (w) =>
+          `Receiver answering after ${w.latencyMs} ms: the worker claimed ${int(w.claims)} times (claim sizes ${w.claimSizes.join(', ')}; claim to claim p50 ${ms(w.claimGapP50)} ms, p99 ${ms(w.claimGapP99)} ms); at most ${w.maxInFlight} in flight at once at the receiver.`,
+      )
+      .join(' ')}`,
+  );
+  p('');
+  p('## The write path: statements of one join and one leave', '');
+  p('As sent by the service (long ones cut in the middle), each a round trip:', '');
+  for (const [label, list] of [['join', ctx.writeStatements.join], ['leave', ctx.writeStatements.leave]]) {
+    p(`- ${label}:`);
+    for (const sql of list) p(`  - \`${short(sql)}\``);
+  }
+  p('');
+  p("## The read scenarios' main statement (EXPLAIN ANALYZE, warm, one execution)", '');
+  p('| Scenario | Execution (ms) | Planning (ms) | p99 under load (ms) |');
+  p('|---|--:|--:|--:|');
+  for (const [k, plan] of Object.entries(plans)) {
+    p(`| ${r[k]?.name ?? k} | ${plan.error ? `n/a (${plan.error})` : ms(plan.executionMs)} | ${plan.error ? '' : ms(plan.planningMs)} | ${ms(r[k]?.p99)} |`);
+  }
+  const slow = Object.entries(plans).filter(([k, plan]) => !plan.error && r[k]?.p99 > READ_P99_MS);
+  if (slow.length) {
+    p('', `### Plans of the read scenarios whose p99 is over ${READ_P99_MS} ms`, '');
+    for (const [k, plan] of slow) {
+      p(`${r[k].name}:`, '', '```', ...plan.lines, '```', '');
+    }
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,106 @@
+// Webhook delivery throughput (SPEC §6 Webhook delivery): a local receiver answering 200 after a
+// set latency; DELIVERIES events and one pending delivery each enqueued with ONE SQL statement
+// (exactly the rows the unit of work writes for a committed event, so all are due at one commit),
+// then the server's worker drains them. Deliveries/s = deliveries / (last completed_at - commit).
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { cpuWindow, percentile, procMb, sleep } from './processes.mjs';
+
+/** The receiver: answers 200 after `state.latencyMs`; counts requests. */
+export async function startReceiver() {
+  const state = { latencyMs: 0, requests: 0, inFlight: 0, maxInFlight: 0 };
+  const server = createServer((req, res) => {
+    state.requests++;
+    state.inFlight++;
+    state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+    req.resume();
+    req.on('end', () => {
+      const answer = () => {
+        state.inFlight--;
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      };
+      if (state.latencyMs > 0) setTimeout(answer, state.latencyMs);
+      else answer();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    state,
+    url: `http://127.0.0.1:${server.address().port}/hook`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(() => r()));
+    },
+  };
+}
+
+/**
+ * One run: a new endpoint (through the API) to the receiver, `deliveries` rows enqueued, then
+ * polled until none is pending (or `timeoutS`); the endpoint is disabled at the end.
+ */
+export async function measureWebhooks({ api, db, gameId, groupId, receiver, latencyMs, deliveries, timeoutS, pid, postmasterPid }) {
+  receiver.state.latencyMs = latencyMs;
+  receiver.state.maxInFlight = 0;
+  const endpoint = await api('POST', '/v1/webhooks', { url: receiver.url, events: ['member.joined'] }, 201);
+  const [{ body: template } = {}] = (await db.query(`SELECT body FROM outbox_events WHERE type = 'member.joined' LIMIT 1`)).rows;
+  if (!template) throw new Error('webhooks: no member.joined event in the outbox to copy');
+  const prefix = randomBytes(4).toString('hex');
+  await db.query(
+    `WITH ev AS (
+       SELECT i, $1 || lpad(to_hex(i), 16, '0') AS id FROM generate_series(0, $2::int - 1) AS i
+     ), outbox AS (
+       INSERT INTO outbox_events (id, game_id, group_id, type, body)
+       SELECT ev.id, $3, $4, 'member.joined',
+              $5::jsonb || jsonb_build_object('id', ev.id, 'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                          'member', ($5::jsonb -> 'member') || jsonb_build_object('userId', 'hook-' || ev.i))
+       FROM ev
+     )
+     INSERT INTO webhook_deliveries (id, endpoint_id, event_id) SELECT svc_uuidv7(), $6, ev.id FROM ev`,
+    [prefix, deliveries, gameId, groupId, JSON.stringify(template), endpoint.id],
+  );
+  const committedAt = Date.now();
+  const cpu = cpuWindow({ serverPid: pid, postmasterPid });
+  // The worker wakes on the NOTIFY a commit of the service sends; this INSERT sent none.
+  await db.query(`SELECT pg_notify('svc_deliveries', '')`);
+  let pending = deliveries;
+  while (pending > 0 && Date.now() - committedAt < timeoutS * 1000) {
+    await sleep(250);
+    pending = (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`, [endpoint.id])).rows[0].n;
+  }
+  const usage = cpu();
+  const rss = procMb(pid);
+  const [s] = (
+    await db.query(
+      `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
+              count(*) FILTER (WHERE status <> 'delivered')::int AS other,
+              extract(epoch FROM max(completed_at))::float8 * 1000 AS "lastDone"
+       FROM webhook_deliveries WHERE endpoint_id = $1`,
+      [endpoint.id],
+    )
+  ).rows;
+  // The worker's claims, from the rows: those claimed by one statement share its last_attempt_at.
+  const claims = (
+    await db.query(
+      `SELECT extract(epoch FROM last_attempt_at)::float8 * 1000 AS at, count(*)::int AS n FROM webhook_deliveries
+       WHERE endpoint_id = $1 AND last_attempt_at IS NOT NULL GROUP BY last_attempt_at ORDER BY last_attempt_at`,
+      [endpoint.id],
+    )
+  ).rows;
+  const gaps = claims.slice(1).map((c, i) => c.at - claims[i].at).sort((a, b) => a - b);
+  await api('PATCH', `/v1/webhooks/${endpoint.id}`, { disabled: true }, 200);
+  const seconds = (s.lastDone - committedAt) / 1000;
+  return {
+    delivered: s.delivered,
+    notDelivered: s.other,
+    seconds,
+    perS: s.delivered / seconds,
+    maxInFlight: receiver.state.maxInFlight,
+    claims: claims.length,
+    claimSizes: [...new Set(claims.map((c) => c.n))].sort((a, b) => a - b),
+    claimGapP50: percentile(gaps, 50),
+    claimGapP99: percentile(gaps, 99),
+    rss,
+    cpu: usage,
+  };
+}

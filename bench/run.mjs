@@ -1,0 +1,476 @@
+// The benchmark suite (issue 8): `npm run bench` (= `npm run build && node bench/run.mjs`).
+//
+// On its own, and stopping everything it started at the end, also on failure or Ctrl-C:
+//   1. Postgres: a scratch database on DATABASE_URL's server (dropped at the end) or, when
+//      DATABASE_URL is unset, a throwaway embedded cluster; the migrations are applied;
+//   2. the large dataset, seeded straight through SQL (bench/lib/seed.mjs), timed;
+//   3. the database ceiling of the write path: the service's join and leave statements on raw pg,
+//      CONNECTIONS concurrent clients, no HTTP (bench/lib/db-ceiling.mjs);
+//   4. the built server (dist/src/main.js, NODE_ENV=production, LOG_LEVEL=warn, rate limiter off,
+//      private webhook hosts allowed) as a child process, the HTTP ceiling (a bare node:http server,
+//      bench/ceilings/http-server.mjs) and the framework ceiling (a minimal NestJS app,
+//      bench/ceilings/minimal-nest-app.mjs), each measured like a scenario;
+//   5. every scenario with autocannon: CONNECTIONS connections, a warm-up, DURATION seconds, then
+//      a short run on one connection; the server's RSS right after; CPU of server, Postgres, client;
+//   6. 1000 live-stream subscribers on one group, and webhook deliveries to a local receiver;
+//   7. EXPLAIN ANALYZE of the main statement of every read scenario (full plans of those whose p99
+//      is over the 50 ms target);
+//   8. writes bench/results/latest.md and prints it.
+// Environment (all optional): DATABASE_URL; BENCH_DURATION (s, default 10); BENCH_WARMUP (s,
+// default 3); BENCH_CONNECTIONS (default 50); BENCH_SCALE (dataset scale, default 1: try the suite
+// quickly with 0.1; the targets are judged at 1 only).
+// Exit code 1 when something failed to run (a missed target is reported, not a failure).
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { runDbCeiling, writePathStatements } from './lib/db-ceiling.mjs';
+import { measureHttp, stopLoad } from './lib/load.mjs';
+import { explain, mainStatement } from './lib/plans.mjs';
+import { migrate, openDatabase } from './lib/postgres.mjs';
+import { freePort, isRunning, loadAverage, log, procMb, sleep, startNode, stopNode, waitHttp } from './lib/processes.mjs';
+import { renderReport } from './lib/report.mjs';
+import { friendOffsets, GAME_ID, groupUuid, outsider, seed, seedSizes, userUuid, visibilityOf } from './lib/seed.mjs';
+import { measureStream } from './lib/stream.mjs';
+import { measureWebhooks, startReceiver } from './lib/webhooks.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'bench', 'results', 'latest.md');
+const num = (name, def) => {
+  const v = process.env[name];
+  if (v === undefined || v === '') return def;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number`);
+  return n;
+};
+const CONF = {
+  durationS: num('BENCH_DURATION', 10),
+  warmupS: num('BENCH_WARMUP', 3),
+  connections: num('BENCH_CONNECTIONS', 50),
+  scale: num('BENCH_SCALE', 1),
+  aloneS: 2,
+  subscribers: 1000,
+  streamJoins: 200,
+  streamIntervalMs: 50,
+  deliveries: 10_000,
+};
+const ADMIN_TOKEN = `jadm_bench_${randomBytes(16).toString('hex')}`;
+
+// ---- what this run started, so that it can always be stopped ----
+const started = { db: null, clients: [], receiver: null, server: null, ceilings: [] };
+let cleaning = null;
+function cleanup() {
+  cleaning ??= (async () => {
+    stopLoad();
+    await Promise.all([stopNode(started.server), ...started.ceilings.map((p) => stopNode(p))]);
+    await started.receiver?.close().catch(() => undefined);
+    for (const c of started.clients) await c.end().catch(() => undefined);
+    await started.db?.stop();
+  })();
+  return cleaning;
+}
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    log(`${signal}: stopping everything`);
+    cleanup().finally(() => process.exit(130));
+  });
+}
+for (const event of ['uncaughtException', 'unhandledRejection']) {
+  process.on(event, (err) => {
+    log(`failed (${event}): ${err?.stack ?? err}`);
+    cleanup().finally(() => process.exit(1));
+  });
+}
+
+async function main() {
+  const t0 = performance.now();
+  const startedAt = new Date();
+  const loadBefore = loadAverage();
+  if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('dist/src/main.js is missing: run `npm run bench` (it builds first)');
+  const sizes = seedSizes(CONF.scale);
+
+  // ---- 1-2. Postgres, schema, dataset ----
+  const db = (started.db = await openDatabase(ROOT));
+  await migrate(ROOT, db.url);
+  const [q, q2] = [new pg.Client({ connectionString: db.url }), new pg.Client({ connectionString: db.url })];
+  started.clients.push(q, q2);
+  // A connection dropped by the server (Ctrl-C reaches Postgres too) fails the query in flight;
+  // without a listener the 'error' event would kill this process before it cleans up.
+  for (const c of [q, q2]) c.on('error', (err) => log(`database connection lost: ${err.message}`));
+  await q.connect();
+  await q2.connect();
+  log('seeding');
+  const seeded = await seed([q, q2], sizes);
+  await q2.end();
+  started.clients.splice(started.clients.indexOf(q2), 1);
+  log(`seeded in ${(seeded.totalMs / 1000).toFixed(1)} s (${seeded.size})`);
+
+  // ---- 3. the database ceiling of the write path ----
+  // Join/leave pairs: one user per public group, not a member of it; one worker per pair at a time.
+  const pairs = [];
+  for (let g = 1; pairs.length < 4 * CONF.connections + 2; g++) {
+    if (visibilityOf(g) === 'public') pairs.push({ groupId: groupUuid(g), userId: `p${outsider(sizes, g)}` });
+  }
+  const statementsPair = pairs.pop();
+  const streamGroup = pairs.pop().groupId;
+  // Every join and leave writes a delivery for this endpoint (the write path includes deliveries);
+  // it points at the local receiver, which the server's worker will deliver to.
+  const receiver = (started.receiver = await startReceiver());
+  const writeEndpointId = (
+    await q.query(
+      `INSERT INTO webhook_endpoints (id, game_id, url, events, secret) VALUES (svc_uuidv7(), $1, $2, $3, $4) RETURNING id`,
+      [GAME_ID, receiver.url, ['member.joined', 'member.left'], randomBytes(32).toString('base64url')],
+    )
+  ).rows[0].id;
+  const writeStatements = await writePathStatements(ROOT, db.url, GAME_ID, statementsPair);
+  const dbCeilings = [];
+  for (const connections of [CONF.connections, 10]) {
+    log(`database ceiling: join + leave on raw pg, ${connections} clients, ${CONF.durationS} s`);
+    const r = await runDbCeiling({
+      root: ROOT,
+      url: db.url,
+      gameId: GAME_ID,
+      entries: pairs,
+      connections,
+      durationS: CONF.durationS,
+      warmupS: CONF.warmupS,
+      postmasterPid: db.postmasterPid,
+    });
+    log(`  ${Math.round(r.rps)} transactions/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
+    if (r.errors) throw new Error(`database ceiling: ${r.errors} errors, first: ${r.firstError}`);
+    dbCeilings.push({ connections, ...r });
+  }
+  // Nobody delivered those: the server's worker must not start on them.
+  await q.query('DELETE FROM webhook_deliveries');
+
+  // ---- 4. the server and the ceilings ----
+  const [port, httpPort, nestPort] = [await freePort(), await freePort(), await freePort()];
+  const base = `http://127.0.0.1:${port}`;
+  started.server = startNode('guildhall', [join(ROOT, 'dist/src/main.js')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true',
+      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+    },
+  });
+  const httpCeiling = startNode('HTTP ceiling', [join(ROOT, 'bench/ceilings/http-server.mjs')], { cwd: ROOT, env: { ...process.env, PORT: String(httpPort) } });
+  const nestCeiling = startNode('framework ceiling', [join(ROOT, 'bench/ceilings/minimal-nest-app.mjs')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(nestPort), NODE_ENV: 'production' },
+  });
+  started.ceilings.push(httpCeiling, nestCeiling);
+  await Promise.all([
+    waitHttp(started.server, `${base}/`),
+    waitHttp(httpCeiling, `http://127.0.0.1:${httpPort}/`),
+    waitHttp(nestCeiling, `http://127.0.0.1:${nestPort}/v1/permissions/check`),
+  ]);
+  const serverPid = started.server.pid;
+  log(`server pid ${serverPid} on ${base}`);
+
+  const call = async (method, path, body, expect, token) => {
+    const r = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await r.text();
+    if (expect !== undefined && r.status !== expect) throw new Error(`${method} ${path}: expected ${expect}, got ${r.status} ${text.slice(0, 500)}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  const { key } = await call('POST', `/v1/admin/games/${GAME_ID}/api-keys`, undefined, 201, ADMIN_TOKEN);
+  const api = (method, path, body, expect) => call(method, path, body, expect, key);
+  const auth = { authorization: `Bearer ${key}` };
+
+  const dbTransactions = async () =>
+    Number((await q.query('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0].n);
+  const opts = (pid) => ({
+    dbTransactions: pid === serverPid ? dbTransactions : undefined,
+    connections: CONF.connections,
+    durationS: CONF.durationS,
+    warmupS: CONF.warmupS,
+    aloneS: CONF.aloneS,
+    serverPid: pid,
+    postmasterPid: db.postmasterPid,
+  });
+  const results = {};
+  const measure = async (keyName, name, target, pid = serverPid) => {
+    if (pid === serverPid && !isRunning(started.server)) throw new Error(`the server died:\n${started.server.tail()}`);
+    log(`measuring: ${name}`);
+    results[keyName] = { name, ...(await measureHttp(target, opts(pid))) };
+    const r = results[keyName];
+    log(`  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, RSS ${Math.round(r.rss)} MB`);
+  };
+
+  await measure('httpCeiling', 'HTTP ceiling: bare node:http, fixed JSON', { url: `http://127.0.0.1:${httpPort}/`, headers: auth }, httpCeiling.pid);
+  await measure(
+    'frameworkCeiling',
+    'Framework ceiling: minimal NestJS + Fastify, one guard, one interceptor, fixed JSON',
+    { url: `http://127.0.0.1:${nestPort}/v1/permissions/check`, headers: auth },
+    nestCeiling.pid,
+  );
+  await Promise.all(started.ceilings.map((p) => stopNode(p)));
+
+  // ---- 5. scenarios ----
+  const G0 = groupUuid(0);
+  const permUser = 'p123';
+  const role = await api('POST', `/v1/groups/${G0}/roles`, { name: 'officer', priority: 10 }, 201);
+  await api('POST', `/v1/roles/${role.id}/permissions`, { permission: 'guild.kick' }, 200);
+  await api('POST', `/v1/groups/${G0}/members/${permUser}/roles/${role.id}`, undefined, 200);
+  const hitPath = `/v1/permissions/check?userId=${permUser}&groupId=${G0}&permission=guild.kick`;
+  const hit = await api('GET', hitPath, undefined, 200);
+  if (!(hit.allowed === true && hit.source === 'role' && hit.viaRoleId === role.id)) throw new Error(`permission check: unexpected ${JSON.stringify(hit)}`);
+
+  await measure('permHit', 'Permission check, cache hit', { url: `${base}${hitPath}`, headers: auth });
+  const nonce = randomBytes(4).toString('hex');
+  let missN = 0;
+  await measure('permMiss', 'Permission check, cache miss (a new permission key per request)', {
+    url: base,
+    headers: auth,
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/permissions/check?userId=${permUser}&groupId=${G0}&permission=miss.${nonce}.${missN++}` }) }],
+  });
+
+  // Join then leave: each connection takes a (group, user) pair, joins, leaves, gives it back.
+  const free = [...pairs];
+  const out = new Set();
+  const jsonHeaders = { ...auth, 'content-type': 'application/json' };
+  const joinLeave = {
+    url: base,
+    requests: () => [
+      {
+        method: 'POST',
+        setupRequest: (req, context) => {
+          // No pair free only when leaves failed (they are counted as errors): reuse one then.
+          const pair = free.shift() ?? [...out][Math.floor(Math.random() * out.size)];
+          out.add(pair);
+          context.pair = pair;
+          return { ...req, path: `/v1/groups/${pair.groupId}/join`, headers: jsonHeaders, body: JSON.stringify({ userId: pair.userId }) };
+        },
+      },
+      {
+        method: 'POST',
+        setupRequest: (req, context) => ({
+          ...req,
+          path: `/v1/groups/${context.pair.groupId}/leave`,
+          headers: jsonHeaders,
+          body: JSON.stringify({ userId: context.pair.userId }),
+        }),
+        onResponse: (_status, _body, context) => {
+          out.delete(context.pair);
+          free.push(context.pair);
+        },
+      },
+    ],
+    // A run cut off between a join and its leave: leave (idempotent) and give the pair back.
+    after: async () => {
+      await sleep(300);
+      for (const pair of [...out]) {
+        await api('POST', `/v1/groups/${pair.groupId}/leave`, { userId: pair.userId }, 200);
+        out.delete(pair);
+        free.push(pair);
+      }
+    },
+  };
+  const deliveredBefore = receiver.state.requests;
+  await measure('joinLeave', 'Public join then leave (identity, member, audit, outbox, delivery)', joinLeave);
+  const { n: backlog } = (await q.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`, [writeEndpointId])).rows[0];
+  results.joinLeave.webhook = { delivered: receiver.state.requests - deliveredBefore, backlog };
+  await api('PATCH', `/v1/webhooks/${writeEndpointId}`, { disabled: true }, 200);
+
+  // Lists. A deep page is reached by walking the cursors, as a client would.
+  const walk = async (path, pages) => {
+    let cursor;
+    for (let i = 1; i < pages; i++) {
+      const page = await api('GET', `${path}${path.includes('?') ? '&' : '?'}${cursor ? `cursor=${cursor}` : ''}`, undefined, 200);
+      if (!page.nextCursor) throw new Error(`${path}: the list ended at page ${i}`);
+      cursor = page.nextCursor;
+    }
+    return cursor;
+  };
+  const keysetOf = (cursor) => {
+    const [, at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    return { at, id };
+  };
+  const expectPage = async (path, check) => {
+    const page = await api('GET', path, undefined, 200);
+    if (!Array.isArray(page.items) || page.items.length === 0 || !check(page)) throw new Error(`${path}: unexpected page ${JSON.stringify(page).slice(0, 300)}`);
+  };
+  const pageParams = {};
+
+  const groupsPages = Math.ceil(sizes.groups / 50);
+  const groupsDeepPage = Math.floor(groupsPages * 0.9);
+  await expectPage('/v1/groups', (p) => p.items.length === 50 && typeof p.items[0].memberCount === 'number');
+  await measure('groupsFirst', 'Group list, first page (50, with memberCount)', { url: `${base}/v1/groups`, headers: auth });
+  const groupsCursor = await walk('/v1/groups', groupsDeepPage);
+  await expectPage(`/v1/groups?cursor=${groupsCursor}`, (p) => p.items.length === 50);
+  await measure('groupsDeep', `Group list, page ${groupsDeepPage} of ${groupsPages} (cursor)`, { url: `${base}/v1/groups?cursor=${groupsCursor}`, headers: auth });
+  pageParams.groupsDeep = { gameId: GAME_ID, after: (({ at, id }) => ({ createdAt: at, id }))(keysetOf(groupsCursor)) };
+  pageParams.groupsFirst = { gameId: GAME_ID };
+
+  const memberPages = Math.ceil(sizes.bigGroup / 50);
+  const membersDeepPage = Math.min(1000, Math.floor(memberPages / 2));
+  await expectPage(`/v1/groups/${G0}/members`, (p) => p.items.length === 50);
+  await measure('membersFirst', `Member list of the ${sizes.bigGroup.toLocaleString('en-US')}-member group, first page`, {
+    url: `${base}/v1/groups/${G0}/members`,
+    headers: auth,
+  });
+  const membersCursor = await walk(`/v1/groups/${G0}/members`, membersDeepPage);
+  await expectPage(`/v1/groups/${G0}/members?cursor=${membersCursor}`, (p) => p.items.length === 50);
+  await measure('membersDeep', `Member list of the ${sizes.bigGroup.toLocaleString('en-US')}-member group, page ${membersDeepPage} (cursor)`, {
+    url: `${base}/v1/groups/${G0}/members?cursor=${membersCursor}`,
+    headers: auth,
+  });
+  pageParams.membersFirst = { groupId: G0 };
+  pageParams.membersDeep = { groupId: G0, after: keysetOf(membersCursor) };
+
+  // Friends: a random user (or friend pair) per request, over the whole graph.
+  const offsets = friendOffsets(sizes);
+  const randomUser = () => Math.floor(Math.random() * sizes.users);
+  await expectPage('/v1/users/p42/friends', (p) => p.items.length === 50 && p.nextCursor);
+  await measure('friendsList', 'Friends list, first page (random user of 100 friends)', {
+    url: base,
+    headers: auth,
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/users/p${randomUser()}/friends` }) }],
+  });
+  await expectPage('/v1/users/p42/friends/suggestions', (p) => p.items.length === 20);
+  await measure('suggestions', 'Friend suggestions (random user, 20 of ~5 000 candidates)', {
+    url: base,
+    headers: auth,
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/users/p${randomUser()}/friends/suggestions` }) }],
+  });
+  const friendOf = (i) => (i + offsets[Math.floor(Math.random() * offsets.length)]) % sizes.users;
+  const rel = await api('GET', `/v1/users/p42/friends/p${(42 + offsets[0]) % sizes.users}/relationship`, undefined, 200);
+  if (rel.state !== 'friends') throw new Error(`relationship: unexpected ${JSON.stringify(rel)}`);
+  await measure('relationship', 'Relationship state (random pair of friends)', {
+    url: base,
+    headers: auth,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => {
+          const i = randomUser();
+          return { ...req, path: `/v1/users/p${i}/friends/p${friendOf(i)}/relationship` };
+        },
+      },
+    ],
+  });
+  pageParams.friendsList = { gameId: GAME_ID, userUuid: userUuid(42) };
+  pageParams.suggestions = { gameId: GAME_ID, userUuid: userUuid(42) };
+  pageParams.relationship = { gameId: GAME_ID, userUuid: userUuid(42), otherUuid: userUuid((42 + offsets[0]) % sizes.users) };
+
+  // Audit: the long history of the big group; the deep page starts 3/4 down it.
+  const depth = Math.floor(sizes.longHistory * 0.75);
+  const deep = (
+    await q.query(`SELECT id, created_at FROM audit_entries WHERE group_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [G0, depth])
+  ).rows[0];
+  await expectPage(`/v1/groups/${G0}/audit`, (p) => p.items.length === 50);
+  await measure('auditFirst', `Audit log of the group with ${sizes.longHistory.toLocaleString('en-US')} entries, first page`, {
+    url: `${base}/v1/groups/${G0}/audit`,
+    headers: auth,
+  });
+  await expectPage(`/v1/groups/${G0}/audit?before=${deep.id}`, (p) => p.items.length === 50);
+  await measure('auditDeep', `Audit log of the same group, ${depth.toLocaleString('en-US')} entries deep (before=<id>)`, {
+    url: `${base}/v1/groups/${G0}/audit?before=${deep.id}`,
+    headers: auth,
+  });
+  pageParams.auditFirst = { groupId: G0 };
+  pageParams.auditDeep = { groupId: G0, before: { createdAt: deep.created_at.toISOString(), id: deep.id } };
+  pageParams.permMiss = { gameId: GAME_ID, groupId: G0, userId: permUser };
+
+  // ---- 6. live stream, webhooks ----
+  log(`live stream: ${CONF.subscribers} subscribers, ${CONF.streamJoins} joins every ${CONF.streamIntervalMs} ms`);
+  results.stream = await measureStream({
+    base,
+    key,
+    groupId: streamGroup,
+    pid: serverPid,
+    subscribers: CONF.subscribers,
+    joins: CONF.streamJoins,
+    intervalMs: CONF.streamIntervalMs,
+    log,
+  });
+  log(`  p50 ${results.stream.p50.toFixed(1)} ms, p99 ${results.stream.p99.toFixed(1)} ms, RSS ${results.stream.rssAfter.toFixed(0)} MB`);
+  await sleep(1000);
+  results.webhooks = [];
+  for (const latencyMs of [0]) {
+    log(`webhooks: ${CONF.deliveries} deliveries, receiver answering after ${latencyMs} ms`);
+    const r = await measureWebhooks({
+      api,
+      db: q,
+      gameId: GAME_ID,
+      groupId: streamGroup,
+      receiver,
+      latencyMs,
+      deliveries: CONF.deliveries,
+      timeoutS: 120,
+      pid: serverPid,
+      postmasterPid: db.postmasterPid,
+    });
+    log(`  ${r.delivered} delivered at ${Math.round(r.perS)}/s`);
+    results.webhooks.push({ latencyMs, ...r });
+  }
+  const serverHwm = procMb(serverPid, 'VmHWM');
+
+  // ---- 7. plans of the read scenarios' main statements ----
+  const plans = {};
+  const readKeys = ['permMiss', 'groupsFirst', 'groupsDeep', 'membersFirst', 'membersDeep', 'friendsList', 'suggestions', 'relationship', 'auditFirst', 'auditDeep'];
+  for (const k of readKeys) {
+    try {
+      plans[k] = await explain(q, await mainStatement(ROOT, k, pageParams[k]));
+    } catch (err) {
+      plans[k] = { error: String(err.message ?? err) };
+    }
+  }
+
+  // ---- 8. report ----
+  let code = 'unknown (not a git checkout)';
+  try {
+    const git = (...args) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    code = `commit ${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no', '--', 'src', 'migrations') ? ' with uncommitted changes to src or migrations' : ''}`;
+  } catch {
+    // no git
+  }
+  const totalS = (performance.now() - t0) / 1000;
+  const report = renderReport({
+    startedAt,
+    totalS,
+    loadBefore,
+    loadAfter: loadAverage(),
+    machine: { cores: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', memoryGb: os.totalmem() / 2 ** 30 },
+    node: process.version,
+    code,
+    postgres: { version: db.version, embedded: db.embedded, superuser: db.superuser, postmasterPid: db.postmasterPid },
+    conf: CONF,
+    sizes,
+    seeded,
+    dbCeilings,
+    writeStatements,
+    results,
+    plans,
+    serverHwm,
+  });
+  mkdirSync(dirname(OUT), { recursive: true });
+  writeFileSync(OUT, report);
+  process.stdout.write(`${report}\n`);
+  log(`wrote ${OUT} (${totalS.toFixed(0)} s in all)`);
+}
+
+let failed = false;
+try {
+  await main();
+} catch (err) {
+  failed = true;
+  log(`failed: ${err?.stack ?? err}`);
+} finally {
+  await cleanup();
+}
+process.exit(failed ? 1 : 0);
