@@ -18,7 +18,11 @@
 //   8. writes bench/results/latest.md and prints it.
 // Environment (all optional): DATABASE_URL; BENCH_DURATION (s, default 10); BENCH_WARMUP (s,
 // default 3); BENCH_CONNECTIONS (default 50); BENCH_SCALE (dataset scale, default 1: try the suite
-// quickly with 0.1; the targets are judged at 1 only).
+// quickly with 0.1; the targets are judged at 1 only); BENCH_ONLY (a regular expression over the
+// scenario keys — httpCeiling, frameworkCeiling, dbCeiling, permHit, permMiss, joinLeave,
+// groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, relationship,
+// auditFirst, auditDeep, stream, webhooks — to measure only those while working on one: such a
+// run prints its figures and leaves bench/results/latest.md alone).
 // Exit code 1 when something failed to run (a missed target is reported, not a failure).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -56,7 +60,9 @@ const CONF = {
   streamJoins: 200,
   streamIntervalMs: 50,
   deliveries: 10_000,
+  only: process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null,
 };
+const wanted = (key) => !CONF.only || CONF.only.test(key);
 const ADMIN_TOKEN = `jadm_bench_${randomBytes(16).toString('hex')}`;
 
 // ---- what this run started, so that it can always be stopped ----
@@ -127,7 +133,7 @@ async function main() {
   ).rows[0].id;
   const writeStatements = await writePathStatements(ROOT, db.url, GAME_ID, statementsPair);
   const dbCeilings = [];
-  for (const connections of [CONF.connections, 10]) {
+  for (const connections of wanted('dbCeiling') ? [CONF.connections, 10] : []) {
     log(`database ceiling: join + leave on raw pg, ${connections} clients, ${CONF.durationS} s`);
     const r = await runDbCeiling({
       root: ROOT,
@@ -204,11 +210,16 @@ async function main() {
   });
   const results = {};
   const measure = async (keyName, name, target, pid = serverPid) => {
+    if (!wanted(keyName)) return;
     if (pid === serverPid && !isRunning(started.server)) throw new Error(`the server died:\n${started.server.tail()}`);
     log(`measuring: ${name}`);
     results[keyName] = { name, ...(await measureHttp(target, opts(pid))) };
     const r = results[keyName];
-    log(`  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, RSS ${Math.round(r.rss)} MB`);
+    const perRequest = (pct) => ((pct / 100) * CONF.durationS * 1000) / r.requests;
+    log(
+      `  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, RSS ${Math.round(r.rss)} MB;` +
+        ` CPU ms per request: server ${perRequest(r.cpu.server).toFixed(3)}, Postgres ${perRequest(r.cpu.postgres).toFixed(3)}; statements ${r.xactsPerRequest.toFixed(1)}`,
+    );
   };
 
   await measure('httpCeiling', 'HTTP ceiling: bare node:http, fixed JSON', { url: `http://127.0.0.1:${httpPort}/`, headers: auth }, httpCeiling.pid);
@@ -283,7 +294,7 @@ async function main() {
   const deliveredBefore = receiver.state.requests;
   await measure('joinLeave', 'Public join then leave (identity, member, audit, outbox, delivery)', joinLeave);
   const { n: backlog } = (await q.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`, [writeEndpointId])).rows[0];
-  results.joinLeave.webhook = { delivered: receiver.state.requests - deliveredBefore, backlog };
+  if (results.joinLeave) results.joinLeave.webhook = { delivered: receiver.state.requests - deliveredBefore, backlog };
   await api('PATCH', `/v1/webhooks/${writeEndpointId}`, { disabled: true }, 200);
 
   // Lists. A deep page is reached by walking the cursors, as a client would.
@@ -387,6 +398,7 @@ async function main() {
   pageParams.permMiss = { gameId: GAME_ID, groupId: G0, userId: permUser };
 
   // ---- 6. live stream, webhooks ----
+  if (wanted('stream')) {
   log(`live stream: ${CONF.subscribers} subscribers, ${CONF.streamJoins} joins every ${CONF.streamIntervalMs} ms`);
   results.stream = await measureStream({
     base,
@@ -400,8 +412,9 @@ async function main() {
   });
   log(`  p50 ${results.stream.p50.toFixed(1)} ms, p99 ${results.stream.p99.toFixed(1)} ms, RSS ${results.stream.rssAfter.toFixed(0)} MB`);
   await sleep(1000);
+  }
   results.webhooks = [];
-  for (const latencyMs of [0]) {
+  for (const latencyMs of wanted('webhooks') ? [0] : []) {
     log(`webhooks: ${CONF.deliveries} deliveries, receiver answering after ${latencyMs} ms`);
     const r = await measureWebhooks({
       api,
@@ -419,6 +432,10 @@ async function main() {
     results.webhooks.push({ latencyMs, ...r });
   }
   const serverHwm = procMb(serverPid, 'VmHWM');
+  if (CONF.only) {
+    log(`BENCH_ONLY=${CONF.only.source}: figures above; bench/results/latest.md left alone (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    return;
+  }
 
   // ---- 7. plans of the read scenarios' main statements ----
   const plans = {};

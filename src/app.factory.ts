@@ -32,20 +32,21 @@ export async function createApp(settings: Settings): Promise<NestFastifyApplicat
     genReqId: (req: IncomingMessage) => requestIdFor(req),
     requestIdHeader: false,
   });
-  // Every response carries the request id, 404s and body-parse errors included: set it on arrival.
-  adapter.getInstance().addHook('onRequest', (request, reply, done) => {
-    request.raw.headers[REQUEST_ID_HEADER] = request.id;
-    reply.header(REQUEST_ID_HEADER, request.id);
-    done();
-  });
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(settings), adapter, {
     bufferLogs: true,
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
-  const limit = rateLimitCheck(app.get(RateLimiter), settings.trustProxy);
-  adapter.getInstance().addHook('onRequest', (request, _reply, done) => done(limit(request.raw) ?? undefined));
+  // On arrival, before routing: every response carries the request id (404s and body-parse errors
+  // included), and the rate limiter sees every request. One hook, as it runs on every request.
+  const limiter = app.get(RateLimiter);
+  const limit = limiter.enabled ? rateLimitCheck(limiter, settings.trustProxy) : null;
+  adapter.getInstance().addHook('onRequest', (request, reply, done) => {
+    request.raw.headers[REQUEST_ID_HEADER] = request.id;
+    reply.header(REQUEST_ID_HEADER, request.id);
+    done((limit && limit(request.raw)) ?? undefined);
+  });
   app.useGlobalPipes(new SvcValidationPipe());
   app.enableShutdownHooks();
 

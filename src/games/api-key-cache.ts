@@ -38,9 +38,9 @@ export class ApiKeyCache implements ApiKeyLookup, OnModuleInit {
     );
   }
 
-  resolve(prefix: string): Promise<ResolvedApiKey | null> {
+  resolve(prefix: string): ResolvedApiKey | null | Promise<ResolvedApiKey | null> {
     const hit = this.entries.get(prefix);
-    if (hit && hit.expires > Date.now()) return Promise.resolve(hit.key);
+    if (hit && hit.expires > Date.now()) return hit.key;
     const pending = this.loading.get(prefix);
     if (pending) return pending;
     const load = this.load(prefix).finally(() => this.loading.delete(prefix));

@@ -16,7 +16,7 @@ export class PermissionsController {
   @ApiOperation({ summary: 'May this user do this in this group? none → override → role → default' })
   @ApiOkResponse({ type: PermissionCheckResultDto })
   @ApiErrors(400, 401, 404)
-  check(@CurrentGame() game: GameContext, @Query() q: PermissionCheckQueryDto): Promise<PermissionCheckResult> {
+  check(@CurrentGame() game: GameContext, @Query() q: PermissionCheckQueryDto): PermissionCheckResult | Promise<PermissionCheckResult> {
     return this.permissions.check(game.gameId, q.userId, q.groupId, q.permission);
   }
 

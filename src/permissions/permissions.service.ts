@@ -30,11 +30,14 @@ export class PermissionsService {
    * One answer, from the cache when fresh: the game route and the admin twin share it. A miss is
    * one query; an answer computed while the group's answers were invalidated is not kept.
    */
-  async check(gameId: string, userId: string, groupId: string, permission: string): Promise<PermissionCheckResult> {
+  check(gameId: string, userId: string, groupId: string, permission: string): PermissionCheckResult | Promise<PermissionCheckResult> {
     if (!isUuid(groupId)) throw ApiError.notFound('group');
     const key = `${gameId}\u0000${userId}\u0000${permission}`;
-    const hit = this.cache.get(groupId, key);
-    if (hit) return hit;
+    // A hit is answered synchronously: no promise on the hottest path of the service.
+    return this.cache.get(groupId, key) ?? this.compute(gameId, userId, groupId, permission, key);
+  }
+
+  private async compute(gameId: string, userId: string, groupId: string, permission: string, key: string): Promise<PermissionCheckResult> {
     const generation = this.cache.generation(groupId);
     const facts = await this.repo.facts(this.ds, gameId, groupId, userId, permission);
     if (!facts) throw ApiError.notFound('group');

@@ -93,11 +93,16 @@ describe('authentication', () => {
       expect((await t.http.get('/v1/whoami').set(bearer(g.key))).status).toBe(200);
       const cache = t.app.get(ApiKeyCache);
       const prefix = g.key.slice(0, g.key.indexOf('.'));
-      // Delete the row behind the cache's back: a cached key still resolves without the database.
+      // Delete the row behind the cache's back: a cached key still resolves without the database,
+      // synchronously (no promise on the hot path).
       await t.db.query('DELETE FROM api_keys WHERE prefix = $1', [prefix]);
-      await expect(cache.resolve(prefix)).resolves.toMatchObject({ keyId: g.keyId, revoked: false });
+      const cached = cache.resolve(prefix);
+      expect(cached).not.toBeInstanceOf(Promise);
+      expect(cached).toMatchObject({ keyId: g.keyId, revoked: false });
       cache.evict(prefix);
-      await expect(cache.resolve(prefix)).resolves.toBeNull();
+      const reloaded = cache.resolve(prefix);
+      expect(reloaded).toBeInstanceOf(Promise);
+      await expect(reloaded).resolves.toBeNull();
     });
   });
 });

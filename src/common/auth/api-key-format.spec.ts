@@ -5,6 +5,7 @@ import {
   mintApiKey,
   parseApiKey,
   secretMatches,
+  secretMatchesCached,
   tokensEqual,
 } from './api-key-format';
 
@@ -90,6 +91,38 @@ describe('hashSecret and secretMatches', () => {
 
   it('does not match a stored hash of another length', () => {
     expect(secretMatches('right', hashSecret('right').subarray(0, 16))).toBe(false);
+  });
+});
+
+describe('secretMatchesCached', () => {
+  it('matches the right secret again and again', () => {
+    const key = { secretHash: hashSecret('right-secret') };
+
+    expect(secretMatchesCached('right-secret', key)).toBe(true);
+    expect(secretMatchesCached('right-secret', key)).toBe(true);
+  });
+
+  it('refuses a wrong secret of the same length after the right one was proven', () => {
+    const key = { secretHash: hashSecret('right-secret') };
+    secretMatchesCached('right-secret', key);
+
+    expect(secretMatchesCached('wrong-secret', key)).toBe(false);
+    expect(secretMatchesCached('right-secre', key)).toBe(false);
+  });
+
+  it('does not carry a proven secret over to another key object', () => {
+    const proven = { secretHash: hashSecret('right-secret') };
+    const other = { secretHash: hashSecret('other-secret') };
+    secretMatchesCached('right-secret', proven);
+
+    expect(secretMatchesCached('right-secret', other)).toBe(false);
+  });
+
+  it('refuses everything while no secret matches', () => {
+    const key = { secretHash: hashSecret('right-secret') };
+
+    expect(secretMatchesCached('wrong-secret', key)).toBe(false);
+    expect(secretMatchesCached('wrong-secret', key)).toBe(false);
   });
 });
 

@@ -38,6 +38,24 @@ export function secretMatches(secret: string, storedHash: Buffer): boolean {
   return presented.length === storedHash.length && timingSafeEqual(presented, storedHash);
 }
 
+/**
+ * The secret last proven against each resolved key. A client sends the same key on every request:
+ * comparing it (in constant time) with the one already proven spares a SHA-256 per request, the
+ * largest cost of authentication. Keyed by the cached key object, so an eviction (revocation)
+ * forgets it with the key.
+ */
+const provenSecrets = new WeakMap<object, Buffer>();
+
+/** {@link secretMatches}, remembering a match for `key` so the next call with the same secret skips the hash. */
+export function secretMatchesCached(secret: string, key: { secretHash: Buffer }): boolean {
+  const presented = Buffer.from(secret, 'latin1');
+  const proven = provenSecrets.get(key);
+  if (proven && proven.length === presented.length && timingSafeEqual(proven, presented)) return true;
+  if (!secretMatches(secret, key.secretHash)) return false;
+  provenSecrets.set(key, presented);
+  return true;
+}
+
 export interface MintedApiKey {
   prefix: string;
   key: string;

@@ -8,8 +8,11 @@ export interface ResolvedApiKey {
 }
 
 export interface ApiKeyLookup {
-  /** The key with this prefix, or null when none exists. */
-  resolve(prefix: string): Promise<ResolvedApiKey | null>;
+  /**
+   * The key with this prefix, or null when none exists: synchronously when it is cached, so the
+   * authentication of a request on a known key costs no promise.
+   */
+  resolve(prefix: string): ResolvedApiKey | null | Promise<ResolvedApiKey | null>;
 }
 
 export const API_KEY_LOOKUP = Symbol('API_KEY_LOOKUP');

@@ -5,7 +5,8 @@ import type { Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.module';
 import { ApiError } from '../errors/api-error';
 import { API_KEY_LOOKUP, type ApiKeyLookup } from './api-key-lookup';
-import { bearerToken, parseApiKey, secretMatches, tokensEqual } from './api-key-format';
+import { bearerToken, parseApiKey, secretMatchesCached, tokensEqual } from './api-key-format';
+import type { ResolvedApiKey } from './api-key-lookup';
 import { GAME_CONTEXT, type WithGameContext } from './game-context';
 import { ROUTE_AUTH, type RouteAuth } from './route-auth.decorator';
 
@@ -24,18 +25,29 @@ export class AuthGuard implements CanActivate {
     @Inject(API_KEY_LOOKUP) private readonly keys: ApiKeyLookup,
   ) {}
 
-  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+  /** Each handler's kind, read from its metadata once: the guard runs on every request. */
+  private readonly kinds = new WeakMap<object, RouteAuth>();
+
+  canActivate(ctx: ExecutionContext): boolean | Promise<boolean> {
     if (ctx.getType() !== 'http') return true;
-    const kind =
-      this.reflector.getAllAndOverride<RouteAuth | undefined>(ROUTE_AUTH, [ctx.getHandler(), ctx.getClass()]) ?? 'game';
+    const kind = this.kindOf(ctx);
     if (kind === 'public') return true;
     const req = ctx.switchToHttp().getRequest<Request>();
     if (kind === 'admin') {
       this.checkAdmin(req);
       return true;
     }
-    await this.checkGameKey(req);
-    return true;
+    return this.checkGameKey(req);
+  }
+
+  private kindOf(ctx: ExecutionContext): RouteAuth {
+    const handler = ctx.getHandler();
+    let kind = this.kinds.get(handler);
+    if (kind === undefined) {
+      kind = this.reflector.getAllAndOverride<RouteAuth | undefined>(ROUTE_AUTH, [handler, ctx.getClass()]) ?? 'game';
+      this.kinds.set(handler, kind);
+    }
+    return kind;
   }
 
   private checkAdmin(req: Request): void {
@@ -49,15 +61,20 @@ export class AuthGuard implements CanActivate {
     }
   }
 
-  private async checkGameKey(req: Request): Promise<void> {
+  /** Synchronous when the key is cached (the common case), a promise only when it must be loaded. */
+  private checkGameKey(req: Request): true | Promise<true> {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new ApiError('invalid_api_key', 'missing API key: send Authorization: Bearer <API_KEY>');
     const parsed = parseApiKey(token);
     if (!parsed) throw new ApiError('invalid_api_key', 'malformed API key: expected jk_<prefix>.<secret>');
-    const key = await this.keys.resolve(parsed.prefix);
-    if (!key || !secretMatches(parsed.secret, key.secretHash) || key.revoked) {
-      throw new ApiError('invalid_api_key', 'unknown, revoked or wrong API key');
-    }
-    req[GAME_CONTEXT] = { gameId: key.gameId, keyId: key.keyId, keyPrefix: key.prefix };
+    const accept = (key: ResolvedApiKey | null): true => {
+      if (!key || !secretMatchesCached(parsed.secret, key) || key.revoked) {
+        throw new ApiError('invalid_api_key', 'unknown, revoked or wrong API key');
+      }
+      req[GAME_CONTEXT] = { gameId: key.gameId, keyId: key.keyId, keyPrefix: key.prefix };
+      return true;
+    };
+    const key = this.keys.resolve(parsed.prefix);
+    return key instanceof Promise ? key.then(accept) : accept(key);
   }
 }

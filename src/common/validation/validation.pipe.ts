@@ -36,7 +36,8 @@ const HAND_VALIDATED = new WeakMap<object, (value: unknown) => unknown>();
 
 /**
  * Validates a DTO with a hand-written function instead of class-validator: for the few hot routes
- * where reflection-driven validation costs more than the rest of the request.
+ * where reflection-driven validation costs more than the rest of the request. The function owns
+ * the whole check, the refusal of the NUL character included (the generic scan is skipped).
  */
 export const ValidatedBy = <T>(validate: (value: unknown) => T): ClassDecorator => (target) => {
   HAND_VALIDATED.set(target, validate);
@@ -66,14 +67,18 @@ export class SvcValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type !== 'custom') {
-      const perRow = metadata.metatype ? ROW_FIELDS.get(metadata.metatype) : undefined;
-      const scanned = perRow && isPlainObject(value) ? Object.fromEntries(Object.entries(value).filter(([k]) => !perRow.has(k))) : value;
-      const at = findNulCharacter(scanned, metadata.data ?? '');
-      if (at !== null) throw ApiError.badRequest(`${at || metadata.type} must not contain the NUL character (\\u0000)`);
-    }
     const hand = metadata.metatype ? HAND_VALIDATED.get(metadata.metatype) : undefined;
     if (hand) return hand(value);
+    // Arguments of custom decorators (the caller's game) come from the server, not the client.
+    if (metadata.type === 'custom') return value;
+    return this.validateArgument(value, metadata);
+  }
+
+  private validateArgument(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const perRow = metadata.metatype ? ROW_FIELDS.get(metadata.metatype) : undefined;
+    const scanned = perRow && isPlainObject(value) ? Object.fromEntries(Object.entries(value).filter(([k]) => !perRow.has(k))) : value;
+    const at = findNulCharacter(scanned, metadata.data ?? '');
+    if (at !== null) throw ApiError.badRequest(`${at || metadata.type} must not contain the NUL character (\\u0000)`);
     if (metadata.type === 'body' && metadata.metatype && this.toValidate(metadata)) {
       if (value === undefined || value === null || value === '') value = {};
       if (!isPlainObject(value)) throw ApiError.badRequest('request body must be a JSON object');

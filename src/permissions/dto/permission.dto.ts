@@ -11,6 +11,7 @@ function parseCheckQuery(raw: unknown): PermissionCheckQueryDto {
     if (v === undefined) throw ApiError.badRequest(`${name} is required`);
     if (typeof v !== 'string') throw ApiError.badRequest(`${name} must be given once`);
     if (v.length === 0) throw ApiError.badRequest(`${name} must not be empty`);
+    if (v.includes('\u0000')) throw ApiError.badRequest(`${name} must not contain the NUL character (\\u0000)`);
     return v;
   };
   const dto = { userId: one('userId'), groupId: one('groupId'), permission: one('permission') };
