@@ -1,41 +1,61 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { sqlRows } from '../db/sql';
+import type { DataSource } from 'typeorm';
+import { preparedRows } from '../db/sql';
 import { AUDIT_COLUMNS, type AuditRow } from './audit-row';
 
-/** Where a page starts: strictly before an entry (exact keyset) or before an instant. */
-export type AuditBefore = { createdAt: string; id: string } | { createdAt: string };
+/** Where a page starts: strictly before an entry (exact keyset), before an instant, or at the top. */
+export type AuditStart = { beforeId: string } | { beforeAt: string } | Record<string, never>;
+
+/** A page of one group's log, or why there is none. */
+export type GroupAuditPage = { found: false } | { found: true; beforeFound: boolean; rows: AuditRow[] };
+
+type PageRow = AuditRow & { found: boolean; beforeFound: boolean };
 
 @Injectable()
 export class AuditRepository {
-  async findInGroup(m: EntityManager, groupId: string, id: string): Promise<AuditRow | null> {
-    const [row] = await sqlRows<AuditRow>(m, `SELECT ${AUDIT_COLUMNS} FROM audit_entries a WHERE a.id = $1 AND a.group_id = $2`, [
-      id,
-      groupId,
-    ]);
-    return row ?? null;
-  }
-
-  /** Newest first on audit_entries_group_order; `actions` OR-combined. */
-  listForGroup(m: EntityManager, groupId: string, opts: { before?: AuditBefore; actions?: string[]; limit: number }): Promise<AuditRow[]> {
-    const params: unknown[] = [groupId, opts.limit + 1];
-    const where = ['a.group_id = $1'];
-    if (opts.before && 'id' in opts.before) {
-      params.push(opts.before.createdAt, opts.before.id);
-      where.push(`(a.created_at, a.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
-    } else if (opts.before) {
-      params.push(opts.before.createdAt);
+  /**
+   * Newest first on audit_entries_group_order, in ONE statement: the group check (live, this
+   * game), the entry a `before` id names (it must be of this group) and the page itself. A page of
+   * a long history costs one index descent wherever it starts.
+   */
+  async groupPage(
+    ds: DataSource,
+    opts: { gameId: string; groupId: string; start: AuditStart; actions?: string[]; limit: number },
+  ): Promise<GroupAuditPage> {
+    const params: unknown[] = [opts.groupId, opts.gameId, opts.limit + 1];
+    const where = ['f.found', 'a.group_id = $1'];
+    let variant = '';
+    let before = 'NULL::timestamptz AS b_at, NULL::uuid AS b_id, true AS "beforeFound" FROM (SELECT 1) one';
+    if ('beforeId' in opts.start) {
+      params.push(opts.start.beforeId);
+      before = `b.created_at AS b_at, b.id AS b_id, b.id IS NOT NULL AS "beforeFound"
+        FROM (SELECT 1) one LEFT JOIN audit_entries b ON b.id = $${params.length} AND b.group_id = $1`;
+      where.push('(a.created_at, a.id) < (f.b_at, f.b_id)');
+      variant += 'i';
+    } else if ('beforeAt' in opts.start) {
+      // Passed to Postgres as written: it keeps microseconds a JavaScript Date would drop.
+      params.push(opts.start.beforeAt);
       where.push(`a.created_at < $${params.length}::timestamptz`);
+      variant += 't';
     }
     if (opts.actions?.length) {
       params.push(opts.actions);
       where.push(`a.action = ANY($${params.length}::text[])`);
+      variant += 'a';
     }
-    return sqlRows<AuditRow>(
-      m,
-      `SELECT ${AUDIT_COLUMNS} FROM audit_entries a WHERE ${where.join(' AND ')}
-       ORDER BY a.created_at DESC, a.id DESC LIMIT $2`,
+    const rows = await preparedRows<PageRow>(
+      ds,
+      `audit_group_page_${variant}`,
+      `SELECT f.found, f."beforeFound", p.*
+       FROM (SELECT EXISTS (SELECT 1 FROM groups g WHERE g.id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL) AS found,
+                    ${before}) f
+       LEFT JOIN LATERAL (
+         SELECT ${AUDIT_COLUMNS} FROM audit_entries a WHERE ${where.join(' AND ')}
+         ORDER BY a.created_at DESC, a.id DESC LIMIT $3) p ON true`,
       params,
     );
+    const head = rows[0];
+    if (!head?.found) return { found: false };
+    return { found: true, beforeFound: head.beforeFound, rows: head.id === null ? [] : rows };
   }
 }

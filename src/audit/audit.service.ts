@@ -2,14 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
+import { isUuid } from '../common/ids';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import { toPage, type Page } from '../common/pagination/page';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
-import { GroupLookup } from '../groups/group-lookup';
 import { parseActions, parseBefore } from './audit-query';
 import { toAuditDto } from './audit-view';
-import { AuditRepository, type AuditBefore } from './audit.repository';
+import { GroupLookup } from '../groups/group-lookup';
+import { AuditRepository, type AuditStart } from './audit.repository';
 import type { AuditEntryDto, GroupAuditQueryDto } from './dto/audit.dto';
 
 /** The audit log of one group (SPEC §4 Audit log), newest first. */
@@ -23,20 +24,25 @@ export class AuditService {
   ) {}
 
   async forGroup(game: GameContext, groupId: string, q: GroupAuditQueryDto): Promise<Page<AuditEntryDto>> {
-    const m = this.ds.manager;
-    const group = await this.lookup.live(m, game.gameId, groupId);
-    const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
-    const actions = parseActions(q.actions);
-    const parsed = parseBefore(q.before);
-    let before: AuditBefore | undefined;
-    if (parsed && 'id' in parsed) {
-      const entry = await this.audit.findInGroup(m, group.id, parsed.id);
-      if (!entry) throw ApiError.badRequest('before names no audit entry of this group');
-      before = { createdAt: entry.createdAt.toISOString(), id: entry.id };
-    } else if (parsed) {
-      before = { createdAt: parsed.at };
+    let query: { limit: number; actions?: string[]; start: AuditStart };
+    try {
+      const parsed = parseBefore(q.before);
+      query = {
+        limit: parsePageLimit(q.limit, 50, this.settings.maxPageSize),
+        actions: parseActions(q.actions),
+        start: !parsed ? {} : 'id' in parsed ? { beforeId: parsed.id } : { beforeAt: parsed.at },
+      };
+    } catch (err) {
+      // A missing group is a 404 whatever else is wrong with the request.
+      await this.lookup.live(this.ds.manager, game.gameId, groupId);
+      throw err;
     }
-    const rows = await this.audit.listForGroup(m, group.id, { before, actions, limit });
+    if (!isUuid(groupId)) throw ApiError.notFound('group');
+    const page = await this.audit.groupPage(this.ds, { gameId: game.gameId, groupId, ...query });
+    if (!page.found) throw ApiError.notFound('group');
+    if (!page.beforeFound) throw ApiError.badRequest('before names no audit entry of this group');
+    const { rows } = page;
+    const limit = query.limit;
     return toPage(rows, limit, toAuditDto, (r) => r.id);
   }
 }

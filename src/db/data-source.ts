@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
+import { installTimestampParser } from './pg-timestamps';
 
 export interface DataSourceConfig {
   url: string;
@@ -10,6 +11,7 @@ export interface DataSourceConfig {
 
 /** The one TypeORM data source; the schema comes from migrations only, never `synchronize`. */
 export function createDataSource({ url, poolMax = 10, applicationName = 'guildhall' }: DataSourceConfig): DataSource {
+  installTimestampParser();
   return new DataSource({
     type: 'postgres',
     url,

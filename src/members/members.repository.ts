@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
-import { sqlRows } from '../db/sql';
+import { preparedRows, sqlRows } from '../db/sql';
 import { MEMBER_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
 
 export interface MemberChanges {
@@ -109,13 +109,18 @@ export class MembersRepository {
   }
 
   /** Keyset page in (joinedAt, id) descending order, on members_group_order / members_group_status_order. */
-  async list(
-    m: EntityManager,
+  /**
+   * A page of a live group's members (of this game), newest first on members_group_order, in ONE
+   * statement with the group check; null when the group is missing, deleted or of another game.
+   */
+  async pageOfLiveGroup(
+    ds: DataSource,
+    gameId: string,
     groupId: string,
     opts: { status?: MemberStatus; after?: { joinedAt: string; id: string }; limit: number },
-  ): Promise<MemberRow[]> {
-    const params: unknown[] = [groupId, opts.limit + 1];
-    const where = ['m.group_id = $1'];
+  ): Promise<MemberRow[] | null> {
+    const params: unknown[] = [groupId, gameId, opts.limit + 1];
+    const where = ['f.found', 'm.group_id = $1'];
     if (opts.status) {
       params.push(opts.status);
       where.push(`m.status = $${params.length}`);
@@ -124,11 +129,18 @@ export class MembersRepository {
       params.push(opts.after.joinedAt, opts.after.id);
       where.push(`(m.joined_at, m.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
-    return sqlRows<MemberRow>(
-      m,
-      `SELECT ${MEMBER_COLUMNS} FROM members m WHERE ${where.join(' AND ')} ORDER BY m.joined_at DESC, m.id DESC LIMIT $2`,
+    const rows = await preparedRows<MemberRow & { found: boolean }>(
+      ds,
+      `members_page_${opts.status ? 's' : ''}${opts.after ? 'a' : ''}`,
+      `SELECT f.found, p.*
+       FROM (SELECT EXISTS (SELECT 1 FROM groups g WHERE g.id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL) AS found) f
+       LEFT JOIN LATERAL (
+         SELECT ${MEMBER_COLUMNS} FROM members m WHERE ${where.join(' AND ')}
+         ORDER BY m.joined_at DESC, m.id DESC LIMIT $3) p ON true`,
       params,
     );
+    if (!rows[0]?.found) return null;
+    return rows[0].id === null ? [] : rows;
   }
 
   /** The user's memberships in live groups, joinedAt descending, at most `limit`. */

@@ -88,16 +88,22 @@ export class MembersService {
   }
 
   async list(game: GameContext, groupId: string, q: ListMembersQueryDto): Promise<Page<MemberDto>> {
-    const group = await this.lookup.live(this.ds.manager, game.gameId, groupId);
     const status = q.status === 'all' ? undefined : q.status;
-    const scope = `members:${group.id}:${status ?? 'all'}`;
-    const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
-    const after = decodeKeyset(q.cursor, scope);
-    const rows = await this.members.list(this.ds.manager, group.id, {
-      status,
-      after: after && { joinedAt: after.at, id: after.id },
-      limit,
-    });
+    const scope = `members:${groupId}:${status ?? 'all'}`;
+    let limit: number;
+    let after: ReturnType<typeof decodeKeyset>;
+    try {
+      limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
+      after = decodeKeyset(q.cursor, scope);
+    } catch (err) {
+      // A missing group is a 404 whatever else is wrong with the request.
+      await this.lookup.live(this.ds.manager, game.gameId, groupId);
+      throw err;
+    }
+    const rows = isUuid(groupId)
+      ? await this.members.pageOfLiveGroup(this.ds, game.gameId, groupId, { status, after: after && { joinedAt: after.at, id: after.id }, limit })
+      : null;
+    if (!rows) throw ApiError.notFound('group');
     return toPage(rows, limit, (r) => toMemberDto(r), (r: MemberRow) => encodeKeyset(scope, r.joinedAt, r.id));
   }
 

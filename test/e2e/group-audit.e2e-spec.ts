@@ -326,6 +326,13 @@ describe('GET /v1/groups/:id/audit', () => {
       expectError(await audit('not-a-group'), 404, 'not_found');
     });
 
+    it('a missing group is 404 even with a bad limit, action or before', async () => {
+      for (const query of ['?limit=0', '?actions=nope', '?before=yesterday', `?before=${randomUUID()}`]) {
+        expectError(await audit(randomUUID(), query), 404, 'not_found');
+        expectError(await audit('not-a-group', query), 404, 'not_found');
+      }
+    });
+
     it("another game's group is 404", async () => {
       const theirs = await createGroup({}, otherAuth);
       expect((await audit(theirs.id, '', otherAuth)).status).toBe(200);

@@ -702,6 +702,21 @@ describe('membership: join, leave, kick, rejoin and member reads', () => {
       }
     });
 
+    it('a missing, malformed, soft-deleted or other-game group is 404, even with a bad limit or cursor', async () => {
+      const deleted = await createGroup();
+      expect((await t.http.delete(`/v1/groups/${deleted.id}`).set(auth)).status).toBe(200);
+      const theirs = await createGroup({}, otherAuth);
+      for (const id of [randomUUID(), 'not-a-uuid', deleted.id, theirs.id]) {
+        for (const query of ['', '?limit=0', '?cursor=garbage', '?status=left']) expectError(await list(query, id), 404, 'not_found');
+      }
+    });
+
+    it('a live group without members in the status asked answers an empty page', async () => {
+      const empty = await createGroup();
+      expect((await list('', empty.id)).body).toEqual({ items: [], nextCursor: null });
+      expect((await list('?status=banned', g.id)).body).toEqual({ items: [], nextCursor: null });
+    });
+
     it('limit is 1..cap; 0, 101, abc, 1.5 are 400 naming limit', async () => {
       expect((await list('?limit=1')).body.items).toHaveLength(1);
       expect((await list('?limit=100')).status).toBe(200);
