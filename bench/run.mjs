@@ -229,7 +229,7 @@ async function main() {
     { url: `http://127.0.0.1:${nestPort}/v1/permissions/check`, headers: auth },
     nestCeiling.pid,
   );
-  await Promise.all(started.ceilings.map((p) => stopNode(p)));
+  await stopNode(httpCeiling);
 
   // ---- 5. scenarios ----
   const G0 = groupUuid(0);
@@ -242,6 +242,15 @@ async function main() {
   if (!(hit.allowed === true && hit.source === 'role' && hit.viaRoleId === role.id)) throw new Error(`permission check: unexpected ${JSON.stringify(hit)}`);
 
   await measure('permHit', 'Permission check, cache hit', { url: `${base}${hitPath}`, headers: auth });
+  // The framework ceiling again, right after the check it is the yardstick of: on a shared machine
+  // the throughput of one run drifts from the next, and the ratio takes the mean of both runs.
+  await measure(
+    'frameworkCeilingAgain',
+    'Framework ceiling, measured again right after the cache-hit check',
+    { url: `http://127.0.0.1:${nestPort}/v1/permissions/check`, headers: auth },
+    nestCeiling.pid,
+  );
+  await stopNode(nestCeiling);
   const nonce = randomBytes(4).toString('hex');
   let missN = 0;
   await measure('permMiss', 'Permission check, cache miss (a new permission key per request)', {
@@ -340,8 +349,8 @@ async function main() {
     url: `${base}/v1/groups/${G0}/members?cursor=${membersCursor}`,
     headers: auth,
   });
-  pageParams.membersFirst = { groupId: G0 };
-  pageParams.membersDeep = { groupId: G0, after: keysetOf(membersCursor) };
+  pageParams.membersFirst = { gameId: GAME_ID, groupId: G0 };
+  pageParams.membersDeep = { gameId: GAME_ID, groupId: G0, after: keysetOf(membersCursor) };
 
   // Friends: a random user (or friend pair) per request, over the whole graph.
   const offsets = friendOffsets(sizes);
@@ -393,8 +402,8 @@ async function main() {
     url: `${base}/v1/groups/${G0}/audit?before=${deep.id}`,
     headers: auth,
   });
-  pageParams.auditFirst = { groupId: G0 };
-  pageParams.auditDeep = { groupId: G0, before: { createdAt: deep.created_at.toISOString(), id: deep.id } };
+  pageParams.auditFirst = { gameId: GAME_ID, groupId: G0, start: {} };
+  pageParams.auditDeep = { gameId: GAME_ID, groupId: G0, start: { beforeId: deep.id } };
   pageParams.permMiss = { gameId: GAME_ID, groupId: G0, userId: permUser };
 
   // ---- 6. live stream, webhooks ----

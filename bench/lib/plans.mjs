@@ -18,6 +18,9 @@ async function capture(call) {
   return seen[seen.length - 1];
 }
 
+/** The external id the seed gives the user of a seeded uuid: `p<n>` for row n (seed.mjs userUuid). */
+const externalId = (uuid) => `p${parseInt(uuid.slice(-12), 16)}`;
+
 /** A `(repository, manager, ds) => call` per read scenario key; params from `p`. */
 export function mainStatement(root, key, p) {
   const require = createRequire(join(root, 'package.json'));
@@ -36,28 +39,49 @@ export function mainStatement(root, key, p) {
     case 'membersFirst':
     case 'membersDeep': {
       const { MembersRepository } = d('members/members.repository.js');
-      return capture((m) => new MembersRepository().list(m, p.groupId, { after: p.after && { joinedAt: p.after.at, id: p.after.id }, limit }));
+      return capture((_m, ds) =>
+        new MembersRepository().pageOfLiveGroup(ds, p.gameId, p.groupId, { after: p.after && { joinedAt: p.after.at, id: p.after.id }, limit }),
+      );
     }
     case 'friendsList': {
-      const { FriendsRepository } = d('friends/friends.repository.js');
-      return capture((m) =>
-        new FriendsRepository().listFriends(m, { ownerId: p.userUuid, gameIds: [p.gameId], callingGameId: p.gameId, withTags: true, limit }),
+      const { FriendReadsRepository } = d('friends/friend-reads.repository.js');
+      return capture((_m, ds) =>
+        new FriendReadsRepository().listPage(ds, {
+          callingGameId: p.gameId,
+          readGameIds: [p.gameId],
+          ownerExternalId: externalId(p.userUuid),
+          withTags: true,
+          limit,
+        }),
       );
     }
     case 'suggestions': {
-      const { FriendsRepository } = d('friends/friends.repository.js');
-      return capture((m) =>
-        new FriendsRepository().suggestions(m, { userId: p.userUuid, gameIds: [p.gameId], callingGameId: p.gameId, minMutuals: 2, limit: 20 }),
+      const { FriendReadsRepository } = d('friends/friend-reads.repository.js');
+      return capture((_m, ds) =>
+        new FriendReadsRepository().suggestions(ds, {
+          callingGameId: p.gameId,
+          readGameIds: [p.gameId],
+          userExternalId: externalId(p.userUuid),
+          minMutuals: 2,
+          limit: 20,
+        }),
       );
     }
     case 'relationship': {
-      const { FriendsRepository } = d('friends/friends.repository.js');
-      return capture((m) => new FriendsRepository().pairRows(m, p.gameId, p.userUuid, p.otherUuid));
+      const { FriendReadsRepository } = d('friends/friend-reads.repository.js');
+      return capture((_m, ds) =>
+        new FriendReadsRepository().relationshipFacts(ds, {
+          callingGameId: p.gameId,
+          readGameIds: [p.gameId],
+          viewerExternalId: externalId(p.userUuid),
+          otherExternalId: externalId(p.otherUuid),
+        }),
+      );
     }
     case 'auditFirst':
     case 'auditDeep': {
       const { AuditRepository } = d('audit/audit.repository.js');
-      return capture((m) => new AuditRepository().listForGroup(m, p.groupId, { before: p.before, limit }));
+      return capture((_m, ds) => new AuditRepository().groupPage(ds, { gameId: p.gameId, groupId: p.groupId, start: p.start, limit }));
     }
     default:
       return Promise.reject(new Error(`no main statement for ${key}`));

@@ -16,7 +16,9 @@ const READ_P99_MS = 50;
 
 export function renderReport(ctx) {
   const { results: r, dbCeilings, conf, sizes, seeded, plans } = ctx;
-  const framework = r.frameworkCeiling.rps;
+  // The mean of the framework ceiling's two runs, before the scenarios and right after the check.
+  const frameworkRuns = [r.frameworkCeiling, r.frameworkCeilingAgain].filter(Boolean);
+  const framework = frameworkRuns.reduce((sum, x) => sum + x.rps, 0) / frameworkRuns.length;
   const http = r.httpCeiling.rps;
   const dbCeiling = dbCeilings[0];
   const rows = [];
@@ -36,7 +38,7 @@ export function renderReport(ctx) {
   };
 
   httpRow(r.httpCeiling, { ratio: '1.00 × HTTP (the HTTP ceiling)', target: '—', ok: null });
-  httpRow(r.frameworkCeiling, { ratio: `${(framework / http).toFixed(2)} × HTTP`, target: '—', ok: null });
+  for (const run of frameworkRuns) httpRow(run, { ratio: `${(run.rps / http).toFixed(2)} × HTTP`, target: '—', ok: null });
   for (const c of dbCeilings) {
     rows.push([
       `Database ceiling: the join's and the leave's SQL on raw pg, ${c.connections} clients, no HTTP (req/s = transactions/s)`,
@@ -136,7 +138,9 @@ export function renderReport(ctx) {
   p("- **Server RSS** is the server process's VmRSS read from /proc right after the measured run (for a ceiling: the ceiling's process).");
   p('- **CPU** is over the measured run, in % of one core (200 = both cores): the measured process, the Postgres cluster (postmaster and backends), and the load generator (this process). **Per request**: the CPU time of the measured process and of Postgres divided by the requests answered, and the transactions the database committed per request (a read runs each statement on its own, so for reads this is the statements per request; Postgres publishes its counters about once a second, so it is within ~10 %).');
   p('- **p50 alone** is the median latency on one connection, nothing else in flight: the cost of one request without queueing. With 50 connections in a closed loop, the mean latency is 50 / (req/s) (Little\'s law): below ~1 000 req/s it cannot be under 50 ms.');
-  p('- **Ratio**: permission checks and reads against the framework ceiling (the minimal NestJS app); the write path against the database ceiling; the framework ceiling against the HTTP ceiling.');
+  p(
+    `- **Ratio**: permission checks and reads against the framework ceiling (the minimal NestJS app), the mean of its ${frameworkRuns.length === 2 ? 'two runs (before the scenarios, and right after the cache-hit check: one run drifts from the next on a shared machine)' : 'run'}: ${int(framework)} req/s; the write path against the database ceiling; the framework ceiling against the HTTP ceiling.`,
+  );
   p(
     `- **Join then leave**: each connection takes a (public group, user) pair, joins, leaves, and gives the pair back, so every request succeeds (a join is 201, a leave 200); one request/s is one join or one leave, one transaction each. An enabled webhook endpoint subscribes to both events, so each one also writes a delivery and the server's worker delivers it to the local receiver meanwhile (${int(jl.webhook.delivered)} delivered during the scenario, ${int(jl.webhook.backlog)} still pending at its end; the endpoint is then disabled).`,
   );

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
 import { GameConfigService, type FriendsContext } from '../game-config/game-config.service';
@@ -12,8 +11,8 @@ import { GameConfigService, type FriendsContext } from '../game-config/game-conf
 export class FriendsGate {
   constructor(private readonly configs: GameConfigService) {}
 
-  async open(game: GameContext, m?: EntityManager): Promise<FriendsContext> {
-    const ctx = await this.configs.forFriends(game.gameId, m);
+  async open(game: GameContext): Promise<FriendsContext> {
+    const ctx = await this.configs.forFriends(game.gameId);
     if (!ctx.config.friends.enabled) throw new ApiError('not_found', 'friends are disabled in this game');
     return ctx;
   }

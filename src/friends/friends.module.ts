@@ -8,6 +8,7 @@ import { FriendTagsController } from './friend-tags.controller';
 import { FriendTagsRepository } from './friend-tags.repository';
 import { FriendTagsService } from './friend-tags.service';
 import { FriendsGate } from './friends-gate';
+import { FriendReadsRepository } from './friend-reads.repository';
 import { FriendsRepository } from './friends.repository';
 import { FriendshipsController } from './friendships.controller';
 import { FriendshipsService } from './friendships.service';
@@ -30,6 +31,7 @@ import { VisibilityService } from './visibility.service';
   providers: [
     FriendsGate,
     FriendsRepository,
+    FriendReadsRepository,
     FriendTagsRepository,
     FriendRequestsService,
     FriendshipsService,

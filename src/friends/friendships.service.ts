@@ -15,8 +15,8 @@ import { IdentityService } from '../identity/identity.service';
 import type { FriendsListQueryDto, FriendshipDto, RelationshipDto } from './dto/friends.dto';
 import { friendLockKeys } from './friend-locks';
 import type { FriendListRow } from './friend-rows';
+import { FriendReadsRepository, type FriendsListResult } from './friend-reads.repository';
 import { toFriendshipDto } from './friend-view';
-import { FriendTagsRepository } from './friend-tags.repository';
 import { FriendsGate } from './friends-gate';
 import { FriendsRepository } from './friends.repository';
 import { canViewList, effectiveVisibility } from './list-access';
@@ -30,7 +30,7 @@ export class FriendshipsService {
     private readonly uow: UnitOfWork,
     private readonly gate: FriendsGate,
     private readonly repo: FriendsRepository,
-    private readonly tags: FriendTagsRepository,
+    private readonly reads: FriendReadsRepository,
     private readonly identity: IdentityService,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
@@ -42,29 +42,27 @@ export class FriendshipsService {
    */
   async list(game: GameContext, userId: string, q: FriendsListQueryDto): Promise<Page<FriendshipDto>> {
     const ctx = await this.gate.open(game);
-    const m = this.ds.manager;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const scope = `friends:${game.gameId}:${userId}:${q.tagId ?? ''}`;
     const after = decodeKeyset(q.cursor, scope);
-    const ownerId = await this.identity.find(m, game.gameId, userId);
-    if (q.viewer !== undefined && q.viewer !== userId) await this.checkViewer(ctx, ownerId, q.viewer);
-    if (q.tagId !== undefined) {
-      if (!ctx.config.friends.tags.enabled) throw new ApiError('not_found', 'friend tags are disabled in this game');
-      const tag = isUuid(q.tagId) ? await this.tags.find(m, game.gameId, q.tagId) : null;
-      if (!tag || tag.userId !== ownerId) throw ApiError.badRequest('tagId is not a tag of this user in this game');
-    }
-    if (!ownerId) return { items: [], nextCursor: null };
-    const rows = await this.repo.listFriends(m, {
-      ownerId,
-      gameIds: ctx.readGameIds,
+    const viewer = q.viewer !== undefined && q.viewer !== userId ? q.viewer : undefined;
+    const page = await this.reads.listPage(this.ds, {
       callingGameId: game.gameId,
-      tagId: q.tagId,
-      withTags: q.viewer === undefined || q.viewer === userId,
+      readGameIds: ctx.readGameIds,
+      ownerExternalId: userId,
+      viewerExternalId: viewer,
+      tagId: q.tagId === undefined ? undefined : isUuid(q.tagId) ? q.tagId : null,
+      withTags: viewer === undefined,
       after,
       limit,
     });
+    if (viewer !== undefined) this.checkViewer(ctx, page);
+    if (q.tagId !== undefined) {
+      if (!ctx.config.friends.tags.enabled) throw new ApiError('not_found', 'friend tags are disabled in this game');
+      if (!page.tagOk) throw ApiError.badRequest('tagId is not a tag of this user in this game');
+    }
     return toPage(
-      rows,
+      page.rows,
       limit,
       (r) => toFriendshipDto(r, userId),
       (r: FriendListRow) => encodeKeyset(scope, r.respondedAt!, r.id),
@@ -91,34 +89,22 @@ export class FriendshipsService {
   async relationship(game: GameContext, viewerUserId: string, otherUserId: string): Promise<RelationshipDto> {
     const ctx = await this.gate.open(game);
     if (viewerUserId === otherUserId) throw ApiError.badRequest('otherUserId must differ from viewerUserId');
-    const m = this.ds.manager;
-    const [me, other] = [await this.identity.find(m, game.gameId, viewerUserId), await this.identity.find(m, game.gameId, otherUserId)];
-    if (!me || !other) return { state: 'none', since: null };
-    const pair = await this.repo.pairRows(m, game.gameId, me, other);
-    const at = (type: string, from: string) => pair.find((r) => r.type === type && r.userId === from)?.createdAt ?? null;
-    const friendsSince =
-      ctx.readGameIds.length > 1
-        ? await this.repo.friendsSince(m, ctx.readGameIds, me, other)
-        : (pair.find((r) => r.type === 'friend')?.respondedAt ?? null);
-    const { state, since } = relationshipState({
-      blockedByMeAt: at('blocked', me),
-      blockedByThemAt: at('blocked', other),
-      friendsSince,
-      outgoingRequestAt: at('request', me),
-      incomingRequestAt: at('request', other),
+    const facts = await this.reads.relationshipFacts(this.ds, {
+      callingGameId: game.gameId,
+      readGameIds: ctx.readGameIds,
+      viewerExternalId: viewerUserId,
+      otherExternalId: otherUserId,
     });
+    const { state, since } = relationshipState(facts);
     return { state, since: iso(since) };
   }
 
   /** 404 unless the viewer may read the owner's list (rule 2; unknown users read as strangers). */
-  private async checkViewer(ctx: FriendsContext, ownerId: string | null, viewer: string): Promise<void> {
-    const m = this.ds.manager;
-    const viewerId = await this.identity.find(m, ctx.gameId, viewer);
+  private checkViewer(ctx: FriendsContext, page: FriendsListResult): void {
     const { allowed, default: def } = ctx.config.friends.visibility;
-    const visibility = effectiveVisibility(allowed, def, ownerId ? await this.repo.visibility(m, ctx.gameId, ownerId) : null);
-    const known = ownerId !== null && viewerId !== null;
-    const blocked = known && (await this.repo.blockedEitherWay(m, ctx.gameId, ownerId, viewerId));
-    const isFriend = known && visibility === 'friends-only' && (await this.repo.friendsSince(m, ctx.readGameIds, ownerId, viewerId)) !== null;
-    if (!canViewList(visibility, { isOwner: false, blocked, isFriend })) throw ApiError.notFound('friends list');
+    const visibility = effectiveVisibility(allowed, def, page.storedVisibility);
+    if (!canViewList(visibility, { isOwner: false, blocked: page.blocked, isFriend: page.isFriend })) {
+      throw ApiError.notFound('friends list');
+    }
   }
 }

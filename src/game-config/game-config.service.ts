@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
 import { UnitOfWork } from '../db/unit-of-work';
 import type { GameConfigDto, PatchGameConfigDto } from './dto/game-config.dto';
 import { diffConfig, mergeConfig, resolveConfig, validateConfig, type GameConfig } from './game-config';
+import { FriendsContextCache } from './friends-context-cache';
 import { GameConfigRepository, type GameConfigRow } from './game-config.repository';
 
 /** The config a friends route works with: the calling game's and the games its reads span. */
@@ -22,6 +23,7 @@ export class GameConfigService {
     private readonly ds: DataSource,
     private readonly uow: UnitOfWork,
     private readonly repo: GameConfigRepository,
+    private readonly cache: FriendsContextCache,
   ) {}
 
   async get(gameId: string): Promise<GameConfigDto> {
@@ -48,6 +50,7 @@ export class GameConfigService {
       validateConfig(resolved);
       const networkId = dto.networkId === undefined ? row.networkId : dto.networkId;
       await this.repo.update(tx.manager, gameId, stored, networkId);
+      this.cache.clearOnCommit(tx);
 
       const diff = diffConfig(resolveConfig(row.config), resolved);
       const before: Record<string, unknown> = {};
@@ -67,16 +70,32 @@ export class GameConfigService {
     });
   }
 
-  /** The calling game's resolved config and read scope; one query. */
-  async forFriends(gameId: string, m: EntityManager = this.ds.manager): Promise<FriendsContext> {
-    const row = await this.repo.findScoped(m, gameId);
+  /**
+   * The calling game's resolved config and read scope: from the per-process cache, which every
+   * config change clears on every instance, else one query. Shared between callers: read only.
+   */
+  forFriends(gameId: string): Promise<FriendsContext> {
+    return this.cache.get(gameId, () => this.loadForFriends(gameId));
+  }
+
+  private async loadForFriends(gameId: string): Promise<FriendsContext> {
+    const row = await this.repo.findScoped(this.ds.manager, gameId);
     if (!row) throw ApiError.notFound('game');
     const config = resolveConfig(row.config);
     const readGameIds = config.friends.scope === 'network' && row.networkGameIds.length ? row.networkGameIds : [gameId];
-    return { gameId, config, readGameIds };
+    return deepFreeze({ gameId, config, readGameIds });
   }
 }
 
 function toDto(row: GameConfigRow): GameConfigDto {
   return { gameId: row.id, config: resolveConfig(row.config), networkId: row.networkId };
+}
+
+/** The cached context is shared by every caller until the next change: none may alter it for the others. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }

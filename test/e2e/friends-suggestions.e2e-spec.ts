@@ -1,6 +1,6 @@
-import type { EntityManager } from 'typeorm';
-import { FriendsRepository } from '../../src/friends/friends.repository';
+import { FriendReadsRepository } from '../../src/friends/friend-reads.repository';
 import { AUTO, befriend, block, friendsGame, sendPending, svcId, U, uid, type FriendsGame } from '../helpers/friends';
+import { captureDataSource } from '../helpers/statement-capture';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 interface Suggestion {
@@ -101,19 +101,27 @@ describe('friend suggestions', () => {
     expect(r.body.code).toBe('not_found');
   });
 
+  it('samples are the five mutual friends with the lowest internal ids, in that order', async () => {
+    const { u, ms, cs } = await graph(g, [7]);
+    const [item] = await suggest(g, u);
+    expect(item.svcUserId).toBe(cs[0]);
+    const internal = await Promise.all(ms.map(async (m) => ({ m, id: await svcId(t, g.gameId, m) })));
+    const lowest = internal.sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, 5).map((x) => x.m);
+    expect(item.sampleMutualSvcUserIds).toEqual(lowest);
+  });
+
   it('is one SQL statement, reading friends-of-friends from the user_relationships_friends index', async () => {
     const { u } = await graph(g, [2]);
-    const statements: { sql: string; params: unknown[] }[] = [];
-    const capture = {
-      query: async (sql: string, params: unknown[]) => {
-        statements.push({ sql, params });
-        return [];
-      },
-    } as unknown as EntityManager;
-    const repo = t.app.get(FriendsRepository);
-    const userId = await svcId(t, g.gameId, u);
-    await repo.suggestions(capture, { userId, gameIds: [g.gameId], callingGameId: g.gameId, minMutuals: 2, limit: 20 });
+    const { ds, statements } = captureDataSource([]);
+    await t.app.get(FriendReadsRepository).suggestions(ds, {
+      callingGameId: g.gameId,
+      readGameIds: [g.gameId],
+      userExternalId: u,
+      minMutuals: 2,
+      limit: 20,
+    });
     expect(statements).toHaveLength(1);
+    expect(statements[0].name).toBeDefined();
     await t.db.query('SET enable_seqscan = off');
     const plan = await t.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statements[0].sql}`, statements[0].params);
     await t.db.query('RESET enable_seqscan');

@@ -1,0 +1,254 @@
+import { Injectable } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import type { Keyset } from '../common/pagination/keyset';
+import { preparedRows } from '../db/sql';
+import type { ListVisibility } from '../game-config/game-config';
+import { internalIdSql } from '../identity/identity.repository';
+import { RELATIONSHIP_COLUMNS, type FriendListRow, type RelationshipType, type SuggestionRow } from './friend-rows';
+import type { RelationshipFacts } from './relationship-state';
+
+export interface FriendsListQuery {
+  callingGameId: string;
+  /** Games whose friendships are read (the network, or the calling game alone). */
+  readGameIds: string[];
+  ownerExternalId: string;
+  /** A viewer other than the owner: the facts of rule 2 about them come back. */
+  viewerExternalId?: string;
+  /** Restricts to rows carrying this tag in the calling game; null stands for an id that is no tag. */
+  tagId?: string | null;
+  /** Attach the owner's tag ids (owner or admin reading; never another viewer). */
+  withTags: boolean;
+  after?: Keyset;
+  limit: number;
+}
+
+export interface FriendsListResult {
+  /** The owner's stored friendsListVisibility in the calling game (viewer reads only). */
+  storedVisibility: ListVisibility | null;
+  /** A block between owner and viewer, either way, in the calling game (viewer reads only). */
+  blocked: boolean;
+  /** The viewer is a friend of the owner in the read games (viewer reads only). */
+  isFriend: boolean;
+  /** `tagId` is a tag of the owner in the calling game (tag reads only). */
+  tagOk: boolean;
+  rows: FriendListRow[];
+}
+
+interface ListRow extends Omit<FriendListRow, 'id'> {
+  id: string | null;
+  storedVisibility?: ListVisibility | null;
+  blocked?: boolean;
+  isFriend?: boolean;
+  tagOk?: boolean;
+}
+
+interface PairRow {
+  mineType: RelationshipType | null;
+  mineCreatedAt: Date | null;
+  mineRespondedAt: Date | null;
+  theirsType: RelationshipType | null;
+  theirsCreatedAt: Date | null;
+  theirsRespondedAt: Date | null;
+  networkFriendsSince?: Date | null;
+}
+
+/**
+ * The hot friends reads, each one named prepared statement outside any transaction that resolves
+ * the external ids itself: nothing else reaches the database on these routes (the config is cached).
+ * Statement names carry the shape of the SQL, so one name always stands for one text.
+ */
+@Injectable()
+export class FriendReadsRepository {
+  /**
+   * One page of a friends list in (respondedAt, id) descending order, read from
+   * user_relationships_friends in index order, beside the facts the route's checks need. Across
+   * several games (network scope) a friend met in two games is listed once, with the earliest
+   * friendship, and a friend the owner blocked, or who blocked them, in the calling game is left
+   * out. The friend is named by their external id in the calling game when they have one, else by
+   * the one in the game the friendship was made in. Always one row at least (the facts), whose
+   * page columns are null when the page is empty.
+   */
+  async listPage(ds: DataSource, p: FriendsListQuery): Promise<FriendsListResult> {
+    const params: unknown[] = [];
+    const $ = (value: unknown) => `$${params.push(value)}`;
+    const calling = `${$(p.callingGameId)}::uuid`;
+    const network = p.readGameIds.length > 1;
+    // One game is an equality, so the index yields rows in page order with no sort.
+    const games = network ? `${$(p.readGameIds)}::uuid[]` : '';
+    const inGames = (alias: string) => (network ? `${alias}.game_id = ANY(${games})` : `${alias}.game_id = ${calling}`);
+    const ids = [`${internalIdSql(calling, $(p.ownerExternalId))} AS owner_id`];
+    const facts: string[] = [];
+    if (p.viewerExternalId !== undefined) {
+      ids.push(`${internalIdSql(calling, $(p.viewerExternalId))} AS viewer_id`);
+      facts.push(
+        `(SELECT s.friends_list_visibility FROM friend_settings s WHERE s.user_id = o.owner_id AND s.game_id = ${calling}) AS "storedVisibility"`,
+        `EXISTS (SELECT 1 FROM user_relationships b WHERE b.game_id = ${calling} AND b.type = 'blocked'
+           AND ((b.user_id = o.owner_id AND b.other_id = o.viewer_id) OR (b.user_id = o.viewer_id AND b.other_id = o.owner_id))) AS blocked`,
+        `EXISTS (SELECT 1 FROM user_relationships f
+           WHERE f.user_id = o.owner_id AND f.other_id = o.viewer_id AND ${inGames('f')} AND f.type = 'friend') AS "isFriend"`,
+      );
+    }
+    const where = [`r.user_id = o.owner_id`, inGames('r'), `r.type = 'friend'`];
+    if (network) {
+      where.push(`NOT EXISTS (SELECT 1 FROM user_relationships d
+        WHERE d.user_id = r.user_id AND d.other_id = r.other_id AND ${inGames('d')} AND d.type = 'friend'
+          AND (d.responded_at, d.id) < (r.responded_at, r.id))`);
+      where.push(`NOT EXISTS (SELECT 1 FROM user_relationships b
+        WHERE b.game_id = ${calling} AND b.type = 'blocked'
+          AND ((b.user_id = r.user_id AND b.other_id = r.other_id) OR (b.user_id = r.other_id AND b.other_id = r.user_id)))`);
+    }
+    if (p.tagId !== undefined) {
+      const tag = `${$(p.tagId)}::uuid`;
+      facts.push(`EXISTS (SELECT 1 FROM friend_tags t WHERE t.id = ${tag} AND t.game_id = ${calling} AND t.user_id = o.owner_id) AS "tagOk"`);
+      where.push(`r.game_id = ${calling}`, `EXISTS (SELECT 1 FROM friend_tag_links l WHERE l.relationship_id = r.id AND l.tag_id = ${tag})`);
+    }
+    if (p.after) {
+      where.push(`(r.responded_at, r.id) < (${$(p.after.at)}::timestamptz, ${$(p.after.id)}::uuid)`);
+    }
+    const friendName = network
+      ? `coalesce((SELECT ui.external_id FROM user_identities ui WHERE ui.user_id = r.other_id AND ui.game_id = ${calling}), r.other_external_id)`
+      : 'r.other_external_id';
+    const tags = p.withTags
+      ? `CASE WHEN r.game_id = ${calling}
+           THEN ARRAY(SELECT l.tag_id::text FROM friend_tag_links l WHERE l.relationship_id = r.id ORDER BY l.tag_id)
+           ELSE ARRAY[]::text[] END`
+      : 'ARRAY[]::text[]';
+    const limit = $(p.limit + 1);
+    const shape = `${network ? 'n' : 's'}${p.viewerExternalId !== undefined ? 'v' : ''}${p.tagId !== undefined ? 't' : ''}${p.after ? 'a' : ''}${p.withTags ? 'g' : ''}`;
+    // The ids are looked up once (a materialized CTE, not inlined at each use). The page is
+    // limited inside the lateral subquery, in index order; the outer sort only restates that
+    // order for the at most limit + 1 rows.
+    const rows = await preparedRows<ListRow>(
+      ds,
+      `friends_list_${shape}`,
+      `WITH o AS MATERIALIZED (SELECT ${ids.join(', ')})
+       SELECT ${facts.map((f) => `${f}, `).join('')}page.*
+       FROM o LEFT JOIN LATERAL (
+         SELECT ${RELATIONSHIP_COLUMNS}, ${friendName} AS "friendExternalId", ${tags} AS "tagIds"
+         FROM user_relationships r WHERE ${where.join(' AND ')}
+         ORDER BY r.responded_at DESC, r.id DESC LIMIT ${limit}
+       ) page ON true
+       ORDER BY page."respondedAt" DESC, page.id DESC`,
+      params,
+    );
+    const [first] = rows;
+    return {
+      storedVisibility: first.storedVisibility ?? null,
+      blocked: first.blocked ?? false,
+      isFriend: first.isFriend ?? false,
+      tagOk: first.tagOk ?? false,
+      rows: rows.filter((r): r is ListRow & FriendListRow => r.id !== null),
+    };
+  }
+
+  /**
+   * What stands between a viewer and another user, both named by their external ids in the calling
+   * game: the row each holds towards the other in the calling game (one per direction at most, on
+   * user_relationships_pair) and, across a network, the earliest friendship in any read game.
+   */
+  async relationshipFacts(
+    ds: DataSource,
+    q: { callingGameId: string; readGameIds: string[]; viewerExternalId: string; otherExternalId: string },
+  ): Promise<RelationshipFacts> {
+    const network = q.readGameIds.length > 1;
+    const [row] = await preparedRows<PairRow>(
+      ds,
+      `friends_relationship_${network ? 'n' : 's'}`,
+      `WITH ids AS MATERIALIZED (SELECT ${internalIdSql('$1::uuid', '$2')} AS me, ${internalIdSql('$1::uuid', '$3')} AS other)
+       SELECT mine.type AS "mineType", mine.created_at AS "mineCreatedAt", mine.responded_at AS "mineRespondedAt",
+         theirs.type AS "theirsType", theirs.created_at AS "theirsCreatedAt", theirs.responded_at AS "theirsRespondedAt"
+         ${
+           network
+             ? `, (SELECT min(f.responded_at) FROM user_relationships f
+                  WHERE f.user_id = ids.me AND f.other_id = ids.other AND f.game_id = ANY($4::uuid[]) AND f.type = 'friend')
+                AS "networkFriendsSince"`
+             : ''
+         }
+       FROM ids
+       LEFT JOIN user_relationships mine ON mine.user_id = ids.me AND mine.other_id = ids.other AND mine.game_id = $1::uuid
+       LEFT JOIN user_relationships theirs ON theirs.user_id = ids.other AND theirs.other_id = ids.me AND theirs.game_id = $1::uuid`,
+      network
+        ? [q.callingGameId, q.viewerExternalId, q.otherExternalId, q.readGameIds]
+        : [q.callingGameId, q.viewerExternalId, q.otherExternalId],
+    );
+    const at = (type: RelationshipType, side: 'mine' | 'theirs') => (row[`${side}Type`] === type ? row[`${side}CreatedAt`] : null);
+    const friendsInGame = row.mineType === 'friend' ? row.mineRespondedAt : row.theirsType === 'friend' ? row.theirsRespondedAt : null;
+    return {
+      blockedByMeAt: at('blocked', 'mine'),
+      blockedByThemAt: at('blocked', 'theirs'),
+      friendsSince: network ? (row.networkFriendsSince ?? null) : friendsInGame,
+      outgoingRequestAt: at('request', 'mine'),
+      incomingRequestAt: at('request', 'theirs'),
+    };
+  }
+
+  /**
+   * Friend suggestions (SPEC §4 Friends rule 4): friends of the user's friends that share at least
+   * `minMutuals` of them, minus the user, their friends and anyone blocked either way in the
+   * calling game; most mutual friends first, then internal id; each with up to five sample mutual
+   * friends (the five lowest internal ids, in that order). Users are named by their external id in
+   * the calling game, else (a network friend unknown to this game) by the one in the game where
+   * the friendship was made.
+   *
+   * The cost is the friend-of-friend pairs (friends x their friends): they are read by one
+   * index-only scan of user_relationships_friends over the array of the user's friends and counted
+   * by a hash aggregate on the candidate alone; the exclusions are applied to the counted groups
+   * (against small hashed sets), and the samples are gathered for the top `limit` candidates only,
+   * from each one's own friend rows (friendships are stored in both directions, so the candidate's
+   * friends among the user's friends are exactly the mutual friends counted). Within one game a
+   * (friend, candidate) pair occurs once; across a network the pairs are deduplicated first.
+   */
+  suggestions(
+    ds: DataSource,
+    q: { callingGameId: string; readGameIds: string[]; userExternalId: string; minMutuals: number; limit: number },
+  ): Promise<SuggestionRow[]> {
+    const network = q.readGameIds.length > 1;
+    const inGames = (alias: string) => (network ? `${alias}.game_id = ANY($5::uuid[])` : `${alias}.game_id = $1::uuid`);
+    const name = (ref: string) =>
+      network
+        ? `coalesce(
+             (SELECT ui.external_id FROM user_identities ui WHERE ui.user_id = ${ref} AND ui.game_id = $1::uuid),
+             (SELECT x.other_external_id FROM user_relationships x
+              WHERE x.other_id = ${ref} AND ${inGames('x')} AND x.type = 'friend' LIMIT 1))`
+        : `(SELECT ui.external_id FROM user_identities ui WHERE ui.user_id = ${ref} AND ui.game_id = $1::uuid)`;
+    const pairs = `SELECT ${network ? 'DISTINCT ' : ''}ff.other_id AS id, ff.user_id AS mutual FROM user_relationships ff
+           WHERE ff.user_id = ANY (ARRAY(SELECT id FROM mine)) AND ${inGames('ff')} AND ff.type = 'friend'`;
+    return preparedRows<SuggestionRow>(
+      ds,
+      `friends_suggestions_${network ? 'n' : 's'}`,
+      `WITH me AS MATERIALIZED (
+         SELECT ${internalIdSql('$1::uuid', '$2')} AS id
+       ), mine AS MATERIALIZED (
+         SELECT ${network ? 'DISTINCT ' : ''}f.other_id AS id FROM me JOIN user_relationships f
+           ON f.user_id = me.id AND ${inGames('f')} AND f.type = 'friend'
+       ), blocked AS MATERIALIZED (
+         SELECT b.other_id AS id FROM me JOIN user_relationships b ON b.user_id = me.id AND b.game_id = $1::uuid AND b.type = 'blocked'
+         UNION ALL
+         SELECT b.user_id FROM me JOIN user_relationships b ON b.other_id = me.id AND b.game_id = $1::uuid AND b.type = 'blocked'
+       ), candidates AS MATERIALIZED (
+         SELECT c.id, c.n FROM (SELECT p.id, count(*)::int AS n FROM (${pairs}) p GROUP BY p.id) c
+         WHERE c.n >= $3
+           AND c.id <> (SELECT id FROM me)
+           AND c.id NOT IN (SELECT id FROM mine)
+           AND c.id NOT IN (SELECT id FROM blocked)
+         ORDER BY c.n DESC, c.id
+         LIMIT $4
+       )
+       SELECT
+         ${name('c.id')} AS "svcUserId",
+         c.n AS "mutualCount",
+         ARRAY(
+           SELECT ${name('s.id')} FROM (
+             SELECT ${network ? 'DISTINCT ' : ''}cf.other_id AS id FROM user_relationships cf
+             WHERE cf.user_id = c.id AND ${inGames('cf')} AND cf.type = 'friend' AND cf.other_id IN (SELECT id FROM mine)
+             ORDER BY 1 LIMIT 5
+           ) s ORDER BY s.id
+         ) AS "sampleMutualSvcUserIds"
+       FROM candidates c
+       ORDER BY c.n DESC, c.id`,
+      network
+        ? [q.callingGameId, q.userExternalId, q.minMutuals, q.limit, q.readGameIds]
+        : [q.callingGameId, q.userExternalId, q.minMutuals, q.limit],
+    );
+  }
+}
