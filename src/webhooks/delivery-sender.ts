@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import type { SvcEvent } from '../events/event';
 import { classifyResponse, type AttemptOutcome } from './backoff';
 import { formatPayload, type WebhookFormat } from './payload-formats';
@@ -36,16 +38,55 @@ export function buildRequest(a: Attempt, now: Date): { body: string; headers: Re
   return { body, headers };
 }
 
-/** Sends one attempt and classifies what came back. Never throws. */
-export async function sendAttempt(a: Attempt, timeoutMs = SEND_TIMEOUT_MS): Promise<AttemptResult> {
+/**
+ * Connections to receivers are kept open between attempts, as many per origin as attempts are in
+ * flight to it. An idle one is closed after 4 s, before the common 5 s server keep-alive timeouts,
+ * so an attempt rarely lands on a connection the receiver is closing.
+ * node:http rather than fetch: it costs several times less CPU per request.
+ */
+const AGENTS: Record<string, http.Agent> = {
+  'http:': new http.Agent({ keepAlive: true, timeout: 4_000 }),
+  'https:': new https.Agent({ keepAlive: true, timeout: 4_000 }),
+};
+
+/** Sends one attempt and classifies what came back. Never rejects; redirects are not followed. */
+export function sendAttempt(a: Attempt, timeoutMs = SEND_TIMEOUT_MS): Promise<AttemptResult> {
   const { body, headers } = buildRequest(a, new Date());
-  try {
-    const res = await fetch(a.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-    await res.body?.cancel().catch(() => undefined);
-    return { outcome: classifyResponse(res.status), status: res.status };
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    const reason = e.name === 'TimeoutError' ? `no response within ${timeoutMs} ms` : `network error: ${e.cause?.code ?? e.message}`;
-    return { outcome: { kind: 'retry', reason }, status: null };
-  }
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (r: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      resolve(r);
+    };
+    const retry = (reason: string) => settle({ outcome: { kind: 'retry', reason }, status: null });
+    let url: URL;
+    try {
+      url = new URL(a.url);
+    } catch {
+      return retry('network error: invalid url');
+    }
+    const agent = AGENTS[url.protocol];
+    if (!agent) return retry(`network error: unsupported protocol ${url.protocol}`);
+    const send = url.protocol === 'https:' ? https.request : http.request;
+    const req = send(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      const status = res.statusCode ?? 0;
+      settle({ outcome: classifyResponse(status), status });
+      // The body is not needed: drained, so the connection can carry the next attempt.
+      res.on('error', () => undefined);
+      res.once('close', () => clearTimeout(timer));
+      res.resume();
+    });
+    // Until the response is complete: a receiver that never answers, or never ends its answer,
+    // loses the connection.
+    const timer = setTimeout(() => {
+      retry(`no response within ${timeoutMs} ms`);
+      req.destroy();
+    }, timeoutMs);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      retry(`network error: ${err.code ?? err.message}`);
+    });
+    req.end(body);
+  });
 }

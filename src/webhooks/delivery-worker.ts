@@ -8,17 +8,17 @@ import { PgListener } from '../db/pg-listener';
 import { AUTO_DISABLE_AFTER, retryDelayMs } from './backoff';
 import { DELIVERIES_CHANNEL } from './delivery-channel';
 import { sendAttempt, type AttemptResult } from './delivery-sender';
-import type { ClaimedDelivery } from './webhook-rows';
+import { DeliveryWindow, WORKER_BATCH } from './delivery-window';
+import { ResultRecorder } from './result-recorder';
+import type { AttemptRecord, ClaimedDelivery } from './webhook-rows';
 import { WebhooksRepository } from './webhooks.repository';
 
 export const WORKER_TICK_MS = 5_000;
-/** SPEC §1.7: attempts are claimed in batches of 50; at most this many are in flight. */
-export const WORKER_BATCH = 50;
 /** The window is topped up once this many slots are free, or after this long with any free. */
 const CLAIM_AT_LEAST = 10;
 const TOP_UP_MS = 250;
-/** One endpoint's share of the window, so a slow receiver never holds up the others. */
-export const PER_ENDPOINT_IN_FLIGHT = 10;
+/** Sends run ahead of the recording of their results by at most this many. */
+const UNRECORDED_MAX = 2 * WORKER_BATCH;
 /** SPEC §1.7: the in-flight deliveries are finished on shutdown, capped at 30 s. */
 export const WORKER_DRAIN_CAP_MS = 30_000;
 /** SPEC §4 /healthz: the worker is unhealthy when it has shown no progress for this long. */
@@ -29,9 +29,11 @@ export type WorkerHealth = { ok: true } | { ok: false; reason: string; ageMs?: n
 /**
  * The webhook delivery worker (SPEC §3, §6). Every 5 s, and whenever a commit announces new
  * deliveries, it claims due attempts (`FOR UPDATE SKIP LOCKED`, so instances never share an
- * attempt) and keeps up to 50 in flight: as sends finish it claims more, so a backlog drains at the
- * network's pace. Each claim is a heartbeat for `/healthz`; SIGINT/SIGTERM wait for the attempts in
- * flight, at most 30 s.
+ * attempt) and keeps up to 50 in flight (see DeliveryWindow for the per-endpoint shares): as sends
+ * finish it claims more, so a backlog drains at the network's pace. Results are recorded in
+ * batches (ResultRecorder); a tick ends only once every result it produced is written. Each claim
+ * is a heartbeat for `/healthz`; SIGINT/SIGTERM wait for the attempts in flight and the writing of
+ * their results, at most 30 s.
  */
 @Injectable()
 export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -39,10 +41,15 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   private readonly task = new PeriodicTask(() => this.deliverDue());
   private stopping = false;
   private wakeRequested = false;
-  /** Resolved by a wake, so a tick waiting on slow sends tops up its free slots at once. */
-  private wakeSignal: { promise: Promise<void>; resolve: () => void } = deferred();
+  /** Resolved by a wake, a finished send or a written result: the running tick looks again. */
+  private changed: { promise: Promise<void>; resolve: () => void } = deferred();
   private lastProgressAt: number | null = null;
   private lastClaimAt = 0;
+  private readonly recorder = new ResultRecorder(
+    (results) => this.repo.recordResults(this.ds.manager, results, AUTO_DISABLE_AFTER),
+    // The claims' leases run out and the attempts are made again: at-least-once.
+    (err, results) => this.logger.error({ err, deliveryIds: results.map((r) => r.id) }, 'could not record delivery attempts'),
+  );
 
   constructor(
     private readonly registry: SchedulerRegistry,
@@ -96,83 +103,85 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     if (this.stopping) return;
     if (this.task.running) {
       this.wakeRequested = true;
-      this.wakeSignal.resolve();
+      this.changed.resolve();
     } else void this.tick();
   }
 
   /**
-   * One tick: claim into free slots, and claim again whenever a send finishes, until a claim finds
-   * nothing (the queue is empty, or every due endpoint has its share in flight) and the window is
-   * empty. A wake during the tick makes it go round once more.
+   * One tick: claim into free slots, and claim again as sends finish, until a claim finds nothing
+   * (the queue is empty, or every due endpoint has its share in flight) and every attempt claimed
+   * is sent and recorded. A wake during the tick makes it go round once more. A slot is free again
+   * once its send has finished; its result is recorded meanwhile, and claims wait while more than
+   * UNRECORDED_MAX results are still to be written.
    */
   private async deliverDue(): Promise<void> {
-    const inFlight = new Map<Promise<void>, string>();
-    let lastFoundNothing = false;
+    const window = new DeliveryWindow();
+    let unrecorded = 0;
+    // Slots freed, and endpoints that fell below their share, since the tick began; and the counts
+    // when the last claim began, if it found nothing.
+    let freed = 0;
+    let sharesFreed = 0;
+    let emptyClaim: { freed: number; sharesFreed: number } | null = null;
+    // A claim that found nothing is taken as the answer until a share or CLAIM_AT_LEAST slots
+    // have been freed since it began (sends finishing while it ran count too).
+    const foundNothing = () =>
+      emptyClaim !== null && emptyClaim.sharesFreed === sharesFreed && freed - emptyClaim.freed < CLAIM_AT_LEAST;
+    const attempt = async (d: ClaimedDelivery) => {
+      window.add(d.endpointId);
+      const result = await this.send(d);
+      freed++;
+      if (window.remove(d.endpointId)) sharesFreed++;
+      unrecorded++;
+      this.changed.resolve();
+      await this.recorder.record(attemptRecord(d, result));
+      unrecorded--;
+      this.changed.resolve();
+    };
     for (;;) {
-      let claimed = 0;
-      const free = WORKER_BATCH - inFlight.size;
-      // Claims are batched (a claim per finished send would cost more than the sends), and after a
-      // claim that found nothing only a wake or the top-up interval claims again.
-      const toppingUp =
-        free > 0 &&
-        (!inFlight.size ||
-          this.wakeRequested ||
-          (free >= CLAIM_AT_LEAST && !lastFoundNothing) ||
-          Date.now() - this.lastClaimAt >= TOP_UP_MS);
-      if (toppingUp && !this.stopping) {
+      this.changed = deferred();
+      // Claims are batched (a claim per finished send would cost more than the sends). After a
+      // claim that found nothing, only a wake, the top-up interval while sends are out, or slots
+      // freed since claim again.
+      const claimNow =
+        window.hasRoom &&
+        unrecorded < UNRECORDED_MAX &&
+        !this.stopping &&
+        (this.wakeRequested ||
+          (!foundNothing() && (window.inFlight === 0 || window.free >= CLAIM_AT_LEAST)) ||
+          (window.inFlight > 0 && Date.now() - this.lastClaimAt >= TOP_UP_MS));
+      if (claimNow) {
         this.lastClaimAt = Date.now();
         this.wakeRequested = false;
-        const batch = await this.repo.claimDue(this.ds.manager, free, PER_ENDPOINT_IN_FLIGHT, busyEndpoints(inFlight));
+        const before = { freed, sharesFreed };
+        const batch = await this.repo.claimDue(this.ds.manager, window.room());
         this.lastProgressAt = Date.now();
-        claimed = batch.length;
-        lastFoundNothing = claimed === 0;
-        for (const d of batch) {
-          const send: Promise<void> = this.deliver(d).finally(() => inFlight.delete(send));
-          inFlight.set(send, d.endpointId);
-        }
+        emptyClaim = batch.length === 0 ? before : null;
+        for (const d of batch) void attempt(d);
+        continue;
       }
-      if (!inFlight.size) {
-        if ((claimed > 0 || this.wakeRequested) && !this.stopping) continue;
-        return;
-      }
-      // A send finishing frees a slot; so does time passing for free slots already open (a wake,
-      // or the top-up interval), so slow receivers never keep due attempts of others waiting.
-      this.wakeSignal = deferred();
-      const timer = deferred();
-      const t = setTimeout(timer.resolve, TOP_UP_MS);
-      await Promise.race([...inFlight.keys(), this.wakeSignal.promise, timer.promise]);
+      if (!window.inFlight && !unrecorded && (foundNothing() || this.stopping) && !this.wakeRequested) return;
+      // A send or a record finishing, a wake, or the top-up interval (so slow receivers never keep
+      // due attempts of others waiting).
+      const t = setTimeout(this.changed.resolve, TOP_UP_MS);
+      await this.changed.promise;
       clearTimeout(t);
       this.lastProgressAt = Date.now();
     }
   }
 
-  private async deliver(d: ClaimedDelivery): Promise<void> {
-    const result: AttemptResult = d.event
-      ? await sendAttempt({ deliveryId: d.id, url: d.url, format: d.format, secret: d.secret, event: d.event })
+  /** Sends one attempt; never rejects. */
+  private async send(d: ClaimedDelivery): Promise<AttemptResult> {
+    return d.event
+      ? sendAttempt({ deliveryId: d.id, url: d.url, format: d.format, secret: d.secret, event: d.event })
       : { outcome: { kind: 'fail', reason: 'the event is no longer available' }, status: null };
-    try {
-      if (result.outcome.kind === 'delivered') {
-        await this.repo.markDelivered(this.ds.manager, { id: d.id, endpointId: d.endpointId, status: result.status! });
-        return;
-      }
-      const retryInMs = result.outcome.kind === 'retry' ? retryDelayMs(d.attempts) : null;
-      await this.repo.markFailed(
-        this.ds.manager,
-        { id: d.id, endpointId: d.endpointId, status: result.status, error: result.outcome.reason, retryInMs },
-        AUTO_DISABLE_AFTER,
-      );
-    } catch (err) {
-      // The claim's lease runs out and the attempt is made again: at-least-once.
-      this.logger.error({ err, deliveryId: d.id }, 'could not record a delivery attempt');
-    }
   }
 }
 
-/** Endpoints already holding their share of the window. */
-function busyEndpoints(inFlight: Map<Promise<void>, string>): string[] {
-  const counts = new Map<string, number>();
-  for (const endpointId of inFlight.values()) counts.set(endpointId, (counts.get(endpointId) ?? 0) + 1);
-  return [...counts].filter(([, n]) => n >= PER_ENDPOINT_IN_FLIGHT).map(([id]) => id);
+function attemptRecord(d: ClaimedDelivery, { outcome, status }: AttemptResult): AttemptRecord {
+  const base = { id: d.id, attempts: d.attempts, status };
+  if (outcome.kind === 'delivered') return { ...base, outcome: 'delivered', error: null, retryInMs: null };
+  const retryInMs = outcome.kind === 'retry' ? retryDelayMs(d.attempts) : null;
+  return { ...base, outcome: retryInMs === null ? 'failed' : 'retry', error: outcome.reason, retryInMs };
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {

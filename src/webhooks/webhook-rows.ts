@@ -26,3 +26,16 @@ export interface ClaimedDelivery {
   /** Null when the event's outbox row is gone (kept 7 days, far beyond the last retry). */
   event: SvcEvent | null;
 }
+
+/** The result of one finished attempt, as recorded on its row. */
+export interface AttemptRecord {
+  id: string;
+  /** The attempt number the claim gave it: the result applies to that attempt only. */
+  attempts: number;
+  /** `retry` only while attempts remain (the 6th failure is `failed`). */
+  outcome: 'delivered' | 'retry' | 'failed';
+  status: number | null;
+  error: string | null;
+  /** The wait before the next attempt, for `retry`. */
+  retryInMs: number | null;
+}

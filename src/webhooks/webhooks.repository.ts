@@ -3,7 +3,8 @@ import type { EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import { sqlRows } from '../db/sql';
 import type { WebhookFormat } from './payload-formats';
-import { ENDPOINT_COLUMNS, type ClaimedDelivery, type EndpointRow } from './webhook-rows';
+import type { ClaimRoom } from './delivery-window';
+import { ENDPOINT_COLUMNS, type AttemptRecord, type ClaimedDelivery, type EndpointRow } from './webhook-rows';
 
 export interface EndpointChanges {
   url?: string;
@@ -73,77 +74,100 @@ export class WebhooksRepository {
   /**
    * Claims due attempts for this worker: rows locked by another worker are skipped, and a claimed
    * row's next attempt moves past the lease, so every attempt is sent by exactly one instance.
-   * At most `perEndpoint` per endpoint and none for `busyEndpoints`, so one slow receiver cannot
-   * fill the window. Deliveries of
-   * disabled endpoints wait (they are muted, not dropped).
+   * Each endpoint gets at most its share less what it has in flight (together at most `fairFree`);
+   * when only one endpoint has due work it may instead fill the window's free slots (`borrowFree`).
+   * Deliveries of disabled endpoints wait (they are muted, not dropped).
    */
-  claimDue(m: EntityManager, limit: number, perEndpoint: number, busyEndpoints: string[] = []): Promise<ClaimedDelivery[]> {
+  claimDue(m: EntityManager, room: ClaimRoom): Promise<ClaimedDelivery[]> {
     return sqlRows<ClaimedDelivery>(
       m,
-      `WITH due AS (
+      `WITH flying AS (
+         SELECT f.endpoint_id, f.n FROM unnest($1::uuid[], $2::int[]) AS f(endpoint_id, n)
+       ), due AS (
+         SELECT w.id, coalesce(f.n, 0) AS n, count(*) OVER () AS endpoints
+         FROM webhook_endpoints w
+         CROSS JOIN LATERAL (
+           SELECT 1 FROM webhook_deliveries x
+           WHERE x.endpoint_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= now()
+           ORDER BY x.next_attempt_at LIMIT 1
+         ) first_due
+         LEFT JOIN flying f ON f.endpoint_id = w.id
+         WHERE w.disabled_at IS NULL
+       ), allowance AS (
+         SELECT id, endpoints, greatest(least($3 - n, $4), CASE WHEN endpoints = 1 THEN $5 ELSE 0 END) AS k FROM due
+       ), budget AS (
+         SELECT least(coalesce(sum(k), 0), CASE WHEN max(endpoints) = 1 THEN greatest($4, $5) ELSE $4 END) AS n FROM allowance
+       ), due_rows AS (
+         SELECT p.id, p.next_attempt_at FROM allowance a
+         CROSS JOIN LATERAL (
+           SELECT x.id, x.next_attempt_at FROM webhook_deliveries x
+           WHERE x.endpoint_id = a.id AND x.status = 'pending' AND x.next_attempt_at <= now()
+           ORDER BY x.next_attempt_at LIMIT greatest(a.k, 0)
+         ) p
+         ORDER BY p.next_attempt_at LIMIT (SELECT n * 2 FROM budget)
+       ), locked AS (
          SELECT d.id FROM webhook_deliveries d
-         WHERE d.id IN (
-           SELECT p.id FROM webhook_endpoints w
-           CROSS JOIN LATERAL (
-             SELECT x.id, x.next_attempt_at FROM webhook_deliveries x
-             WHERE x.endpoint_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= now()
-             ORDER BY x.next_attempt_at LIMIT $2
-           ) p
-           WHERE w.disabled_at IS NULL AND w.id <> ALL ($3::uuid[])
-           ORDER BY p.next_attempt_at LIMIT $1 * 2
-         )
-         AND d.status = 'pending' AND d.next_attempt_at <= now()
+         WHERE d.id = ANY (ARRAY(SELECT id FROM due_rows)) AND d.status = 'pending' AND d.next_attempt_at <= now()
          ORDER BY d.next_attempt_at
-         LIMIT $1
+         LIMIT (SELECT n FROM budget)
          FOR UPDATE OF d SKIP LOCKED
        ), claimed AS (
          UPDATE webhook_deliveries d
          SET attempts = d.attempts + 1, last_attempt_at = now(),
              next_attempt_at = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS})
-         FROM due WHERE d.id = due.id
+         FROM locked WHERE d.id = locked.id
          RETURNING d.id, d.endpoint_id, d.event_id, d.attempts
        )
        SELECT c.id, c.endpoint_id AS "endpointId", c.attempts, w.url, w.format, w.secret, o.body AS event
        FROM claimed c
        JOIN webhook_endpoints w ON w.id = c.endpoint_id
        LEFT JOIN outbox_events o ON o.id = c.event_id`,
-      [limit, perEndpoint, busyEndpoints],
-    );
-  }
-
-  async markDelivered(m: EntityManager, d: { id: string; endpointId: string; status: number }): Promise<void> {
-    await m.query(
-      `WITH d AS (
-         UPDATE webhook_deliveries SET status = 'delivered', last_status = $2, last_error = NULL, completed_at = now()
-         WHERE id = $1 RETURNING endpoint_id
-       )
-       UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $3 AND consecutive_failures <> 0`,
-      [d.id, d.status, d.endpointId],
+      [room.endpointIds, room.inFlight, room.share, room.fairFree, room.borrowFree],
     );
   }
 
   /**
-   * Records a failed attempt: a retry after `retryInMs`, or terminal when null. The endpoint's run
-   * of failures grows, and at `disableAfter` the endpoint is disabled.
+   * Records finished attempts, in the order they finished, in one statement: each row becomes
+   * delivered, pending again (`retryInMs` later) or failed. A result applies only to the attempt it
+   * belongs to (a row claimed again after its lease ran out is left to its new claimant). Each
+   * endpoint's run of consecutive failures restarts at its last success in the batch and grows by
+   * the failures after it; at `disableAfter` the endpoint is disabled.
    */
-  async markFailed(
-    m: EntityManager,
-    d: { id: string; endpointId: string; status: number | null; error: string; retryInMs: number | null },
-    disableAfter: number,
-  ): Promise<void> {
+  async recordResults(m: EntityManager, results: AttemptRecord[], disableAfter: number): Promise<void> {
     await m.query(
-      `WITH d AS (
-         UPDATE webhook_deliveries SET
-           status = CASE WHEN $4::int IS NULL THEN 'failed' ELSE 'pending' END,
-           next_attempt_at = CASE WHEN $4::int IS NULL THEN next_attempt_at ELSE now() + make_interval(secs => $4::int / 1000.0) END,
-           completed_at = CASE WHEN $4::int IS NULL THEN now() END,
-           last_status = $2, last_error = $3
-         WHERE id = $1 RETURNING endpoint_id
+      `WITH r AS (
+         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::int[]) WITH ORDINALITY
+           AS r(id, attempts, outcome, status, error, retry_ms, seq)
+       ), d AS (
+         UPDATE webhook_deliveries x SET
+           status = CASE r.outcome WHEN 'retry' THEN 'pending' ELSE r.outcome END,
+           next_attempt_at = CASE WHEN r.outcome = 'retry' THEN now() + make_interval(secs => r.retry_ms / 1000.0) ELSE x.next_attempt_at END,
+           completed_at = CASE WHEN r.outcome <> 'retry' THEN now() END,
+           last_status = r.status, last_error = r.error
+         FROM r WHERE x.id = r.id AND x.attempts = r.attempts AND x.status = 'pending'
+         RETURNING x.endpoint_id, r.seq, r.outcome = 'delivered' AS ok
+       ), runs AS (
+         SELECT endpoint_id, max(seq) FILTER (WHERE ok) AS last_ok FROM d GROUP BY endpoint_id
+       ), tally AS (
+         SELECT d.endpoint_id, runs.last_ok IS NOT NULL AS reset,
+                count(*) FILTER (WHERE NOT d.ok AND d.seq > coalesce(runs.last_ok, 0))::int AS failures
+         FROM d JOIN runs USING (endpoint_id) GROUP BY d.endpoint_id, runs.last_ok
        )
-       UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1,
-         disabled_at = CASE WHEN consecutive_failures + 1 >= $6 AND disabled_at IS NULL THEN now() ELSE disabled_at END
-       WHERE id = $5`,
-      [d.id, d.status, d.error.slice(0, 500), d.retryInMs, d.endpointId, disableAfter],
+       UPDATE webhook_endpoints w SET
+         consecutive_failures = CASE WHEN t.reset THEN 0 ELSE w.consecutive_failures END + t.failures,
+         disabled_at = CASE
+           WHEN w.disabled_at IS NULL AND CASE WHEN t.reset THEN 0 ELSE w.consecutive_failures END + t.failures >= $7 THEN now()
+           ELSE w.disabled_at END
+       FROM tally t WHERE w.id = t.endpoint_id AND (t.failures > 0 OR w.consecutive_failures <> 0)`,
+      [
+        results.map((r) => r.id),
+        results.map((r) => r.attempts),
+        results.map((r) => r.outcome),
+        results.map((r) => r.status),
+        results.map((r) => (r.error === null ? null : r.error.slice(0, 500))),
+        results.map((r) => r.retryInMs),
+        disableAfter,
+      ],
     );
   }
 }

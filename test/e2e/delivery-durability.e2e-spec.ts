@@ -1,4 +1,4 @@
-import { PER_ENDPOINT_IN_FLIGHT as PER_ENDPOINT } from '../../src/webhooks/delivery-worker';
+import { WORKER_BATCH as WINDOW } from '../../src/webhooks/delivery-window';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -597,7 +597,8 @@ describe('webhook delivery durability and the live stream across processes (buil
       }
     });
 
-    it('100 deliveries: both workers claim disjoint attempts at once; each (delivery, attempt) is sent exactly once', async () => {
+    it('150 deliveries: both workers claim disjoint attempts at once; each (delivery, attempt) is sent exactly once', async () => {
+      const TOTAL = 3 * WINDOW;
       const db = await newDb();
       const rx = await newReceiver();
 
@@ -605,35 +606,40 @@ describe('webhook delivery durability and the live stream across processes (buil
       // workers run.
       const api = await start(db, { WEBHOOK_WORKER_ENABLED: 'false' });
       const f = await arrange(api.url, rx.url);
-      await joins(api.url, f, 100, 8);
+      await joins(api.url, f, TOTAL, 8);
       const queued = await deliveries(db, f.endpointId);
-      expect(queued).toHaveLength(100);
+      expect(queued).toHaveLength(TOTAL);
       expect(queued.every((d) => d.status === 'pending' && d.attempts === 0)).toBe(true);
       api.proc.child.kill('SIGTERM');
       await api.proc.waitForExit(10_000);
 
-      // Attempt 1: the receiver holds requests until 2 x PER_ENDPOINT are open at once. One worker
-      // keeps at most PER_ENDPOINT attempts of one endpoint in flight, so this completes only if
-      // both claimed, concurrently, disjoint rows. Those answer 503 (due again for attempt 2); every
-      // later first attempt answers 200 at once.
+      // Attempt 1: the receiver holds requests until 2 x WINDOW are open at once. One worker keeps
+      // at most WINDOW attempts in flight (its lone endpoint fills it), so this completes only if
+      // both claimed, concurrently, disjoint rows. The first RETRIED of those answer 503 (due again
+      // for attempt 2; fewer than the 25 consecutive failures that would disable the endpoint), the
+      // rest 200; every later first attempt answers 200 at once.
+      const RETRIED = 20;
       let release!: () => void;
       const released = new Promise<void>((r) => (release = r));
       let held = 0;
-      rx.policy = () => (held++ < 2 * PER_ENDPOINT ? released.then(() => 503) : 200);
+      rx.policy = () => {
+        const n = held++;
+        return n < 2 * WINDOW ? released.then(() => (n < RETRIED ? 503 : 200)) : 200;
+      };
       const [w1, w2] = await Promise.all([start(db), start(db)]);
       rx.watchPids = [w1.proc.pid, w2.proc.pid];
       // Requests that arrived before the pids were known are attributed now (connections stay open).
       for (const r of rx.requests) r.senderPid ??= socketOwner(r.remotePort, rx.port, rx.watchPids);
-      await rx.until(() => rx.inFlight().length === 2 * PER_ENDPOINT, 15_000, `${2 * PER_ENDPOINT} requests in flight at once`);
+      await rx.until(() => rx.inFlight().length === 2 * WINDOW, 15_000, `${2 * WINDOW} requests in flight at once`);
       for (const r of rx.requests) r.senderPid ??= socketOwner(r.remotePort, rx.port, rx.watchPids);
       const concurrent = rx.inFlight();
-      expect([w1, w2].map((w) => concurrent.filter((r) => r.senderPid === w.proc.pid).length)).toEqual([PER_ENDPOINT, PER_ENDPOINT]);
-      expect(new Set(concurrent.map((r) => r.deliveryId)).size).toBe(2 * PER_ENDPOINT);
+      expect([w1, w2].map((w) => concurrent.filter((r) => r.senderPid === w.proc.pid).length)).toEqual([WINDOW, WINDOW]);
+      expect(new Set(concurrent.map((r) => r.deliveryId)).size).toBe(2 * WINDOW);
       release();
       await waitForRows(db, f.endpointId, (rows) => rows.every((d) => d.attempts === 1 && d.lastStatus !== null), 15_000, 'attempt 1 recorded');
       const firstRound = rx.requests.slice();
-      expect(firstRound).toHaveLength(100);
-      expect(new Set(firstRound.map((r) => r.deliveryId)).size).toBe(100);
+      expect(firstRound).toHaveLength(TOTAL);
+      expect(new Set(firstRound.map((r) => r.deliveryId)).size).toBe(TOTAL);
 
       // Attempt 2 of the 503s (the 1-minute backoff skipped in SQL): answered 200 by whichever worker ticks.
       rx.policy = () => 200;
@@ -642,16 +648,16 @@ describe('webhook delivery durability and the live stream across processes (buil
       await sleep(500); // a duplicate send would arrive by now
 
       expect(done.every((d) => d.lastStatus === 200)).toBe(true);
-      expect(done.filter((d) => d.attempts === 2)).toHaveLength(2 * PER_ENDPOINT);
+      expect(done.filter((d) => d.attempts === 2)).toHaveLength(RETRIED);
       // Exactly one request per (delivery id, attempt).
       const byDelivery = new Map<string, Received[]>();
       for (const r of rx.requests) byDelivery.set(r.deliveryId, [...(byDelivery.get(r.deliveryId) ?? []), r]);
-      expect(byDelivery.size).toBe(100);
+      expect(byDelivery.size).toBe(TOTAL);
       expect(new Set(byDelivery.keys())).toEqual(new Set(done.map((d) => d.id)));
       const shapes = [...byDelivery.values()].map((rs) => rs.map((r) => r.status).join(','));
-      expect(shapes.filter((x) => x === '503,200')).toHaveLength(2 * PER_ENDPOINT);
-      expect(shapes.filter((x) => x === '200')).toHaveLength(100 - 2 * PER_ENDPOINT);
-      expect(rx.requests).toHaveLength(100 + 2 * PER_ENDPOINT);
+      expect(shapes.filter((x) => x === '503,200')).toHaveLength(RETRIED);
+      expect(shapes.filter((x) => x === '200')).toHaveLength(TOTAL - RETRIED);
+      expect(rx.requests).toHaveLength(TOTAL + RETRIED);
       expectStableIds(rx.requests);
       expect([...new Set(rx.requests.map((r) => r.eventId))].sort()).toEqual(await outboxIds(db, f.gameId));
     });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { SWEEP_EVERY_MS } from '../../src/sweeper/sweeper.service';
+import { WORKER_BATCH } from '../../src/webhooks/delivery-window';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 import {
   freePort,
@@ -514,7 +515,7 @@ describe('scale-out: two server processes on one database', () => {
   });
 
   // -------------------------------------------------------------------------------------------
-  it('60 events caused alternately through A and B: every delivery received exactly once, answered 200', async () => {
+  it('120 events caused alternately through A and B: every delivery received exactly once, answered 200', async () => {
     const rx = await new Receiver().start();
     receivers.push(rx);
     rx.watchPids = [A.proc.pid, B.proc.pid];
@@ -531,11 +532,13 @@ describe('scale-out: two server processes on one database', () => {
         [endpointId],
       );
 
-    // 1. Events 1-59, alternately through A and B, 6 joins in flight, while the receiver holds every
-    //    request open: each worker sends what it claimed and waits, the rest stays queued.
+    // 1. Events 1-119, alternately through A and B, 6 joins in flight, while the receiver holds every
+    //    request open: each worker sends what it claimed (at most its window) and waits, the rest
+    //    stays queued.
     let release!: () => void;
     rx.gate = new Promise<void>((r) => (release = r));
-    const N = 60;
+    const N = 120;
+    expect(N - 1).toBeGreaterThan(2 * WORKER_BATCH);
     const users = Array.from({ length: N }, () => newUser('hook'));
     let next = 0;
     const worker = async () => {
@@ -570,7 +573,7 @@ describe('scale-out: two server processes on one database', () => {
     expect(rx.requests.length).toBeLessThan(N - 1); // the locked ones were not sent
     await locker.query('COMMIT');
 
-    // 3. Event 60, through B: its NOTIFY wakes both workers together, and they drain the queue.
+    // 3. Event 120, through B: its NOTIFY wakes both workers together, and they drain the queue.
     await joinGroup(B.url, f.key, groupId, users[N - 1]);
     const delivered = async () => (await rows()).filter((d) => d.status === 'delivered').length;
     await waitFor(async () => (await delivered()) === N, 30_000, `${N} deliveries delivered`, 100);
@@ -593,7 +596,7 @@ describe('scale-out: two server processes on one database', () => {
     expect(published).toHaveLength(N);
     expect(rx.requests.map((r) => r.eventId).sort()).toEqual(published.map((p) => p.id).sort());
     const by = (pid: number) => rx.requests.filter((r) => (r.senderPid ?? -1) === pid).length;
-    observed['webhook deliveries (60)'] =
+    observed['webhook deliveries (120)'] =
       `sent by A ${by(A.proc.pid)}, by B ${by(B.proc.pid)}, unattributed ${by(-1)}; none twice`;
   });
 

@@ -4,6 +4,11 @@ import type { AddressInfo } from 'node:net';
 import type { SvcEvent } from '../../src/events/event';
 import { sendAttempt } from '../../src/webhooks/delivery-sender';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
+import { DataSource } from 'typeorm';
+import { AUTO_DISABLE_AFTER } from '../../src/webhooks/backoff';
+import { PER_ENDPOINT_IN_FLIGHT, WORKER_BATCH } from '../../src/webhooks/delivery-window';
+import type { AttemptRecord } from '../../src/webhooks/webhook-rows';
+import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -198,6 +203,14 @@ function signatureValid(rec: Received, secret: string): boolean {
   const want = Buffer.from(`v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${ts}.`).update(rec.raw).digest('hex')}`);
   const got = Buffer.from(String(rec.headers['x-svc-signature'] ?? ''));
   return got.length === want.length && timingSafeEqual(got, want);
+}
+
+async function waitFor(cond: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 const near = (actualMs: number, expectedMs: number, toleranceMs = 3000) => Math.abs(actualMs - expectedMs) <= toleranceMs;
@@ -423,14 +436,62 @@ describe('routing', () => {
     for (let i = 0; i < 12; i++) await ban(a.auth, `slow-${i}`); // more than one endpoint's share of the window
     const running = tick(); // the slow sends hang until their 10 s timeout
     const deadline = Date.now() + 3_000;
-    while (slow.received.length < 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(slow.received.length).toBe(10); // one endpoint's share: the rest of its queue waits
+    while (slow.received.length < 12 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // The only endpoint with due work: it may go beyond its share, up to the window.
+    expect(slow.received.length).toBe(12);
     const startedAt = Date.now();
     await ban(b.auth, 'fast-1'); // committed while the tick waits on the hanging sends
     while (fast.received.length < 1 && Date.now() < startedAt + 3_000) await new Promise((r) => setTimeout(r, 20));
     expect(fast.received.map((r) => r.body!.type)).toEqual(['game.user.banned']);
     expect(Date.now() - startedAt).toBeLessThan(2_000);
     await slow.close(); // the hanging sends fail at once; the tick ends
+    await running;
+  });
+
+  it('the only endpoint with due work fills the whole window (50 in flight), not just its share of 10', async () => {
+    const rx = await receiver(() => ({ status: 200, delayMs: 3_000 }));
+    const { auth } = await game();
+    const h = await hook(auth, { url: rx.url });
+    for (let i = 0; i < WORKER_BATCH + 10; i++) await ban(auth, `lone-${i}`);
+    const running = tick();
+    const deadline = Date.now() + 2_500;
+    while (rx.received.length < WORKER_BATCH && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 200));
+    // None answered yet (3 s): all of these are in flight at once, and the window holds the rest back.
+    expect(rx.received.length).toBe(WORKER_BATCH);
+    expect(WORKER_BATCH).toBeGreaterThan(PER_ENDPOINT_IN_FLIGHT);
+    await running;
+    expect(rx.received).toHaveLength(WORKER_BATCH + 10);
+    expect((await deliveries(h.id)).every((d) => d.status === 'delivered' && d.attempts === 1)).toBe(true);
+  });
+
+  it('two endpoints with due work at once: each keeps to its share, and a hanging one holds up none of the other\'s backlog', async () => {
+    const slow = await receiver(() => 'hang');
+    // What the slow endpoint had in flight when the fast one's third share went out.
+    let slowWhenFastThird = -1;
+    const fast = await receiver((_r, n) => {
+      if (n === 2 * PER_ENDPOINT_IN_FLIGHT + 1) slowWhenFastThird = slow.received.length;
+      return { status: 200, delayMs: 20 };
+    });
+    const a = await game();
+    const b = await game();
+    await hook(a.auth, { url: slow.url });
+    const hf = await hook(b.auth, { url: fast.url });
+    for (let i = 0; i < 3 * PER_ENDPOINT_IN_FLIGHT; i++) {
+      await ban(a.auth, `slow-${i}`);
+      await ban(b.auth, `fast-${i}`);
+    }
+    const startedAt = Date.now();
+    const running = tick();
+    // While both have due work the slow one gets its share and no more, and the fast one drains its
+    // whole backlog meanwhile, a share at a time.
+    await waitFor(() => fast.received.length === 3 * PER_ENDPOINT_IN_FLIGHT, 5_000);
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+    expect(slowWhenFastThird).toBe(PER_ENDPOINT_IN_FLIGHT);
+    await waitFor(async () => (await deliveries(hf.id)).every((d) => d.status === 'delivered'), 3_000);
+    // Once the fast endpoint has nothing left, the slow one is alone and may borrow free slots.
+    await waitFor(() => slow.received.length === 3 * PER_ENDPOINT_IN_FLIGHT, 3_000);
+    await slow.close();
     await running;
   });
 
@@ -610,6 +671,88 @@ describe('retries', () => {
     const event: SvcEvent = { id: '0123456789abcdef01234567', type: 'game.user.banned', gameId: '0190a0b0-0000-7000-8000-000000000001', occurredAt: new Date().toISOString() };
     const result = await sendAttempt({ deliveryId: 'x', url: `http://127.0.0.1:${port}/`, format: 'svc', secret: 'network-secret-0123', event }, 2_000);
     expect(result).toMatchObject({ status: null, outcome: { kind: 'retry' } });
+  });
+});
+
+describe('recording results in batches', () => {
+  async function endpointState(id: string) {
+    const [row] = await t.db.query<{ consecutive_failures: number; disabled_at: Date | null }>(
+      `SELECT consecutive_failures, disabled_at FROM webhook_endpoints WHERE id = $1`,
+      [id],
+    );
+    return row;
+  }
+
+  it('one tick of mixed answers across endpoints: every row gets its own outcome, every endpoint its own run of failures', async () => {
+    const ok = await receiver(200);
+    const busy = await receiver(503);
+    const gone = await receiver(410);
+    const { auth } = await game();
+    const hooks = [await hook(auth, { url: ok.url }), await hook(auth, { url: busy.url }), await hook(auth, { url: gone.url })];
+    await t.db.query(`UPDATE webhook_endpoints SET consecutive_failures = 7 WHERE id = $1`, [hooks[0].id]);
+    for (let i = 0; i < 15; i++) await ban(auth, `mixed-${i}`);
+    await tick();
+    expect([ok, busy, gone].map((rx) => rx.received.length)).toEqual([15, 15, 15]);
+
+    const [okRows, busyRows, goneRows] = [await deliveries(hooks[0].id), await deliveries(hooks[1].id), await deliveries(hooks[2].id)];
+    for (const d of okRows) expect(d).toMatchObject({ status: 'delivered', attempts: 1, last_status: 200, last_error: null, completed_at: expect.any(Date) });
+    for (const d of busyRows) {
+      expect(d).toMatchObject({ status: 'pending', attempts: 1, last_status: 503, last_error: 'HTTP 503', completed_at: null });
+      expect(near(d.next_attempt_at.getTime() - d.now.getTime(), MIN)).toBe(true);
+    }
+    for (const d of goneRows) expect(d).toMatchObject({ status: 'failed', attempts: 1, last_status: 410, last_error: 'HTTP 410', completed_at: expect.any(Date) });
+    // A success resets the run (7 before); each failure counts once.
+    expect([await endpointState(hooks[0].id), await endpointState(hooks[1].id), await endpointState(hooks[2].id)]).toEqual([
+      { consecutive_failures: 0, disabled_at: null },
+      { consecutive_failures: 15, disabled_at: null },
+      { consecutive_failures: 15, disabled_at: null },
+    ]);
+  });
+
+  it('a batch counts failures in the order the attempts finished; a stale result (the row claimed again since) is ignored', async () => {
+    const { auth } = await game();
+    const h = await hook(auth, { url: 'http://127.0.0.1:9/never-sent' });
+    for (let i = 0; i < 8; i++) await ban(auth, `ordered-${i}`);
+    const repo = t.app.get(WebhooksRepository);
+    const m = t.app.get(DataSource).manager;
+    const room = { endpointIds: [], inFlight: [], share: PER_ENDPOINT_IN_FLIGHT, fairFree: WORKER_BATCH, borrowFree: WORKER_BATCH };
+    const claimed = (await repo.claimDue(m, room)).filter((c) => c.endpointId === h.id);
+    expect(claimed).toHaveLength(8);
+    expect(claimed.every((c) => c.attempts === 1)).toBe(true);
+    const [a, b, c, d, e, f, g, x] = claimed.map((cd) => cd.id);
+    const fail = (id: string, attempts = 1): AttemptRecord => ({ id, attempts, outcome: 'retry', status: 500, error: 'HTTP 500', retryInMs: MIN });
+    const ok = (id: string, attempts = 1): AttemptRecord => ({ id, attempts, outcome: 'delivered', status: 204, error: null, retryInMs: null });
+
+    await t.db.query(`UPDATE webhook_endpoints SET consecutive_failures = 20 WHERE id = $1`, [h.id]);
+    // fail, ok, fail, fail: the success resets the run, the two failures after it count.
+    await repo.recordResults(m, [fail(a), ok(b), fail(c), fail(d)], AUTO_DISABLE_AFTER);
+    expect(await endpointState(h.id)).toEqual({ consecutive_failures: 2, disabled_at: null });
+    // A result for attempt 2 of a row at attempt 1 (and one for an unknown row) changes nothing.
+    await repo.recordResults(m, [ok(e, 2), ok('0190a0b0-0000-7000-8000-00000000dead')], AUTO_DISABLE_AFTER);
+    expect(await endpointState(h.id)).toEqual({ consecutive_failures: 2, disabled_at: null });
+    expect((await deliveries(h.id)).find((r) => r.id === e)).toMatchObject({ status: 'pending', attempts: 1, last_status: null });
+    // Reaching the threshold inside a batch disables the endpoint.
+    await t.db.query(`UPDATE webhook_endpoints SET consecutive_failures = $2 WHERE id = $1`, [h.id, AUTO_DISABLE_AFTER - 3]);
+    await repo.recordResults(m, [fail(e), { ...fail(f), outcome: 'failed', retryInMs: null }, fail(g)], AUTO_DISABLE_AFTER);
+    const after = await endpointState(h.id);
+    expect(after.consecutive_failures).toBe(AUTO_DISABLE_AFTER);
+    expect(after.disabled_at).toEqual(expect.any(Date));
+    // A result recorded twice counts once: the row is no longer pending at that attempt.
+    await repo.recordResults(m, [ok(x), ok(x)], AUTO_DISABLE_AFTER);
+    await repo.recordResults(m, [ok(x)], AUTO_DISABLE_AFTER);
+
+    const rows = new Map((await deliveries(h.id)).map((r) => [r.id, r]));
+    expect([a, b, c, d, e, f, g, x].map((id) => [rows.get(id)!.status, rows.get(id)!.last_status])).toEqual([
+      ['pending', 500],
+      ['delivered', 204],
+      ['pending', 500],
+      ['pending', 500],
+      ['pending', 500],
+      ['failed', 500],
+      ['pending', 500],
+      ['delivered', 204],
+    ]);
+    expect(near(rows.get(a)!.next_attempt_at.getTime() - rows.get(a)!.now.getTime(), MIN)).toBe(true);
   });
 });
 
