@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { postGroup, postJoin, postLeave } from '../helpers/groups';
+import { seqUid as uid } from '../helpers/ids';
+import { ISO_MS } from '../helpers/shapes';
+import { asAdmin, authedGame, bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * SPEC §4 Admin surface: GET /v1/admin/games/:gameId/groups (filters, sorts, offset pagination,
  * the 500-row limit of sort=memberCount), .../groups/:groupId, .../groups/:groupId/members and
  * .../groups/:groupId/audit; §8 page sizes and field limits; DECISIONS §28 (leftAt).
  */
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 interface AdminGroup {
   id: string;
@@ -20,14 +21,10 @@ describe('admin groups and members', () => {
   let t: TestApp;
   let gameId: string;
   let auth: Record<string, string>;
-  let seq = 0;
-  const uid = (p = 'u') => `${p}-${++seq}-${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
     t = await startTestApp();
-    const g = await newGame(t, 'admin groups');
-    gameId = g.gameId;
-    auth = bearer(g.key);
+    ({ gameId, auth } = await authedGame(t, 'admin groups'));
   });
   afterAll(() => t.close());
 
@@ -35,21 +32,16 @@ describe('admin groups and members', () => {
   const A = (id = gameId) => `/v1/admin/games/${id}`;
   const ids = (items: { id: string }[]) => items.map((i) => i.id);
 
-  async function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<{ id: string; name: string }> {
-    const r = await t.http
-      .post('/v1/groups')
-      .set(as)
-      .send({ kind: 'guild', name: uid('group'), visibility: 'public', ...body });
-    if (r.status !== 201) throw new Error(`create group: ${r.status} ${r.text}`);
-    return r.body;
+  function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<{ id: string; name: string }> {
+    return postGroup(t, as, { kind: 'guild', name: uid('group'), visibility: 'public', ...body });
   }
   async function ok(req: Promise<{ status: number; text: string; body: unknown }>, status = 200) {
     const r = await req;
     if (r.status !== status) throw new Error(`expected ${status}, got ${r.status} ${r.text}`);
     return r;
   }
-  const join = (groupId: string, userId: string) => ok(t.http.post(`/v1/groups/${groupId}/join`).set(auth).send({ userId }), 201);
-  const leave = (groupId: string, userId: string) => ok(t.http.post(`/v1/groups/${groupId}/leave`).set(auth).send({ userId }));
+  const join = (groupId: string, userId: string) => ok(postJoin(t, auth, groupId, { userId }), 201);
+  const leave = (groupId: string, userId: string) => ok(postLeave(t, auth, groupId, { userId }));
   const kick = (groupId: string, userId: string) =>
     ok(t.http.post(`/v1/groups/${groupId}/members/${encodeURIComponent(userId)}/kick`).set(auth).send({}));
   const softDelete = (groupId: string) => ok(t.http.delete(`/v1/groups/${groupId}`).set(auth));

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { expectError } from '../helpers/errors';
+import { postGroup, postJoin } from '../helpers/groups';
+import { identityOf } from '../helpers/identities';
+import { seqUid as uid } from '../helpers/ids';
+import { EVENT_ID, ISO_MS, UUID } from '../helpers/shapes';
+import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * SPEC §2 Ban / Ban history, §3 Game-wide ban, §4 Game-wide bans (and their enforcement sites:
@@ -7,10 +12,6 @@ import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app
  * sizes); DECISIONS §4 (bulk invite per-row banned errors), §5 (per-group bans), §12 (active
  * re-ban), §21 (a lifted ban appears in no list), §28 (leftAt on ban from active).
  */
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const EVENT_ID = /^[0-9a-f]{24}$/;
 
 interface Ban {
   id: string;
@@ -46,8 +47,6 @@ interface Member {
   bannedUntil: string | null;
 }
 
-type Res = { status: number; body: { code?: string; status?: number; message?: string } };
-
 const future = (ms: number) => new Date(Date.now() + ms).toISOString();
 const past = (ms: number) => new Date(Date.now() - ms).toISOString();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -60,30 +59,19 @@ describe('bans', () => {
   let gameId: string;
   let auth: Record<string, string>;
   let otherAuth: Record<string, string>;
-  let seq = 0;
 
-  const uid = (p = 'u') => `${p}-${++seq}-${randomUUID().slice(0, 8)}`;
   const enc = encodeURIComponent;
 
   beforeAll(async () => {
     t = await startTestApp();
-    const g = await newGame(t, 'bans');
-    gameId = g.gameId;
-    auth = bearer(g.key);
-    otherAuth = bearer((await newGame(t, 'bans other')).key);
+    ({ gameId, auth } = await authedGame(t, 'bans'));
+    ({ auth: otherAuth } = await authedGame(t, 'bans other'));
   });
   afterAll(() => t.close());
 
-  const expectError = (r: Res, status: number, code: string) => {
-    expect({ status: r.status, code: r.body.code }).toEqual({ status, code });
-    expect(r.body.status).toBe(status);
-    expect(typeof r.body.message).toBe('string');
-  };
-
   /** A fresh game, for tests that read game-wide lists. */
-  async function freshGame(): Promise<{ gameId: string; auth: Record<string, string> }> {
-    const g = await newGame(t, 'bans fresh');
-    return { gameId: g.gameId, auth: bearer(g.key) };
+  function freshGame(): Promise<{ gameId: string; auth: Record<string, string> }> {
+    return authedGame(t, 'bans fresh');
   }
   const banReq = (body: unknown, as = auth) => t.http.post('/v1/bans').set(as).send(body as object);
   async function ban(body: Record<string, unknown>, as = auth): Promise<Ban> {
@@ -104,15 +92,10 @@ describe('bans', () => {
     if (r.status !== 200) throw new Error(`history: ${r.status} ${r.text}`);
     return r.body;
   }
-  async function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<string> {
-    const r = await t.http
-      .post('/v1/groups')
-      .set(as)
-      .send({ kind: 'guild', name: 'G', visibility: 'public', ...body });
-    if (r.status !== 201) throw new Error(`create group: ${r.status} ${r.text}`);
-    return r.body.id;
+  function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<string> {
+    return postGroup(t, as, { kind: 'guild', name: 'G', visibility: 'public', ...body }).then((g) => g.id);
   }
-  const joinReq = (groupId: string, userId: string, as = auth) => t.http.post(`/v1/groups/${groupId}/join`).set(as).send({ userId });
+  const joinReq = (groupId: string, userId: string, as = auth) => postJoin(t, as, groupId, { userId });
   const groupBanReq = (groupId: string, body: unknown, as = auth) => t.http.post(`/v1/groups/${groupId}/bans`).set(as).send(body as object);
   const groupUnbanReq = (groupId: string, userId: string, as = auth) => t.http.delete(`/v1/groups/${groupId}/bans/${enc(userId)}`).set(as);
   async function groupBan(groupId: string, body: Record<string, unknown>): Promise<Member> {
@@ -130,12 +113,8 @@ describe('bans', () => {
   }
   const acceptReq = (code: string, userId: string) => t.http.post(`/v1/invitations/${code}/accept`).set(auth).send({ userId });
   const bulkReq = (groupId: string, rows: unknown[]) => t.http.post(`/v1/groups/${groupId}/bulk-invite`).set(auth).send({ rows });
-  async function svcIdOf(userId: string, game = gameId): Promise<string | null> {
-    const rows = await t.db.query<{ user_id: string }>('SELECT user_id FROM user_identities WHERE game_id = $1 AND external_id = $2', [
-      game,
-      userId,
-    ]);
-    return rows[0]?.user_id ?? null;
+  function svcIdOf(userId: string, game = gameId): Promise<string | null> {
+    return identityOf(t, game, userId);
   }
   const gameOutbox = (game: string, type: string) =>
     t.db.query<{ group_id: string | null; body: Record<string, unknown> }>(

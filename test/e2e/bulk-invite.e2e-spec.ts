@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { expectError } from '../helpers/errors';
+import { postGroup } from '../helpers/groups';
+import { seqUid as uid } from '../helpers/ids';
+import { ISO_MS, type Invitation } from '../helpers/shapes';
+import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * DECISIONS §4 Bulk invite: `{ rows: [{ userId, roleId?, expiresIn? }] }`, at most 1000 rows
@@ -9,55 +13,26 @@ import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app
  * integer then s, m, h or d.
  */
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CODE = /^[0-9a-f]{16}$/;
-
-interface Invitation {
-  id: string;
-  groupId: string;
-  code: string;
-  roleId: string | null;
-  targetUserId: string | null;
-  createdBy: string | null;
-  createdAt: string;
-  expiresAt: string | null;
-  usedAt: string | null;
-  usedBy: string | null;
-}
 
 type Result =
   | { index: number; userId: string; invitation: Invitation; error?: undefined }
   | { index: number; userId?: string; invitation?: undefined; error: { code: string; message: string } };
 
-type Res = { status: number; body: { code?: string; status?: number; message?: string } };
-
 describe('bulk invite', () => {
   let t: TestApp;
   let auth: Record<string, string>;
   let otherAuth: Record<string, string>;
-  let seq = 0;
-
-  const uid = (p = 'u') => `${p}-${++seq}-${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
     t = await startTestApp();
-    auth = bearer((await newGame(t, 'bulk')).key);
-    otherAuth = bearer((await newGame(t, 'bulk other')).key);
+    ({ auth } = await authedGame(t, 'bulk'));
+    ({ auth: otherAuth } = await authedGame(t, 'bulk other'));
   });
   afterAll(() => t.close());
 
-  const expectError = (r: Res, status: number, code: string) => {
-    expect({ status: r.status, code: r.body.code }).toEqual({ status, code });
-    expect(r.body.status).toBe(status);
-    expect(typeof r.body.message).toBe('string');
-  };
-  async function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<string> {
-    const r = await t.http
-      .post('/v1/groups')
-      .set(as)
-      .send({ kind: 'guild', name: 'G', visibility: 'invite-only', ...body });
-    if (r.status !== 201) throw new Error(`create group: ${r.status} ${r.text}`);
-    return r.body.id;
+  function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<string> {
+    return postGroup(t, as, { kind: 'guild', name: 'G', visibility: 'invite-only', ...body }).then((g) => g.id);
   }
   const bulk = (groupId: string, body: unknown, as = auth) => t.http.post(`/v1/groups/${groupId}/bulk-invite`).set(as).send(body as object);
   const invitationRows = (groupId: string) =>

@@ -1,9 +1,9 @@
 import { WORKER_BATCH as WINDOW } from '../../src/webhooks/delivery-window';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { subscribe as subscribeStream, type StreamClient } from '../helpers/event-stream';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
+import { listenLocal, socketOwner, type LocalServer } from '../helpers/webhook-receiver';
 import {
   http,
   killAll,
@@ -61,23 +61,21 @@ class Receiver {
   policy: Policy = () => 200;
   /** pids of the server processes whose requests are attributed (Linux /proc). */
   watchPids: number[] = [];
-  private server!: Server;
+  private local!: LocalServer;
   private listeners = new Set<() => void>();
   url = '';
   port = 0;
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    this.server.keepAliveTimeout = 60_000;
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.port = (this.server.address() as AddressInfo).port;
-    this.url = `http://127.0.0.1:${this.port}/hook`;
+    this.local = await listenLocal((req, res) => void this.handle(req, res));
+    this.local.server.keepAliveTimeout = 60_000;
+    this.port = this.local.port;
+    this.url = this.local.url;
     return this;
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((r) => this.server.close(() => r()));
+  close(): Promise<void> {
+    return this.local.close();
   }
 
   inFlight(): Received[] {
@@ -154,48 +152,6 @@ class Receiver {
     });
     res.writeHead(status, { 'content-type': 'text/plain' }).end(String(status));
   }
-}
-
-/**
- * Which of `pids` owns the client end of the TCP connection 127.0.0.1:localPort -> :serverPort:
- * the socket inode from /proc/net/tcp, then the process whose fd table holds it.
- */
-function socketOwner(localPort: number, serverPort: number, pids: number[]): number | null {
-  let inode: string | null = null;
-  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const f = line.trim().split(/\s+/);
-      if (f.length < 10) continue;
-      const lp = parseInt(f[1].split(':').pop()!, 16);
-      const rp = parseInt(f[2].split(':').pop()!, 16);
-      if (lp === localPort && rp === serverPort) inode = f[9];
-    }
-    if (inode) break;
-  }
-  if (!inode) return null;
-  const target = `socket:[${inode}]`;
-  for (const pid of pids) {
-    let fds: string[] = [];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === target) return pid;
-      } catch {
-        // the fd closed meanwhile
-      }
-    }
-  }
-  return null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -314,74 +270,8 @@ function expectStableIds(requests: Received[]): void {
   expect(requests.filter((r) => r.bodyId !== r.eventId || !r.signatureOk || r.type !== 'member.joined')).toEqual([]);
 }
 
-// ---------------------------------------------------------------------------------------------
-// A raw live-stream client (node:http, not EventSource).
-// ---------------------------------------------------------------------------------------------
-
-interface StreamFrame {
-  id?: string;
-  event?: string;
-  data?: string;
-  at: number;
-}
-
-interface StreamClient {
-  frames: StreamFrame[];
-  until(cond: (frames: StreamFrame[]) => boolean, timeoutMs: number, what: string): Promise<void>;
-  close(): void;
-}
-
-/** Opens GET /v1/events/:groupId and resolves once the 200 headers arrived. */
-function subscribe(base: string, key: string, groupId: string): Promise<StreamClient> {
-  return new Promise((resolve, reject) => {
-    const frames: StreamFrame[] = [];
-    const listeners = new Set<() => void>();
-    const req = httpRequest(`${base}/v1/events/${groupId}`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) {
-        reject(new Error(`stream handshake: ${res.statusCode}`));
-        res.resume();
-        return;
-      }
-      let buf = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => {
-        buf += chunk;
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const frame: StreamFrame = { at: Date.now() };
-          for (const line of block.split('\n')) {
-            const m = /^(id|event|data): ?(.*)$/.exec(line);
-            if (m) frame[m[1] as 'id' | 'event' | 'data'] = m[2];
-          }
-          if (frame.id || frame.event || frame.data) frames.push(frame);
-        }
-        listeners.forEach((l) => l());
-      });
-      resolve({
-        frames,
-        close: () => req.destroy(),
-        until: (cond, timeoutMs, what) =>
-          new Promise<void>((res2, rej2) => {
-            const check = () => {
-              if (!cond(frames)) return;
-              clearTimeout(timer);
-              listeners.delete(check);
-              res2();
-            };
-            const timer = setTimeout(() => {
-              listeners.delete(check);
-              rej2(new Error(`stream: ${what} not seen within ${timeoutMs} ms (${frames.length} frames)`));
-            }, timeoutMs);
-            listeners.add(check);
-            check();
-          }),
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+/** The live stream of a group, frames stamped with Date.now(). */
+const subscribe = (base: string, key: string, groupId: string) => subscribeStream(base, key, groupId, { now: Date.now });
 
 // ---------------------------------------------------------------------------------------------
 

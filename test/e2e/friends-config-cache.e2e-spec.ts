@@ -1,6 +1,6 @@
 import { GAME_CONFIG_CHANNEL } from '../../src/game-config/friends-context-cache';
-import { befriend, friendIds, friendsGame, svcId, U, uid, type FriendsGame } from '../helpers/friends';
-import { asAdmin, bearer, startTestApp, type TestApp } from '../helpers/test-app';
+import { befriend, friendIds, friendsClient, friendsGame, patchGameConfig, svcId, U, uid, type FriendsGame } from '../helpers/friends';
+import { asAdmin, startTestApp, type TestApp } from '../helpers/test-app';
 
 const enc = encodeURIComponent;
 const NETWORK = { friends: { requestsRequired: false, scope: 'network' } };
@@ -24,21 +24,8 @@ describe('friends config cache across instances', () => {
   });
 
   /** The same game, driven through the other instance. */
-  const via = (t: TestApp, g: FriendsGame): FriendsGame => {
-    const auth = bearer(g.key);
-    return {
-      ...g,
-      get: (path) => t.http.get(path).set(auth),
-      post: (path, body) => (body === undefined ? t.http.post(path).set(auth) : t.http.post(path).set(auth).send(body)),
-      patch: (path, body) => t.http.patch(path).set(auth).send(body),
-      put: (path, body) => t.http.put(path).set(auth).send(body),
-      del: (path) => t.http.delete(path).set(auth),
-    };
-  };
-  const patchConfig = async (t: TestApp, gameId: string, body: object) => {
-    const r = await t.http.patch(`/v1/admin/games/${gameId}/config`).set(asAdmin).send(body);
-    if (r.status !== 200) throw new Error(`config: ${r.status} ${r.text}`);
-  };
+  const via = (t: TestApp, g: FriendsGame): FriendsGame => friendsClient(t, g.gameId, g.key);
+  const patchConfig = patchGameConfig;
   /** Polls until `check` holds; the time it took. */
   const within = async (ms: number, check: () => Promise<boolean>): Promise<number> => {
     const t0 = Date.now();

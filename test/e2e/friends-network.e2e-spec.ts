@@ -1,4 +1,4 @@
-import { befriend, block, friendIds, friendsGame, send, state, svcId, U, uid, type FriendsGame } from '../helpers/friends';
+import { befriend, block, friendIds, friendsGame, patchGameConfig, send, state, svcId, U, uid, type FriendsGame } from '../helpers/friends';
 import { asAdmin, startTestApp, type TestApp } from '../helpers/test-app';
 
 const enc = encodeURIComponent;
@@ -15,10 +15,7 @@ describe('friends network scope, end to end through the link route', () => {
   });
   afterAll(() => t.close());
 
-  const setConfig = async (game: FriendsGame, config: unknown) => {
-    const r = await t.http.patch(`/v1/admin/games/${game.gameId}/config`).set(asAdmin).send({ config });
-    if (r.status !== 200) throw new Error(`config: ${r.status} ${r.text}`);
-  };
+  const setConfig = (game: FriendsGame, config: unknown) => patchGameConfig(t, game.gameId, { config });
   const link = async (game: FriendsGame, ext: string, svcUserId: string) => {
     const r = await t.http.put(`/v1/admin/games/${game.gameId}/users/${enc(ext)}`).set(asAdmin).send({ svcUserId });
     if (r.status !== 200) throw new Error(`link: ${r.status} ${r.text}`);

@@ -16,9 +16,8 @@ import {
   uid,
   type FriendsGame,
 } from '../helpers/friends';
+import { ISO_MS } from '../helpers/shapes';
 import { startTestApp, type TestApp } from '../helpers/test-app';
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** SPEC §3 Friend relationship (requests and friendships), §4 Friends rule 1, §6 friend events, §8 caps. */
 describe('friend requests and friendships', () => {

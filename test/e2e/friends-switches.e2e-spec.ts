@@ -1,5 +1,5 @@
-import { befriend, block, friendsGame, send, sendPending, U, uid, type FriendsGame } from '../helpers/friends';
-import { asAdmin, startTestApp, type TestApp } from '../helpers/test-app';
+import { befriend, block, friendsGame, patchGameConfig, send, sendPending, U, uid, type FriendsGame } from '../helpers/friends';
+import { startTestApp, type TestApp } from '../helpers/test-app';
 
 const enc = encodeURIComponent;
 
@@ -11,10 +11,7 @@ describe('friends switches', () => {
   });
   afterAll(() => t.close());
 
-  const setConfig = async (game: FriendsGame, config: unknown) => {
-    const r = await t.http.patch(`/v1/admin/games/${game.gameId}/config`).set(asAdmin).send({ config });
-    if (r.status !== 200) throw new Error(`config: ${r.status} ${r.text}`);
-  };
+  const setConfig = (game: FriendsGame, config: unknown) => patchGameConfig(t, game.gameId, { config });
 
   describe('friends.enabled=false', () => {
     let g: FriendsGame;

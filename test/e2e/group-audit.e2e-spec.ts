@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { postGroup } from '../helpers/groups';
+import { seqUid as uid } from '../helpers/ids';
+import { ISO_MS, UUID } from '../helpers/shapes';
+import { authedGame, bearer, startTestApp, type TestApp } from '../helpers/test-app';
 
 /** SPEC §2 Audit entry, §4 Audit log (per group), §8 page sizes; DECISIONS §18. */
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 interface Entry {
   id: string;
@@ -21,26 +21,17 @@ describe('GET /v1/groups/:id/audit', () => {
   let gameId: string;
   let auth: Record<string, string>;
   let otherAuth: Record<string, string>;
-  let seq = 0;
-  const uid = (p = 'u') => `${p}-${++seq}-${randomUUID().slice(0, 8)}`;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   beforeAll(async () => {
     t = await startTestApp();
-    const g = await newGame(t, 'audit');
-    gameId = g.gameId;
-    auth = bearer(g.key);
-    otherAuth = bearer((await newGame(t, 'audit other')).key);
+    ({ gameId, auth } = await authedGame(t, 'audit'));
+    ({ auth: otherAuth } = await authedGame(t, 'audit other'));
   });
   afterAll(() => t.close());
 
-  async function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<{ id: string }> {
-    const r = await t.http
-      .post('/v1/groups')
-      .set(as)
-      .send({ kind: 'guild', name: 'Audited', visibility: 'public', ...body });
-    if (r.status !== 201) throw new Error(`create group: ${r.status} ${r.text}`);
-    return r.body;
+  function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<{ id: string }> {
+    return postGroup(t, as, { kind: 'guild', name: 'Audited', visibility: 'public', ...body });
   }
   const audit = (groupId: string, query = '', as: Record<string, string> | null = auth) => {
     const req = t.http.get(`/v1/groups/${groupId}/audit${query}`);

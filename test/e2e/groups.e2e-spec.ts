@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { SvcEvent } from '../../src/events/event';
 import { EventBus } from '../../src/events/event-bus';
-import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { postGroup, postJoin } from '../helpers/groups';
+import { EVENT_ID, ISO_MS, UUID, type AuditDbRow as AuditRow } from '../helpers/shapes';
+import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * SPEC §2 Group, §4 Groups (create, get, list, patch), §7, §8 page limits; DECISIONS §9 event
@@ -26,15 +28,6 @@ interface Group {
   updatedAt: string;
   softDeletedAt: string | null;
 }
-interface AuditRow {
-  id: string;
-  game_id: string;
-  group_id: string | null;
-  actor_user_id: string | null;
-  action: string;
-  target_id: string | null;
-  payload: Record<string, unknown>;
-}
 interface OutboxRow {
   id: string;
   game_id: string;
@@ -43,23 +36,17 @@ interface OutboxRow {
   body: SvcEvent;
 }
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const EVENT_ID = /^[0-9a-f]{24}$/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let t: TestApp;
 
 /** A game of its own: most tests arrange their rows in a fresh tenant so counts are exact. */
-async function game(): Promise<{ gameId: string; key: string; auth: Record<string, string> }> {
-  const g = await newGame(t);
-  return { gameId: g.gameId, key: g.key, auth: bearer(g.key) };
+function game(): Promise<{ gameId: string; key: string; auth: Record<string, string> }> {
+  return authedGame(t);
 }
 
-async function createGroup(auth: Record<string, string>, body: Record<string, unknown> = {}): Promise<Group> {
-  const r = await t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'Knights', ...body });
-  if (r.status !== 201) throw new Error(`create group: ${r.status} ${r.text}`);
-  return r.body;
+function createGroup(auth: Record<string, string>, body: Record<string, unknown> = {}): Promise<Group> {
+  return postGroup(t, auth, { kind: 'guild', name: 'Knights', ...body });
 }
 
 const getGroup = (auth: Record<string, string>, id: string, query = '') => t.http.get(`/v1/groups/${id}${query}`).set(auth);
@@ -67,7 +54,7 @@ const patchGroup = (auth: Record<string, string>, id: string, body: unknown) => 
 const listGroups = (auth: Record<string, string>, query = '') => t.http.get(`/v1/groups${query}`).set(auth);
 
 async function join(auth: Record<string, string>, groupId: string, userId: string, passcode?: string) {
-  return t.http.post(`/v1/groups/${groupId}/join`).set(auth).send(passcode === undefined ? { userId } : { userId, passcode });
+  return postJoin(t, auth, groupId, passcode === undefined ? { userId } : { userId, passcode });
 }
 
 const auditOf = (groupId: string) =>

@@ -1,27 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { expectError } from '../helpers/errors';
+import { postGroup } from '../helpers/groups';
+import { identityOf } from '../helpers/identities';
+import { seqUid as uid } from '../helpers/ids';
+import { ISO_MS, UUID, type Invitation } from '../helpers/shapes';
+import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * SPEC §2 Invitation, §3 Invitation, §4 Groups (invitations) and Invitations by code, §7, §8;
  * DECISIONS §17. Bans are not built yet and are not exercised here.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CODE = /^[0-9a-f]{16}$/;
-
-interface Invitation {
-  id: string;
-  groupId: string;
-  code: string;
-  roleId: string | null;
-  targetUserId: string | null;
-  createdBy: string | null;
-  createdAt: string;
-  expiresAt: string | null;
-  usedAt: string | null;
-  usedBy: string | null;
-}
 
 interface AuditDbRow {
   id: string;
@@ -37,25 +27,16 @@ describe('invitations', () => {
   let gameId: string;
   let auth: Record<string, string>;
   let otherAuth: Record<string, string>;
-  let seq = 0;
-  const uid = (p = 'u') => `${p}-${++seq}-${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
     t = await startTestApp();
-    const g = await newGame(t, 'invitations');
-    gameId = g.gameId;
-    auth = bearer(g.key);
-    otherAuth = bearer((await newGame(t, 'invitations other')).key);
+    ({ gameId, auth } = await authedGame(t, 'invitations'));
+    ({ auth: otherAuth } = await authedGame(t, 'invitations other'));
   });
   afterAll(() => t.close());
 
-  async function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<{ id: string }> {
-    const r = await t.http
-      .post('/v1/groups')
-      .set(as)
-      .send({ kind: 'guild', name: 'G', ...body });
-    if (r.status !== 201) throw new Error(`create group: ${r.status} ${r.text}`);
-    return r.body;
+  function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<{ id: string }> {
+    return postGroup(t, as, { kind: 'guild', name: 'G', ...body });
   }
   const createInv = (groupId: string, body: unknown = {}, as = auth) =>
     t.http.post(`/v1/groups/${groupId}/invitations`).set(as).send(body as object);
@@ -74,12 +55,8 @@ describe('invitations', () => {
     const req = t.http.delete(`/v1/invitations/${code}`);
     return as ? req.set(as) : req;
   };
-  async function svcIdOf(userId: string): Promise<string | null> {
-    const rows = await t.db.query<{ user_id: string }>('SELECT user_id FROM user_identities WHERE game_id = $1 AND external_id = $2', [
-      gameId,
-      userId,
-    ]);
-    return rows[0]?.user_id ?? null;
+  function svcIdOf(userId: string): Promise<string | null> {
+    return identityOf(t, gameId, userId);
   }
   const audits = (groupId: string, action?: string) =>
     t.db.query<AuditDbRow>(
@@ -92,11 +69,6 @@ describe('invitations', () => {
     )[0];
   const memberRows = (groupId: string) => t.db.query<{ id: string; status: string }>('SELECT id, status FROM members WHERE group_id = $1', [groupId]);
   const expire = (code: string) => t.db.query(`UPDATE invitations SET expires_at = now() - interval '1 minute' WHERE code = $1`, [code]);
-  const expectError = (r: { status: number; body: { code?: string; status?: number; message?: string } }, status: number, code: string) => {
-    expect({ status: r.status, code: r.body.code }).toEqual({ status, code });
-    expect(r.body.status).toBe(status);
-    expect(typeof r.body.message).toBe('string');
-  };
 
   describe('POST /v1/groups/:id/invitations', () => {
     it('creates an open code: 201 Invitation with a 16 lowercase hex code and nulls', async () => {

@@ -1,38 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { expectError } from '../helpers/errors';
+import { groupAudits, groupOutbox } from '../helpers/group-rows';
+import { joinOk, postGroup, postJoin, postLeave } from '../helpers/groups';
+import { identityOf } from '../helpers/identities';
+import { seqUid as uid } from '../helpers/ids';
+import { ISO_MS, UUID, type Member } from '../helpers/shapes';
+import { authedGame, bearer, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * SPEC §3 Member status, §4 Groups (join / leave / kick), §4 Members, §7, §8; DECISIONS §7, §9,
  * §17, §22, §28. Bans are not built yet and are not exercised here.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const PASSCODE = 'open-sesame';
-
-interface Member {
-  id: string;
-  groupId: string;
-  userId: string;
-  status: string;
-  roles: string[];
-  metadata: Record<string, unknown>;
-  notesPublic: string | null;
-  notesPrivate: string | null;
-  joinedAt: string;
-  leftAt: string | null;
-  bannedUntil: string | null;
-}
-
-interface AuditDbRow {
-  id: string;
-  game_id: string;
-  group_id: string | null;
-  actor_user_id: string | null;
-  action: string;
-  target_id: string | null;
-  payload: Record<string, unknown>;
-}
 
 describe('membership: join, leave, kick, rejoin and member reads', () => {
   let t: TestApp;
@@ -40,53 +20,27 @@ describe('membership: join, leave, kick, rejoin and member reads', () => {
   let auth: Record<string, string>;
   let other: { gameId: string; key: string };
   let otherAuth: Record<string, string>;
-  let seq = 0;
-
-  const uid = (p = 'u') => `${p}-${++seq}-${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
     t = await startTestApp();
-    const g = await newGame(t, 'membership');
-    gameId = g.gameId;
-    auth = bearer(g.key);
-    other = await newGame(t, 'membership other');
+    ({ gameId, auth } = await authedGame(t, 'membership'));
+    other = await authedGame(t, 'membership other');
     otherAuth = bearer(other.key);
   });
   afterAll(() => t.close());
 
-  async function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<{ id: string; hasPasscode: boolean }> {
-    const r = await t.http
-      .post('/v1/groups')
-      .set(as)
-      .send({ kind: 'guild', name: 'G', visibility: 'public', ...body });
-    if (r.status !== 201) throw new Error(`create group: ${r.status} ${r.text}`);
-    return r.body;
-  }
-  const join = (groupId: string, body: unknown, as = auth) => t.http.post(`/v1/groups/${groupId}/join`).set(as).send(body as object);
-  const leave = (groupId: string, body: unknown, as = auth) => t.http.post(`/v1/groups/${groupId}/leave`).set(as).send(body as object);
+  const createGroup = (body: Record<string, unknown> = {}, as = auth) =>
+    postGroup<{ id: string; hasPasscode: boolean }>(t, as, { kind: 'guild', name: 'G', visibility: 'public', ...body });
+  const join = (groupId: string, body: unknown, as = auth) => postJoin(t, as, groupId, body as object);
+  const leave = (groupId: string, body: unknown, as = auth) => postLeave(t, as, groupId, body as object);
   const kick = (groupId: string, userId: string, body?: unknown, as = auth) => {
     const req = t.http.post(`/v1/groups/${groupId}/members/${encodeURIComponent(userId)}/kick`).set(as);
     return body === undefined ? req : req.send(body as object);
   };
-  async function joined(groupId: string, userId = uid()): Promise<Member> {
-    const r = await join(groupId, { userId });
-    if (r.status !== 201) throw new Error(`join: ${r.status} ${r.text}`);
-    return r.body;
-  }
-  async function svcIdOf(userId: string, game = gameId): Promise<string | null> {
-    const rows = await t.db.query<{ user_id: string }>('SELECT user_id FROM user_identities WHERE game_id = $1 AND external_id = $2', [
-      game,
-      userId,
-    ]);
-    return rows[0]?.user_id ?? null;
-  }
-  const audits = (groupId: string, action: string) =>
-    t.db.query<AuditDbRow>('SELECT * FROM audit_entries WHERE group_id = $1 AND action = $2 ORDER BY created_at, id', [groupId, action]);
-  const outbox = (groupId: string, type: string) =>
-    t.db.query<{ body: Record<string, unknown> }>('SELECT body FROM outbox_events WHERE group_id = $1 AND type = $2 ORDER BY created_at, id', [
-      groupId,
-      type,
-    ]);
+  const joined = (groupId: string, userId = uid()) => joinOk<Member>(t, auth, groupId, userId);
+  const svcIdOf = (userId: string, game = gameId) => identityOf(t, game, userId);
+  const audits = (groupId: string, action: string) => groupAudits(t, groupId, action);
+  const outbox = (groupId: string, type: string) => groupOutbox(t, groupId, type);
   const memberRows = (groupId: string) => t.db.query<{ id: string; status: string }>('SELECT id, status FROM members WHERE group_id = $1', [groupId]);
   async function memberCount(groupId: string): Promise<number> {
     const r = await t.http.get(`/v1/groups/${groupId}`).set(auth);
@@ -105,11 +59,6 @@ describe('membership: join, leave, kick, rejoin and member reads', () => {
     expect(wire).toBe(row.counter);
     return wire;
   }
-  const expectError = (r: { status: number; body: { code?: string; status?: number; message?: string } }, status: number, code: string) => {
-    expect({ status: r.status, code: r.body.code }).toEqual({ status, code });
-    expect(r.body.status).toBe(status);
-    expect(typeof r.body.message).toBe('string');
-  };
 
   describe('POST /v1/groups/:id/join (public)', () => {
     it('creates an active member: 201 with the full Member body', async () => {

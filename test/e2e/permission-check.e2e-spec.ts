@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { expectError } from '../helpers/errors';
+import { postGroup, postJoin, postLeave } from '../helpers/groups';
+import { seqUid as uid } from '../helpers/ids';
+import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * SPEC §2 Permission check result, §4 Permission check (resolution order, 60 s cache invalidated on
@@ -14,7 +17,6 @@ import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers
  */
 
 type Check = { allowed: boolean; source: string; viaRoleId?: string };
-type Res = { status: number; body: { code?: string; status?: number; message?: string } };
 
 const NONE: Check = { allowed: false, source: 'none' };
 const DEFAULT: Check = { allowed: false, source: 'default' };
@@ -28,9 +30,7 @@ describe('permission check', () => {
   let auth: Record<string, string>;
   let otherGameId: string;
   let otherAuth: Record<string, string>;
-  let seq = 0;
 
-  const uid = (p = 'u') => `${p}-${++seq}-${randomUUID().slice(0, 8)}`;
   const enc = encodeURIComponent;
   /**
    * Every write also NOTIFYs, and each instance hears its own notifications too (a few ms after the
@@ -40,37 +40,22 @@ describe('permission check', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    const g = await newGame(t, 'perm check');
-    gameId = g.gameId;
-    auth = bearer(g.key);
-    const o = await newGame(t, 'perm check other');
-    otherGameId = o.gameId;
-    otherAuth = bearer(o.key);
+    ({ gameId, auth } = await authedGame(t, 'perm check'));
+    ({ gameId: otherGameId, auth: otherAuth } = await authedGame(t, 'perm check other'));
   });
   afterAll(() => t.close());
 
-  const expectError = (r: Res, status: number, code: string) => {
-    expect({ status: r.status, code: r.body.code }).toEqual({ status, code });
-    expect(r.body.status).toBe(status);
-    expect(typeof r.body.message).toBe('string');
-  };
-
   // ---- arrangement through the API ----
-  async function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<string> {
-    const r = await t.http
-      .post('/v1/groups')
-      .set(as)
-      .send({ kind: 'guild', name: 'G', visibility: 'public', ...body });
-    if (r.status !== 201) throw new Error(`create group: ${r.status} ${r.text}`);
-    return r.body.id;
+  function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<string> {
+    return postGroup(t, as, { kind: 'guild', name: 'G', visibility: 'public', ...body }).then((g) => g.id);
   }
   async function ok<T = Record<string, unknown>>(p: PromiseLike<{ status: number; text: string; body: unknown }>, status: number): Promise<T> {
     const r = await p;
     if (r.status !== status) throw new Error(`expected ${status}, got ${r.status} ${r.text}`);
     return r.body as T;
   }
-  const join = (groupId: string, userId: string, as = auth) => ok(t.http.post(`/v1/groups/${groupId}/join`).set(as).send({ userId }), 201);
-  const leave = (groupId: string, userId: string) => ok(t.http.post(`/v1/groups/${groupId}/leave`).set(auth).send({ userId }), 200);
+  const join = (groupId: string, userId: string, as = auth) => ok(postJoin(t, as, groupId, { userId }), 201);
+  const leave = (groupId: string, userId: string) => ok(postLeave(t, auth, groupId, { userId }), 200);
   const kick = (groupId: string, userId: string) => ok(t.http.post(`/v1/groups/${groupId}/members/${enc(userId)}/kick`).set(auth), 200);
   const createRole = (groupId: string, priority = 0, as = auth) =>
     ok<{ id: string }>(t.http.post(`/v1/groups/${groupId}/roles`).set(as).send({ name: uid('role'), priority }), 201).then((r) => r.id);

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { expectError } from '../helpers/errors';
+import { groupAudits, groupOutbox } from '../helpers/group-rows';
+import { joinOk, postGroup } from '../helpers/groups';
+import { seqUid as uid } from '../helpers/ids';
+import { ISO_MS, UUID, type Member } from '../helpers/shapes';
+import { asAdmin, authedGame, bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * SPEC §2 Role / Member permission override, §4 Roles, §7, §8 (role name, color, permission key);
@@ -7,9 +12,6 @@ import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers
  * (role_group_mismatch before idempotency). The admin permission catalog route (shape not shown in
  * SPEC §4) answers `{ items: [{ permission, createdAt }] }` sorted by permission.
  */
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 interface Role {
   id: string;
@@ -22,32 +24,6 @@ interface Role {
   createdAt: string;
 }
 
-interface Member {
-  id: string;
-  groupId: string;
-  userId: string;
-  status: string;
-  roles: string[];
-  metadata: Record<string, unknown>;
-  notesPublic: string | null;
-  notesPrivate: string | null;
-  joinedAt: string;
-  leftAt: string | null;
-  bannedUntil: string | null;
-}
-
-interface AuditDbRow {
-  id: string;
-  game_id: string;
-  group_id: string | null;
-  actor_user_id: string | null;
-  action: string;
-  target_id: string | null;
-  payload: Record<string, unknown>;
-}
-
-type Res = { status: number; body: { code?: string; status?: number; message?: string } };
-
 /** "id descending" is the byte order of the lowercase text (DECISIONS §19). */
 const byPriorityDescIdDesc = (a: Role, b: Role) => b.priority - a.priority || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
@@ -57,35 +33,18 @@ describe('roles, role permissions, member roles and permission overrides', () =>
   let auth: Record<string, string>;
   let otherGameId: string;
   let otherAuth: Record<string, string>;
-  let seq = 0;
 
-  const uid = (p = 'u') => `${p}-${++seq}-${randomUUID().slice(0, 8)}`;
   const enc = encodeURIComponent;
 
   beforeAll(async () => {
     t = await startTestApp();
-    const g = await newGame(t, 'roles');
-    gameId = g.gameId;
-    auth = bearer(g.key);
-    const o = await newGame(t, 'roles other');
-    otherGameId = o.gameId;
-    otherAuth = bearer(o.key);
+    ({ gameId, auth } = await authedGame(t, 'roles'));
+    ({ gameId: otherGameId, auth: otherAuth } = await authedGame(t, 'roles other'));
   });
   afterAll(() => t.close());
 
-  const expectError = (r: Res, status: number, code: string) => {
-    expect({ status: r.status, code: r.body.code }).toEqual({ status, code });
-    expect(r.body.status).toBe(status);
-    expect(typeof r.body.message).toBe('string');
-  };
-
-  async function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<{ id: string }> {
-    const r = await t.http
-      .post('/v1/groups')
-      .set(as)
-      .send({ kind: 'guild', name: 'G', visibility: 'public', ...body });
-    if (r.status !== 201) throw new Error(`create group: ${r.status} ${r.text}`);
-    return r.body;
+  function createGroup(body: Record<string, unknown> = {}, as = auth): Promise<{ id: string }> {
+    return postGroup(t, as, { kind: 'guild', name: 'G', visibility: 'public', ...body });
   }
   const postRole = (groupId: string, body: unknown, as = auth) => t.http.post(`/v1/groups/${groupId}/roles`).set(as).send(body as object);
   const patchRole = (roleId: string, body: unknown, as = auth) => t.http.patch(`/v1/roles/${roleId}`).set(as).send(body as object);
@@ -117,10 +76,8 @@ describe('roles, role permissions, member roles and permission overrides', () =>
     expect(r.status).toBe(200);
     return r.body;
   }
-  async function join(groupId: string, userId = uid()): Promise<Member> {
-    const r = await t.http.post(`/v1/groups/${groupId}/join`).set(auth).send({ userId });
-    if (r.status !== 201) throw new Error(`join: ${r.status} ${r.text}`);
-    return r.body;
+  function join(groupId: string, userId = uid()): Promise<Member> {
+    return joinOk(t, auth, groupId, userId);
   }
   async function groupWithMember(): Promise<{ groupId: string; userId: string; member: Member }> {
     const g = await createGroup();
@@ -142,13 +99,8 @@ describe('roles, role permissions, member roles and permission overrides', () =>
     expect(r.status).toBe(200);
     return r.body;
   }
-  const audits = (groupId: string, action: string) =>
-    t.db.query<AuditDbRow>('SELECT * FROM audit_entries WHERE group_id = $1 AND action = $2 ORDER BY created_at, id', [groupId, action]);
-  const outbox = (groupId: string, type: string) =>
-    t.db.query<{ body: Record<string, unknown> }>('SELECT body FROM outbox_events WHERE group_id = $1 AND type = $2 ORDER BY created_at, id', [
-      groupId,
-      type,
-    ]);
+  const audits = (groupId: string, action: string) => groupAudits(t, groupId, action);
+  const outbox = (groupId: string, type: string) => groupOutbox(t, groupId, type);
   async function catalog(game = gameId): Promise<{ permission: string; createdAt: string }[]> {
     const r = await t.http.get(`/v1/admin/games/${game}/permissions`).set(asAdmin);
     expect(r.status).toBe(200);

@@ -1,14 +1,15 @@
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { SWEEP_EVERY_MS } from '../../src/sweeper/sweeper.service';
 import { WORKER_BATCH } from '../../src/webhooks/delivery-window';
+import { subscribe as subscribeStream, type StreamClient as Stream } from '../helpers/event-stream';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
+import { listenLocal, socketOwner, type LocalServer } from '../helpers/webhook-receiver';
 import {
   freePort,
   http,
@@ -180,75 +181,9 @@ async function pollUntil<T>(
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
-// ---------------------------------------------------------------------------------------------
-// A raw live-stream client (node:http).
-// ---------------------------------------------------------------------------------------------
-
-interface Frame {
-  id?: string;
-  event?: string;
-  data?: string;
-  at: number;
-}
-
-interface Stream {
-  frames: Frame[];
-  until(cond: (frames: Frame[]) => boolean, timeoutMs: number, what: string): Promise<void>;
-  close(): void;
-}
-
-function subscribe(base: string, key: string, groupId: string): Promise<Stream> {
-  return new Promise((resolve, reject) => {
-    const frames: Frame[] = [];
-    const listeners = new Set<() => void>();
-    const req = httpRequest(`${base}/v1/events/${groupId}`, { headers: { ...bearer(key), accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        reject(new Error(`stream handshake: ${res.statusCode}`));
-        return;
-      }
-      let buf = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => {
-        const at = performance.now();
-        buf += chunk;
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const frame: Frame = { at };
-          for (const line of block.split('\n')) {
-            const m = /^(id|event|data): ?(.*)$/.exec(line);
-            if (m) frame[m[1] as 'id' | 'event' | 'data'] = m[2];
-          }
-          if (frame.id || frame.event || frame.data) frames.push(frame);
-        }
-        listeners.forEach((l) => l());
-      });
-      resolve({
-        frames,
-        close: () => req.destroy(),
-        until: (cond, timeoutMs, what) =>
-          new Promise<void>((res2, rej2) => {
-            const probe = () => {
-              if (!cond(frames)) return;
-              clearTimeout(timer);
-              listeners.delete(probe);
-              res2();
-            };
-            const timer = setTimeout(() => {
-              listeners.delete(probe);
-              rej2(new Error(`stream: ${what} not seen within ${timeoutMs} ms (${frames.length} frames)`));
-            }, timeoutMs);
-            listeners.add(probe);
-            probe();
-          }),
-      });
-    });
-    req.setTimeout(30_000, () => req.destroy(new Error('stream: no data for 30 s')));
-    req.on('error', reject);
-    req.end();
-  });
-}
+/** The live stream of a group, frames stamped with performance.now(). */
+const subscribe = (base: string, key: string, groupId: string) =>
+  subscribeStream(base, key, groupId, { now: () => performance.now(), idleTimeoutMs: 30_000 });
 
 // ---------------------------------------------------------------------------------------------
 // A webhook receiver that answers 200 and records every request.
@@ -271,19 +206,17 @@ class Receiver {
   answered = 0;
   url = '';
   private port = 0;
-  private server!: Server;
+  private local!: LocalServer;
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.port = (this.server.address() as AddressInfo).port;
-    this.url = `http://127.0.0.1:${this.port}/hook`;
+    this.local = await listenLocal((req, res) => void this.handle(req, res));
+    this.port = this.local.port;
+    this.url = this.local.url;
     return this;
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((r) => this.server.close(() => r()));
+  close(): Promise<void> {
+    return this.local.close();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -297,46 +230,6 @@ class Receiver {
     if (this.gate) await this.gate;
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok', () => this.answered++);
   }
-}
-
-/**
- * Which of `pids` owns the client end of the TCP connection 127.0.0.1:localPort -> :serverPort:
- * the socket inode from /proc/net/tcp, then the process whose fd table holds it (null elsewhere).
- */
-function socketOwner(localPort: number, serverPort: number, pids: number[]): number | null {
-  let inode: string | null = null;
-  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const f = line.trim().split(/\s+/);
-      if (f.length < 10) continue;
-      if (parseInt(f[1].split(':').pop()!, 16) === localPort && parseInt(f[2].split(':').pop()!, 16) === serverPort) inode = f[9];
-    }
-    if (inode) break;
-  }
-  if (!inode) return null;
-  const target = `socket:[${inode}]`;
-  for (const pid of pids) {
-    let fds: string[] = [];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === target) return pid;
-      } catch {
-        // the fd closed meanwhile
-      }
-    }
-  }
-  return null;
 }
 
 async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string, everyMs = 50): Promise<void> {

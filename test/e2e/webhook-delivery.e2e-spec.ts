@@ -9,7 +9,10 @@ import { AUTO_DISABLE_AFTER } from '../../src/webhooks/backoff';
 import { PER_ENDPOINT_IN_FLIGHT, WORKER_BATCH } from '../../src/webhooks/delivery-window';
 import type { AttemptRecord } from '../../src/webhooks/webhook-rows';
 import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
-import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { joinOk, postGroup } from '../helpers/groups';
+import { EVENT_ID, ISO_MS, UUID } from '../helpers/shapes';
+import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { listenLocal } from '../helpers/webhook-receiver';
 
 /**
  * Webhook delivery end to end: SPEC §3 Webhook delivery, §5 rule 5, §6 Webhook delivery, §8
@@ -50,7 +53,7 @@ async function receiver(respond: Responder | number = 200): Promise<Receiver> {
     respond: typeof respond === 'number' ? () => respond : respond,
     close: async () => undefined,
   };
-  const server = createServer((req, res: ServerResponse) => {
+  const local = await listenLocal((req, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -74,15 +77,10 @@ async function receiver(respond: Responder | number = 200): Promise<Receiver> {
       else send();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push(server);
-  rx.port = (server.address() as AddressInfo).port;
-  rx.url = `http://127.0.0.1:${rx.port}/hook`;
-  rx.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  servers.push(local.server);
+  rx.port = local.port;
+  rx.url = local.url;
+  rx.close = local.close;
   return rx;
 }
 
@@ -99,9 +97,6 @@ async function closedPort(): Promise<number> {
 // the app and helpers
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', WEBHOOK_WORKER_ENABLED: 'false' };
-const EVENT_ID = /^[0-9a-f]{24}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
@@ -148,9 +143,8 @@ async function outboxBody(eventId: string): Promise<SvcEvent> {
   return row.body;
 }
 
-async function game(app: TestApp = t) {
-  const g = await newGame(app);
-  return { gameId: g.gameId, auth: bearer(g.key) };
+function game(app: TestApp = t) {
+  return authedGame(app);
 }
 
 interface Hook {
@@ -178,16 +172,12 @@ async function listed(auth: Record<string, string>, id: string): Promise<{ disab
   return r.body.items.find((i: { id: string }) => i.id === id);
 }
 
-async function publicGroup(auth: Record<string, string>, app: TestApp = t): Promise<{ id: string }> {
-  const r = await app.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'Knights', visibility: 'public' });
-  if (r.status !== 201) throw new Error(`create group: ${r.status} ${r.text}`);
-  return r.body;
+function publicGroup(auth: Record<string, string>, app: TestApp = t): Promise<{ id: string }> {
+  return postGroup(app, auth, { kind: 'guild', name: 'Knights', visibility: 'public' });
 }
 
-async function join(auth: Record<string, string>, groupId: string, userId: string, app: TestApp = t) {
-  const r = await app.http.post(`/v1/groups/${groupId}/join`).set(auth).send({ userId });
-  if (r.status !== 201) throw new Error(`join: ${r.status} ${r.text}`);
-  return r.body as { id: string; userId: string; joinedAt: string };
+function join(auth: Record<string, string>, groupId: string, userId: string, app: TestApp = t) {
+  return joinOk<{ id: string; userId: string; joinedAt: string }>(app, auth, groupId, userId);
 }
 
 let bans = 0;

@@ -21,13 +21,12 @@ export interface FriendsGame {
 
 export async function friendsGame(t: TestApp, config?: Record<string, unknown>, networkId?: string): Promise<FriendsGame> {
   const { gameId, key } = await newGame(t, 'friends');
-  if (config || networkId) {
-    const r = await t.http
-      .patch(`/v1/admin/games/${gameId}/config`)
-      .set(asAdmin)
-      .send({ ...(config ? { config } : {}), ...(networkId ? { networkId } : {}) });
-    if (r.status !== 200) throw new Error(`config: ${r.status} ${r.text}`);
-  }
+  if (config || networkId) await patchGameConfig(t, gameId, { ...(config ? { config } : {}), ...(networkId ? { networkId } : {}) });
+  return friendsClient(t, gameId, key);
+}
+
+/** A client for a game's key, sending through the instance `t`. */
+export function friendsClient(t: TestApp, gameId: string, key: string): FriendsGame {
   const auth = bearer(key);
   return {
     gameId,
@@ -38,6 +37,12 @@ export async function friendsGame(t: TestApp, config?: Record<string, unknown>, 
     put: (path, body) => t.http.put(path).set(auth).send(body),
     del: (path) => t.http.delete(path).set(auth),
   };
+}
+
+/** PATCH /v1/admin/games/:id/config with `body`; throws unless 200. */
+export async function patchGameConfig(t: TestApp, gameId: string, body: object): Promise<void> {
+  const r = await t.http.patch(`/v1/admin/games/${gameId}/config`).set(asAdmin).send(body);
+  if (r.status !== 200) throw new Error(`config: ${r.status} ${r.text}`);
 }
 
 export const AUTO = { friends: { requestsRequired: false } };

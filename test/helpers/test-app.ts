@@ -52,3 +52,9 @@ export async function newGame(t: TestApp, name = 'test game'): Promise<{ gameId:
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const asAdmin = bearer(ADMIN_TOKEN);
+
+/** A new game (see newGame) with the bearer headers of its key. */
+export async function authedGame(t: TestApp, name?: string): Promise<{ gameId: string; key: string; auth: Record<string, string> }> {
+  const g = await newGame(t, name);
+  return { gameId: g.gameId, key: g.key, auth: bearer(g.key) };
+}

@@ -1,0 +1,70 @@
+/** The plumbing shared by the e2e webhook receivers: a local HTTP server, and which process sent a request. */
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface LocalServer {
+  server: Server;
+  port: number;
+  /** http://127.0.0.1:<port>/hook */
+  url: string;
+  /** Drops open connections, then stops listening. */
+  close(): Promise<void>;
+}
+
+/** Serves `handler` on an ephemeral 127.0.0.1 port. */
+export async function listenLocal(handler: RequestListener): Promise<LocalServer> {
+  const server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    server,
+    port,
+    url: `http://127.0.0.1:${port}/hook`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/**
+ * Which of `pids` owns the client end of the TCP connection 127.0.0.1:localPort -> :serverPort:
+ * the socket inode from /proc/net/tcp, then the process whose fd table holds it (null elsewhere).
+ */
+export function socketOwner(localPort: number, serverPort: number, pids: number[]): number | null {
+  let inode: string | null = null;
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10) continue;
+      if (parseInt(f[1].split(':').pop()!, 16) === localPort && parseInt(f[2].split(':').pop()!, 16) === serverPort) inode = f[9];
+    }
+    if (inode) break;
+  }
+  if (!inode) return null;
+  const target = `socket:[${inode}]`;
+  for (const pid of pids) {
+    let fds: string[] = [];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === target) return pid;
+      } catch {
+        // the fd closed meanwhile
+      }
+    }
+  }
+  return null;
+}
