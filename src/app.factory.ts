@@ -9,6 +9,7 @@ import { rateLimitCheck } from './common/rate-limit/rate-limit-check';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id/request-id';
 import { SvcValidationPipe } from './common/validation/validation.pipe';
 import type { Settings } from './config/settings';
+import { quietBoot } from './logging';
 import { mountOpenApi } from './openapi';
 
 /**
@@ -23,7 +24,7 @@ type JsonParser = (req: unknown, body: Buffer, done: (err: Error | null, value?:
  * Builds the application exactly as production runs it (pipes, filters, guards, adapter),
  * initialised but not yet listening. `main.ts` and the tests both start from here.
  */
-export async function createApp(settings: Settings): Promise<NestFastifyApplication> {
+export async function createApp(settings: Settings, { shutdownHooks = true } = {}): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     logger: false,
@@ -37,7 +38,7 @@ export async function createApp(settings: Settings): Promise<NestFastifyApplicat
     bufferLogs: true,
     abortOnError: false,
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(quietBoot(app.get(Logger)));
   // On arrival, before routing: every response carries the request id (404s and body-parse errors
   // included), and the rate limiter sees every request. One hook, as it runs on every request.
   const limiter = app.get(RateLimiter);
@@ -48,7 +49,8 @@ export async function createApp(settings: Settings): Promise<NestFastifyApplicat
     done((limit && limit(request.raw)) ?? undefined);
   });
   app.useGlobalPipes(new SvcValidationPipe());
-  app.enableShutdownHooks();
+  // A launcher that owns more than the app (the embedded database) handles the signals itself.
+  if (shutdownHooks) app.enableShutdownHooks();
 
   // An empty body sent as application/json means "no body" (DECISIONS §17), not malformed JSON.
   const json = adapter.getInstance().getDefaultJsonParser('error', 'error') as unknown as JsonParser;

@@ -1,12 +1,33 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { createApp } from './app.factory';
+import { StartupError } from './common/startup-error';
 import { parseSettings, SettingsError, type Settings } from './config/settings';
+
+/** Why the port could not be bound, and what to do about it. */
+function listenFailure(err: NodeJS.ErrnoException, { port, host }: Settings): Error {
+  if (err.code === 'EADDRINUSE') {
+    return new StartupError(`port ${port} is already in use on ${host}: stop the other process, or set PORT to a free port`);
+  }
+  if (err.code === 'EACCES') {
+    return new StartupError(`not allowed to listen on port ${port}: set PORT to a port above 1023, or run with the right to bind it`);
+  }
+  if (err.code === 'EADDRNOTAVAIL') {
+    return new StartupError(`cannot listen on ${host}: it is not an address of this machine; set HOST (e.g. 127.0.0.1 or 0.0.0.0)`);
+  }
+  return err;
+}
 
 /** Prints one readable line and exits non-zero: what an operator sees when start-up is refused. */
 export function fail(message: string): never {
   process.stderr.write(`guildhall: ${message}\n`);
   process.exit(1);
+}
+
+/** The one line for a start-up that failed: the cause and its fix, never a stack. */
+export function failStartup(err: unknown): never {
+  if (err instanceof StartupError) fail(err.message);
+  fail(`start-up failed: ${(err as Error)?.message ?? String(err)}`);
 }
 
 /** Settings from the environment, or exit with the one line naming the bad setting. */
@@ -36,18 +57,29 @@ export async function checkDatabase(url: string, timeoutMs = 5_000): Promise<voi
     await client.connect();
     await client.query('SELECT 1');
   } catch (err) {
-    fail(`cannot reach the database at ${describeDatabase(url)}: ${(err as Error).message || String(err)}`);
+    fail(
+      `cannot reach the database at ${describeDatabase(url)} (${(err as Error).message || String(err)}): ` +
+        'start it, or correct DATABASE_URL',
+    );
   } finally {
     await client.end().catch(() => undefined);
   }
 }
 
 /** Connects, migrates and listens. Resolves with the running app and its base URL. */
-export async function startServer(settings: Settings): Promise<{ app: NestFastifyApplication; url: string }> {
+export async function startServer(
+  settings: Settings,
+  options: { shutdownHooks?: boolean } = {},
+): Promise<{ app: NestFastifyApplication; url: string }> {
   if (!settings.databaseUrl) fail('Invalid setting DATABASE_URL: required (a postgres:// URL)');
   await checkDatabase(settings.databaseUrl);
-  const app = await createApp(settings);
-  await app.listen({ port: settings.port, host: settings.host });
+  const app = await createApp(settings, options);
+  try {
+    await app.listen({ port: settings.port, host: settings.host });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw listenFailure(err as NodeJS.ErrnoException, settings);
+  }
   const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
   return { app, url: settings.baseUrl ?? `http://${host}:${settings.port}` };
 }

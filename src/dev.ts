@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { fail, settingsOrExit, startServer } from './boot';
-import { ensureDatabase, startEmbeddedPostgres } from './db/embedded-postgres';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { failStartup, settingsOrExit, startServer } from './boot';
+import { ensureDatabase, startEmbeddedPostgres, writableFolder, type EmbeddedPostgres } from './db/embedded-postgres';
 import { GamesService } from './games/games.service';
 
 /**
@@ -13,13 +14,15 @@ import { GamesService } from './games/games.service';
 async function main(): Promise<void> {
   const env = { ...process.env };
   const dataDir = resolve(env.SVC_DATA_DIR || '.data');
-  mkdirSync(dataDir, { recursive: true, mode: 0o755 });
   settingsOrExit(env);
+  writableFolder(dataDir);
 
   const urlFile = join(dataDir, 'database-url');
+  let pg: EmbeddedPostgres | undefined;
   if (!env.DATABASE_URL) {
-    process.stdout.write('Starting the embedded PostgreSQL (data in .data/pg)...\n');
-    const pg = await startEmbeddedPostgres({ dataDir });
+    process.stdout.write(`Starting the embedded PostgreSQL (data in ${shown(dataDir)}/)...\n`);
+    pg = await startEmbeddedPostgres({ dataDir });
+    if (!pg.clusterDir.startsWith(dataDir)) process.stdout.write(`  (its cluster lives in ${pg.clusterDir}, where the postgres account can reach it)\n`);
     env.DATABASE_URL = await ensureDatabase(pg.url, 'guildhall');
     // The operator command (`npm run svc`) finds the running database here.
     writeFileSync(urlFile, env.DATABASE_URL, { mode: 0o600 });
@@ -29,7 +32,8 @@ async function main(): Promise<void> {
   env.NODE_ENV ||= 'development';
 
   const settings = settingsOrExit(env);
-  const { app, url } = await startServer(settings);
+  const { app, url } = await startServer(settings, { shutdownHooks: false });
+  stopInOrder(app, pg);
 
   const demo = await demoGame(app.get(GamesService), join(dataDir, 'demo.json'));
 
@@ -41,7 +45,7 @@ async function main(): Promise<void> {
       `  demo game    ${demo.gameId}`,
       `  API key      ${demo.apiKey}`,
       `  API docs     ${url}/docs`,
-      `(kept in ${relative(process.cwd(), dataDir) || '.'}/; delete that folder to start from scratch)`,
+      `(kept in ${shown(dataDir)}/; delete that folder to start from scratch)`,
       '',
       'Try it:',
       `  curl -s -H "Authorization: Bearer ${demo.apiKey}" ${url}/v1/whoami`,
@@ -50,25 +54,61 @@ async function main(): Promise<void> {
   );
 }
 
+/** A path as the user would type it: relative to where they are when it is inside. */
+function shown(dir: string): string {
+  const rel = relative(process.cwd(), dir);
+  return rel && !rel.startsWith('..') ? rel : dir;
+}
+
+/**
+ * On SIGINT/SIGTERM the server drains and closes first, then the embedded database stops, then
+ * the process exits; a second signal exits at once.
+ */
+function stopInOrder(app: NestFastifyApplication, pg: EmbeddedPostgres | undefined): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    process.stdout.write(`\n${signal}: stopping...\n`);
+    void app
+      .close()
+      .catch(() => undefined)
+      .then(() => pg?.stop())
+      .then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
 /**
  * The demo game and its key, kept in the data folder; made again when the database in use does not
  * hold that game (a fresh or different DATABASE_URL), so the printed key always works.
  */
 async function demoGame(games: GamesService, file: string): Promise<{ gameId: string; apiKey: string }> {
-  if (existsSync(file)) {
-    const kept = JSON.parse(readFileSync(file, 'utf8')) as { gameId: string; apiKey: string };
-    if (await games.exists(kept.gameId)) return kept;
-  }
+  const kept = readJson<{ gameId: string; apiKey: string }>(file);
+  if (kept && typeof kept.gameId === 'string' && (await games.exists(kept.gameId))) return kept;
   const { game, key } = await games.createGameWithKey('Demo game');
   const demo = { gameId: game.id, apiKey: key.key };
   writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
   return demo;
 }
 
-/** Reads a secret kept in the data folder, creating it on first use. */
-function persisted(file: string, make: () => string): string {
-  if (!existsSync(file)) writeFileSync(file, make(), { mode: 0o600 });
-  return readFileSync(file, 'utf8').trim();
+/** A JSON file of the data folder; a missing or damaged one reads as absent and is made again. */
+function readJson<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
 }
 
-main().catch((err: unknown) => fail(`start-up failed: ${(err as Error)?.message ?? String(err)}`));
+/** Reads a secret kept in the data folder, creating it on first use (or when it was emptied). */
+function persisted(file: string, make: () => string): string {
+  const kept = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  if (kept) return kept;
+  const made = make();
+  writeFileSync(file, made, { mode: 0o600 });
+  return made;
+}
+
+main().catch(failStartup);

@@ -1,4 +1,4 @@
-import { RequestMethod } from '@nestjs/common';
+import { RequestMethod, type LoggerService } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import type { Settings } from './config/settings';
@@ -39,4 +39,21 @@ function canResolve(name: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Nest's start-up chatter: one line per module and per route, useful only when debugging. */
+const BOOT_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
+/** Sends Nest's start-up chatter to debug, so an info log starts with what matters. */
+export function quietBoot(inner: LoggerService): LoggerService {
+  const context = (params: unknown[]) => params[params.length - 1];
+  return {
+    log: (message: unknown, ...params: unknown[]) =>
+      BOOT_CONTEXTS.has(context(params) as string) ? inner.debug?.(message, ...params) : inner.log(message, ...params),
+    error: (message: unknown, ...params: unknown[]) => inner.error(message, ...params),
+    warn: (message: unknown, ...params: unknown[]) => inner.warn(message, ...params),
+    debug: (message: unknown, ...params: unknown[]) => inner.debug?.(message, ...params),
+    verbose: (message: unknown, ...params: unknown[]) => inner.verbose?.(message, ...params),
+    fatal: (message: unknown, ...params: unknown[]) => inner.fatal?.(message, ...params),
+  };
 }

