@@ -1,8 +1,18 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createServer as createNetServer } from 'node:net';
 import { Client } from 'pg';
 import { createApp } from './app.factory';
 import { StartupError } from './common/startup-error';
 import { parseSettings, SettingsError, type Settings } from './config/settings';
+
+/** Refuses a taken port before the app is built (the bind in `listen` still decides a race). */
+function portAvailable(settings: Settings): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', (err) => reject(listenFailure(err as NodeJS.ErrnoException, settings)));
+    probe.listen({ port: settings.port, host: settings.host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
 
 /** Why the port could not be bound, and what to do about it. */
 function listenFailure(err: NodeJS.ErrnoException, { port, host }: Settings): Error {
@@ -73,6 +83,7 @@ export async function startServer(
 ): Promise<{ app: NestFastifyApplication; url: string }> {
   if (!settings.databaseUrl) fail('Invalid setting DATABASE_URL: required (a postgres:// URL)');
   await checkDatabase(settings.databaseUrl);
+  await portAvailable(settings);
   const app = await createApp(settings, options);
   try {
     await app.listen({ port: settings.port, host: settings.host });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { canReach, type Account } from './account';
@@ -24,7 +24,25 @@ export function clusterLocation(dataDir: string, account: Account | undefined): 
 
   const base = join(existsSync('/var/lib') ? '/var/lib/guildhall' : join(tmpdir(), 'guildhall'), 'clusters');
   mkdirSync(base, { recursive: true, mode: 0o755 });
+  sweepAbandoned(base);
   const relocated = join(base, randomBytes(8).toString('hex'));
+  writeFileSync(`${relocated}.origin`, `${locationFile}\n`);
   writeFileSync(locationFile, `${relocated}\n`);
   return relocated;
+}
+
+/**
+ * Removes relocated clusters whose data folder was deleted (the documented way to start from
+ * scratch) or now names another cluster. A cluster whose server is still running is left alone.
+ */
+function sweepAbandoned(base: string): void {
+  for (const entry of readdirSync(base)) {
+    if (!entry.endsWith('.origin')) continue;
+    const cluster = join(base, entry.slice(0, -'.origin'.length));
+    const origin = readFileSync(join(base, entry), 'utf8').trim();
+    const claimed = existsSync(origin) && readFileSync(origin, 'utf8').trim() === cluster;
+    if (claimed || existsSync(join(cluster, 'postmaster.pid'))) continue;
+    rmSync(cluster, { recursive: true, force: true });
+    rmSync(join(base, entry), { force: true });
+  }
 }
