@@ -20,7 +20,10 @@ export class FriendTagsController {
   }
 
   @Post('users/:userId/friend-tags')
-  @ApiOperation({ summary: 'Create a friend tag (capped by friends.tags.maxPerUser)' })
+  @ApiOperation({
+    summary: 'Create a friend tag (capped by friends.tags.maxPerUser)',
+    description: 'A user the game has never seen is anchored first, so the answer is 201, not 404; 404 means friends or tags are off.',
+  })
   @ApiCreatedResponse({ type: FriendTagDto })
   @ApiErrors(400, 401, 404)
   create(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Body() body: CreateFriendTagDto): Promise<FriendTagDto> {

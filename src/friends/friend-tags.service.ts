@@ -34,13 +34,16 @@ export class FriendTagsService {
     return { items: owner ? (await this.tags.list(this.ds.manager, game.gameId, owner)).map(toTagDto) : [] };
   }
 
-  /** Capped by friends.tags.maxPerUser; the owner's lock makes concurrent creates count one by one. */
+  /**
+   * Capped by friends.tags.maxPerUser; the owner's lock makes concurrent creates count one by one.
+   * A user the game has never seen is anchored in the same transaction (DECISIONS §29), so a
+   * refused create leaves no identity behind and concurrent first creates share one.
+   */
   async create(game: GameContext, userId: string, dto: CreateFriendTagDto): Promise<FriendTagDto> {
     const ctx = await this.gate.tags(game);
     const max = ctx.config.friends.tags.maxPerUser;
-    const owner = await this.identity.find(this.ds.manager, game.gameId, userId);
-    if (!owner) throw ApiError.notFound('user');
     return this.uow.run(async (tx) => {
+      const owner = await this.identity.resolveOrCreate(tx.manager, game.gameId, userId);
       await this.friends.lock(tx.manager, friendLockKeys(game.gameId, [owner]));
       if ((await this.tags.count(tx.manager, game.gameId, owner)) >= max) {
         throw ApiError.badRequest(`userId already has tags.maxPerUser (${max}) tags`);

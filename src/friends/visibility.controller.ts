@@ -20,7 +20,10 @@ export class VisibilityController {
   }
 
   @Patch()
-  @ApiOperation({ summary: "Set a user's friendsListVisibility to one of the game's allowed values" })
+  @ApiOperation({
+    summary: "Set a user's friendsListVisibility to one of the game's allowed values",
+    description: 'A user the game has never seen is anchored first, so the answer is 200, not 404; 404 means friends are off.',
+  })
   @ApiOkResponse({ type: VisibilityDto })
   @ApiErrors(400, 401, 404)
   set(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Body() body: UpdateVisibilityDto): Promise<VisibilityDto> {

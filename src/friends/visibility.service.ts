@@ -29,14 +29,19 @@ export class VisibilityService {
     return view(ctx, userId, stored);
   }
 
-  /** Only a value of the game's allowed list is accepted; the user must be known to the game. */
+  /**
+   * Only a value of the game's allowed list is accepted, checked before anything is written so a
+   * refused value anchors no one. A user the game has never seen is anchored in the setting's own
+   * transaction (DECISIONS §29).
+   */
   async set(game: GameContext, userId: string, value: ListVisibility): Promise<VisibilityDto> {
     const ctx = await this.gate.open(game);
     const { allowed } = ctx.config.friends.visibility;
     if (!allowed.includes(value)) throw ApiError.badRequest(`friendsListVisibility must be one of the allowed values: ${allowed.join(', ')}`);
-    const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
-    if (!svcUserId) throw ApiError.notFound('user');
-    await this.uow.run((tx) => this.repo.setVisibility(tx.manager, game.gameId, svcUserId, value));
+    await this.uow.run(async (tx) => {
+      const svcUserId = await this.identity.resolveOrCreate(tx.manager, game.gameId, userId);
+      await this.repo.setVisibility(tx.manager, game.gameId, svcUserId, value);
+    });
     return view(ctx, userId, value);
   }
 }

@@ -222,8 +222,12 @@ describe('friends list, visibility and tags', () => {
       expect((await g.get(`${U(a)}/visibility`)).body.friendsListVisibility).toBe('friends-only');
     });
 
-    it('PATCH for a user the game has never seen is 404 (not an identity-creating write)', async () => {
-      expect((await setVisibility(g, uid('ghost'), 'private')).status).toBe(404);
+    it('PATCH for a user the game has never seen anchors the user and stores the value (DECISIONS §29)', async () => {
+      const ghost = uid('ghost');
+      const r = await setVisibility(g, ghost, 'friends-only');
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ userId: ghost, friendsListVisibility: 'friends-only', allowed: ['private', 'friends-only'] });
+      expect((await g.get(`${U(ghost)}/visibility`)).body.friendsListVisibility).toBe('friends-only');
     });
   });
 
@@ -257,7 +261,7 @@ describe('friends list, visibility and tags', () => {
       expect((await g.get(`${U(a)}/friend-tags`)).body.items.map((x: { id: string }) => x.id)).toEqual([create.body.id, alpha]);
     });
 
-    it('validation: name 1-64, color #rrggbb, PATCH needs a field; unknown users 404 on create, [] on list', async () => {
+    it('validation: name 1-64, color #rrggbb, PATCH needs a field; unknown users [] on list, anchored on create', async () => {
       const a = uid('a');
       await touch(g, a);
       for (const body of [{ name: '' }, { name: 'x'.repeat(65) }, {}, { name: 'x', color: 'red' }, { name: 'x', color: '#abc' }]) {
@@ -267,8 +271,11 @@ describe('friends list, visibility and tags', () => {
       expect((await g.patch(`/v1/friend-tags/${id}`, {})).status).toBe(400);
       expect((await g.patch(`/v1/friend-tags/${id}`, { name: '' })).status).toBe(400);
       expect((await g.patch(`/v1/friend-tags/not-a-uuid`, { name: 'y' })).status).toBe(404);
-      expect((await g.post(`${U(uid('ghost'))}/friend-tags`, { name: 'x' })).status).toBe(404);
       expect((await g.get(`${U(uid('ghost'))}/friend-tags`)).body).toEqual({ items: [] });
+      const ghost = uid('ghost');
+      const created = await g.post(`${U(ghost)}/friend-tags`, { name: 'x' });
+      expect(created.status).toBe(201);
+      expect((await g.get(`${U(ghost)}/friend-tags`)).body.items.map((x: { id: string }) => x.id)).toEqual([created.body.id]);
     });
 
     it('tags.maxPerUser caps creation, checked under the owner lock even when creates race', async () => {
