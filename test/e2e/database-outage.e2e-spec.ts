@@ -1,9 +1,9 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { ensureDatabase, freePort } from '../../src/db/embedded-postgres';
+import { ensureDatabase } from '../../src/db/embedded-postgres';
 import { subscribe, type StreamClient } from '../helpers/event-stream';
 import { startPostgresProcess, type PostgresProcess } from '../helpers/postgres-process';
 import {
@@ -30,6 +30,28 @@ import {
 const ANSWER_WITHIN_MS = 2_000;
 
 jest.setTimeout(240_000);
+
+/**
+ * A free port below the kernel's ephemeral range: while Postgres is down, no other test's listen(0)
+ * or outgoing connection can be handed its port before the restart.
+ */
+async function portBelowEphemeralRange(): Promise<number> {
+  let first = 32_768;
+  try {
+    first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || first;
+  } catch {
+    // not Linux: keep the usual start of the range
+  }
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * Math.max(1, first - 10_000));
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
 
 describe('database outage (built dist/src/main.js against its own Postgres)', () => {
   let dir: string;
@@ -78,7 +100,7 @@ describe('database outage (built dist/src/main.js against its own Postgres)', ()
     requireBuild();
     dir = mkdtempSync(join(tmpdir(), 'guildhall-outage-'));
     chmodSync(dir, 0o755);
-    pgPort = await freePort();
+    pgPort = await portBelowEphemeralRange();
     await startPostgres();
     dbUrl = await ensureDatabase(pg!.url, 'outage');
     const env = { NODE_ENV: 'production', LOG_LEVEL: 'info' };

@@ -100,11 +100,11 @@ describe('databaseUnavailableCause', () => {
 
   // What pg itself throws, rather than look-alikes built by hand.
   describe('on real failures of pg', () => {
-    let hung: Server;
+    let hung: Server | undefined;
     const sockets = new Set<Socket>();
     afterAll(async () => {
       for (const s of sockets) s.destroy();
-      await new Promise((r) => hung?.close(r));
+      if (hung) await new Promise((r) => hung!.close(r));
     });
 
     it('a refused connection', async () => {
@@ -116,9 +116,9 @@ describe('databaseUnavailableCause', () => {
     });
 
     it('a server that accepts the connection but never answers', async () => {
-      hung = createServer((s) => sockets.add(s));
-      await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
-      const { port } = hung.address() as { port: number };
+      const server = (hung = createServer((s) => sockets.add(s)));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const { port } = server.address() as { port: number };
       const pool = new Pool({ host: '127.0.0.1', port, connectionTimeoutMillis: 100 });
       const err = await pool.query('SELECT 1').catch((e: unknown) => e);
       await pool.end();
