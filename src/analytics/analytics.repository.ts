@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { sqlRows } from '../db/sql';
+import { transaction } from '../db/transaction';
 import { CHURN_LOWER_BOUNDS, type GrowthWindow } from './analytics-window';
 
 export interface TimeRange {
@@ -67,7 +68,7 @@ export class AnalyticsRepository {
    * with the transaction, so pooled connections keep the server's defaults.
    */
   session<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
-    return this.ds.transaction(async (m) => {
+    return transaction(this.ds, async (m) => {
       await m.query(`SET TRANSACTION READ ONLY; SET LOCAL jit = off; SET LOCAL work_mem = '${ANALYTICS_WORK_MEM}'`);
       return work(m);
     });

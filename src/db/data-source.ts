@@ -9,6 +9,15 @@ export interface DataSourceConfig {
   applicationName?: string;
 }
 
+/**
+ * How long a request waits for a pool connection, whether a new one is being opened or all are busy
+ * (DECISIONS §30): with a database that hangs or is swamped, a request then answers 503 within the
+ * 2 s the health check allows rather than waiting on. A refused connection fails at once anyway.
+ */
+export const DB_CONNECT_TIMEOUT_MS = 1_500;
+/** Idle connections are closed after this; a restarted server's dead ones are dropped at once on their error. */
+const DB_IDLE_TIMEOUT_MS = 30_000;
+
 /** The one TypeORM data source; the schema comes from migrations only, never `synchronize`. */
 export function createDataSource({ url, poolMax = 10, applicationName = 'guildhall' }: DataSourceConfig): DataSource {
   installTimestampParser();
@@ -24,7 +33,7 @@ export function createDataSource({ url, poolMax = 10, applicationName = 'guildha
     logging: false,
     applicationName,
     poolSize: poolMax,
-    extra: { max: poolMax, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 },
+    extra: { max: poolMax, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS, idleTimeoutMillis: DB_IDLE_TIMEOUT_MS },
   });
 }
 

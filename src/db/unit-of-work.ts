@@ -6,6 +6,7 @@ import type { EventInput, SvcEvent } from '../events/event';
 import { EventBus } from '../events/event-bus';
 import { encodeEventNotification, EVENTS_CHANNEL } from '../events/event-notification';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
+import { transaction } from './transaction';
 
 export interface AuditInput {
   gameId: string;
@@ -82,7 +83,7 @@ export class UnitOfWork {
     for (let attempt = 1; ; attempt++) {
       let tx: Tx | undefined;
       try {
-        const result = await this.dataSource.transaction(async (manager) => {
+        const result = await transaction(this.dataSource, async (manager) => {
           tx = new Tx(manager);
           const value = await work(tx);
           await flush(tx, this.bus.instanceId);

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { logFailure } from '../common/errors/log-failure';
 import { PgListener } from '../db/pg-listener';
 import { sqlRows } from '../db/sql';
 import type { SvcEvent } from './event';
@@ -33,6 +34,6 @@ export class EventRelay implements OnModuleInit {
     }
     sqlRows<{ body: SvcEvent }>(this.ds.manager, 'SELECT body FROM outbox_events WHERE id = $1', [n.ref])
       .then(([row]) => row && this.bus.publish([row.body]))
-      .catch((err) => this.logger.error({ err, eventId: n.ref }, 'could not load a relayed event'));
+      .catch((err) => logFailure(this.logger, err, 'could not load a relayed event', { eventId: n.ref }));
   }
 }

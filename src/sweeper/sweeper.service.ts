@@ -1,8 +1,10 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource, type EntityManager } from 'typeorm';
+import { logFailure } from '../common/errors/log-failure';
 import { PeriodicTask } from '../common/scheduling/periodic-task';
 import { sqlRows } from '../db/sql';
+import { transaction } from '../db/transaction';
 import { GroupsRepository } from '../groups/groups.repository';
 import { RESTORE_WINDOW_DAYS } from '../groups/groups.service';
 
@@ -36,7 +38,7 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
   ) {}
 
   onApplicationBootstrap(): void {
-    const run = () => this.task.trigger().catch((err) => this.logger.error({ err }, 'sweep failed'));
+    const run = () => this.task.trigger().catch((err) => logFailure(this.logger, err, 'sweep failed'));
     this.registry.addInterval('sweeper', setInterval(run, SWEEP_EVERY_MS));
   }
 
@@ -47,7 +49,7 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
 
   /** One sweep, unless another instance holds the lock. */
   async sweep(): Promise<SweepResult> {
-    return this.ds.transaction(async (m) => {
+    return transaction(this.ds, async (m) => {
       const [{ locked }] = await m.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [SWEEPER_LOCK]);
       if (!locked) return { swept: false, groupsRemoved: 0, outboxEventsRemoved: 0 };
       // SPEC §3: soft-deleted groups past the restore window go, with everything that cascades.

@@ -3,6 +3,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
+import { logFailure } from '../common/errors/log-failure';
 import { PeriodicTask } from '../common/scheduling/periodic-task';
 import { PgListener } from '../db/pg-listener';
 import { AUTO_DISABLE_AFTER, retryDelayMs } from './backoff';
@@ -48,7 +49,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   private readonly recorder = new ResultRecorder(
     (results) => this.repo.recordResults(this.ds.manager, results, AUTO_DISABLE_AFTER),
     // The claims' leases run out and the attempts are made again: at-least-once.
-    (err, results) => this.logger.error({ err, deliveryIds: results.map((r) => r.id) }, 'could not record delivery attempts'),
+    (err, results) => logFailure(this.logger, err, 'could not record delivery attempts', { deliveryIds: results.map((r) => r.id) }),
   );
 
   constructor(
@@ -95,7 +96,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
 
   /** Runs a tick now (also what the timer does); resolves when it completes. */
   tick(): Promise<void> {
-    return this.task.trigger().catch((err) => this.logger.error({ err }, 'webhook delivery tick failed'));
+    return this.task.trigger().catch((err) => logFailure(this.logger, err, 'webhook delivery tick failed'));
   }
 
   /** A commit enqueued deliveries: start now, or go round once more if a tick is running. */

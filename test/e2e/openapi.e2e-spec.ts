@@ -83,6 +83,20 @@ describe('OpenAPI document', () => {
     expect(create.security).toEqual([{ adminToken: [] }]);
   });
 
+  it('documents 503 service_unavailable with the envelope on every /v1 operation: any may find the database down (DECISIONS §30)', async () => {
+    const doc = (await t.http.get('/openapi.json')).body;
+    const missing: string[] = [];
+    for (const [path, ops] of Object.entries<Record<string, { responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> }>>(doc.paths)) {
+      if (!path.startsWith('/v1/')) continue;
+      for (const [method, op] of Object.entries(ops)) {
+        // Any media type: the live stream's errors are listed under the type it produces.
+        const schemas = Object.values(op.responses['503']?.content ?? {}).map((c) => c.schema?.$ref ?? '');
+        if (!schemas.some((ref) => ref.includes('ErrorEnvelopeDto'))) missing.push(`${method} ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('GET /docs serves Swagger UI without credentials', async () => {
     const r = await t.http.get('/docs').redirects(1);
     expect(r.status).toBe(200);

@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
+import { databaseUnavailableCause } from '../../src/common/errors/db-unavailable';
 import type { SvcEvent } from '../../src/events/event';
 import { EventBus } from '../../src/events/event-bus';
-import { UnitOfWork } from '../../src/db/unit-of-work';
+import { UnitOfWork, type Tx } from '../../src/db/unit-of-work';
 import { IdentityService } from '../../src/identity/identity.service';
 import { newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -73,6 +74,74 @@ describe('unit of work', () => {
       }),
     ).rejects.toThrow();
     expect(await t.db.query(`SELECT 1 FROM games WHERE name = 'half'`)).toHaveLength(0);
+  });
+
+  describe('a connection lost (DECISIONS §30: nothing half-written)', () => {
+    /** This transaction's server process, ended from outside as a restart or a failover would. */
+    const terminateOwnBackend = async (tx: Tx) => {
+      const [{ pid }] = await tx.manager.query('SELECT pg_backend_pid() AS pid');
+      await t.db.query('SELECT pg_terminate_backend($1)', [pid]);
+    };
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const rowsNamed = async (name: string) => ({
+      games: await t.db.query(`SELECT 1 FROM games WHERE name = $1`, [name]),
+      audit: await t.db.query(`SELECT 1 FROM audit_entries WHERE target_id = $1`, [name]),
+    });
+
+    it('between two queries rolls the change back, publishes nothing and fails as database-unavailable', async () => {
+      const before = published.length;
+      const hooks: string[] = [];
+      const err = await uow
+        .run(async (tx) => {
+          await tx.manager.query(`UPDATE games SET name = 'lost-mid' WHERE id = $1`, [gameId]);
+          tx.audit({ gameId, action: 'webhook.created', targetId: 'lost-mid' });
+          tx.emit({ type: 'group.created', gameId, groupId: gameId });
+          tx.afterCommit(() => hooks.push('hook'));
+          await terminateOwnBackend(tx);
+          // Idle in the transaction until the loss is noticed: TypeORM then releases the runner,
+          // and the flush that follows fails with "already released" rather than the server's error.
+          for (let i = 0; i < 100 && !tx.manager.queryRunner!.isReleased; i++) await sleep(20);
+          expect(tx.manager.queryRunner!.isReleased).toBe(true);
+        })
+        .catch((e: unknown) => e);
+
+      expect(databaseUnavailableCause(err)).not.toBeNull();
+      expect(published.length).toBe(before);
+      expect(hooks).toEqual([]);
+      expect(await rowsNamed('lost-mid')).toEqual({ games: [], audit: [] });
+    });
+
+    it('at COMMIT publishes nothing and runs no after-commit hook', async () => {
+      const before = published.length;
+      const hooks: string[] = [];
+      const err = await uow
+        .run(async (tx) => {
+          await tx.manager.query(`UPDATE games SET name = 'lost-commit' WHERE id = $1`, [gameId]);
+          tx.audit({ gameId, action: 'webhook.created', targetId: 'lost-commit' });
+          tx.emit({ type: 'group.created', gameId, groupId: gameId });
+          tx.afterCommit(() => hooks.push('hook'));
+          // The connection dies after the work and its flush, as COMMIT is about to be sent.
+          const runner = tx.manager.queryRunner!;
+          const commit = runner.commitTransaction.bind(runner);
+          runner.commitTransaction = async () => {
+            await terminateOwnBackend(tx);
+            return commit();
+          };
+        })
+        .catch((e: unknown) => e);
+
+      expect(databaseUnavailableCause(err)).not.toBeNull();
+      expect(published.length).toBe(before);
+      expect(hooks).toEqual([]);
+      expect(await rowsNamed('lost-commit')).toEqual({ games: [], audit: [] });
+    });
+
+    it('the pool drops the dead connection: the next mutation commits', async () => {
+      await uow.run(async (tx) => {
+        await tx.manager.query(`UPDATE games SET name = 'after-loss' WHERE id = $1`, [gameId]);
+      });
+      expect((await rowsNamed('after-loss')).games).toHaveLength(1);
+    });
   });
 
   it('after-commit hooks run once the transaction has committed', async () => {

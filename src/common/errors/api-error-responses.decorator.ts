@@ -13,7 +13,7 @@ export class ErrorEnvelopeDto {
   @ApiProperty({ example: 'name must be a string of 1-120 characters' })
   message!: string;
 
-  @ApiPropertyOptional({ description: 'present on 500 internal; equals the x-request-id header' })
+  @ApiPropertyOptional({ description: 'present on 500 internal and 503 service_unavailable; equals the x-request-id header' })
   requestId?: string;
 }
 
@@ -26,12 +26,16 @@ const DESCRIPTIONS: Record<number, string> = {
   410: 'Gone',
   429: 'Rate limit exceeded; see the Retry-After header',
   500: 'Internal error; the envelope carries requestId',
+  503: 'The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId',
 };
 
-/** Documents the error statuses a route answers with, each carrying the envelope. */
+/**
+ * Documents the error statuses a route answers with, each carrying the envelope. 429, 500 and 503
+ * are always added: any route may be rate limited, fail, or find the database down.
+ */
 export function ApiErrors(...statuses: number[]): MethodDecorator & ClassDecorator {
   return applyDecorators(
-    ...[...new Set([...statuses, 429, 500])].map((status) =>
+    ...[...new Set([...statuses, 429, 500, 503])].map((status) =>
       ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorEnvelopeDto }),
     ),
   );

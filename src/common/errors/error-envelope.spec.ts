@@ -6,8 +6,9 @@ import {
   NotFoundException,
   UnauthorizedException,
 } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
 import { ApiError } from './api-error';
-import { resolveError } from './error-envelope';
+import { DB_UNAVAILABLE_RETRY_AFTER_S, resolveError } from './error-envelope';
 
 const REQUEST_ID = 'req-123';
 
@@ -126,6 +127,48 @@ describe('resolveError', () => {
         headers: {},
         unexpected: false,
       });
+    });
+  });
+
+  describe('an unreachable database (DECISIONS §30)', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5432'), { code: 'ECONNREFUSED' });
+
+    it('becomes 503 service_unavailable with Retry-After and the request id, not internal', () => {
+      const sut = resolveError(refused, REQUEST_ID);
+
+      expect(sut.envelope).toEqual({
+        code: 'service_unavailable',
+        status: 503,
+        message: expect.any(String),
+        requestId: REQUEST_ID,
+      });
+      expect(sut.headers).toEqual({ 'retry-after': String(DB_UNAVAILABLE_RETRY_AFTER_S) });
+      expect(Number.isInteger(DB_UNAVAILABLE_RETRY_AFTER_S) && DB_UNAVAILABLE_RETRY_AFTER_S >= 1).toBe(true);
+      expect(sut.unexpected).toBe(false);
+    });
+
+    it('names the cause for the log but not in the response', () => {
+      const sut = resolveError(refused, REQUEST_ID);
+
+      expect(sut.unavailable).toBe('connect ECONNREFUSED 10.1.2.3:5432');
+      expect(sut.envelope.message).not.toContain('10.1.2.3');
+      expect(sut.envelope.message).not.toContain('ECONNREFUSED');
+    });
+
+    it("also when TypeORM wrapped the driver's error", () => {
+      const err = new QueryFailedError('COMMIT', [], new Error('Connection terminated unexpectedly'));
+
+      expect(resolveError(err, REQUEST_ID).envelope.code).toBe('service_unavailable');
+    });
+
+    it('a query error of another kind stays internal', () => {
+      const err = new QueryFailedError('SELECT x', [], Object.assign(new Error('column "x" does not exist'), { code: '42703' }));
+
+      const sut = resolveError(err, REQUEST_ID);
+
+      expect(sut.envelope.code).toBe('internal');
+      expect(sut.unexpected).toBe(true);
+      expect(sut).not.toHaveProperty('unavailable');
     });
   });
 

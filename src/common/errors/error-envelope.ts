@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { ApiError } from './api-error';
+import { databaseUnavailableCause } from './db-unavailable';
 import { codeForStatus, ERROR_STATUS, isErrorCode, type ErrorCode } from './error-codes';
 
 /** The JSON body of every non-2xx response (SPEC §7). */
@@ -15,7 +16,15 @@ export interface ResolvedError {
   headers: Record<string, string>;
   /** True when the error is not the client's doing and must be logged with its detail. */
   unexpected: boolean;
+  /** Set when the database cannot be reached: why, for a one-line log without stack. */
+  unavailable?: string;
 }
+
+/**
+ * DECISIONS §30: the wait suggested to clients while the database cannot be reached. A restart or
+ * failover takes seconds; a shorter wait would mostly buy another 503.
+ */
+export const DB_UNAVAILABLE_RETRY_AFTER_S = 2;
 
 const INTERNAL_MESSAGE = 'An internal error occurred; quote the requestId when reporting it.';
 
@@ -47,8 +56,9 @@ function fromHttpException(err: HttpException): { code: ErrorCode; status: numbe
 }
 
 /**
- * Maps anything thrown while serving a request to the envelope. Unknown errors become
- * 500 `internal` with the request id and a generic message: no stack, no SQL.
+ * Maps anything thrown while serving a request to the envelope. An unreachable database becomes
+ * 503 `service_unavailable` with Retry-After; other unknown errors become 500 `internal`. Both
+ * carry the request id and a generic message: no stack, no SQL, no host.
  */
 export function resolveError(err: unknown, requestId: string | undefined): ResolvedError {
   if (err instanceof ApiError) {
@@ -71,6 +81,16 @@ export function resolveError(err: unknown, requestId: string | undefined): Resol
       typeof e.message === 'string' ? e.message : 'bad request',
     );
     return { envelope: { code, status: ERROR_STATUS[code], message }, headers: {}, unexpected: false };
+  }
+  const unavailable = databaseUnavailableCause(err);
+  if (unavailable) {
+    const envelope: ErrorEnvelope = {
+      code: 'service_unavailable',
+      status: 503,
+      message: `the service cannot reach its database; retry in ${DB_UNAVAILABLE_RETRY_AFTER_S} s`,
+    };
+    if (requestId) envelope.requestId = requestId;
+    return { envelope, headers: { 'retry-after': String(DB_UNAVAILABLE_RETRY_AFTER_S) }, unexpected: false, unavailable };
   }
   const envelope: ErrorEnvelope = { code: 'internal', status: 500, message: INTERNAL_MESSAGE };
   if (requestId) envelope.requestId = requestId;
