@@ -90,7 +90,7 @@ export class GroupDto {
   @ApiProperty({ enum: VISIBILITIES }) visibility!: Visibility;
   @ApiProperty({ type: 'object', additionalProperties: true }) metadata!: Record<string, unknown>;
   @ApiProperty({ type: String, nullable: true }) defaultRoleId!: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'DECISIONS §3' }) parentGroupId!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'the parent group, or null for a top-level group' }) parentGroupId!: string | null;
   @ApiProperty({ description: 'active members, at request time' }) memberCount!: number;
   @ApiProperty() hasPasscode!: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
