@@ -2,8 +2,31 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createServer as createNetServer } from 'node:net';
 import { Client } from 'pg';
 import { createApp } from './app.factory';
+import { createDataSource, runMigrations } from './db/data-source';
 import { StartupError } from './common/startup-error';
 import { parseSettings, SettingsError, type Settings } from './config/settings';
+
+/**
+ * Applies pending migrations before the app is built, so a database that refuses them (a user
+ * without the right to create tables) is one line, not the framework's report with its stack.
+ */
+async function migrate(url: string): Promise<void> {
+  const ds = createDataSource({ url, poolMax: 2, applicationName: 'guildhall-migrate' });
+  try {
+    await ds.initialize();
+    await runMigrations(ds);
+  } catch (err) {
+    const e = err as Error & { code?: string; driverError?: { code?: string } };
+    const code = e.code ?? e.driverError?.code;
+    const fix =
+      code === '42501'
+        ? 'give the DATABASE_URL user the right to create tables in that database (or use one it owns)'
+        : 'check that DATABASE_URL names a PostgreSQL 15+ database this service may own';
+    throw new StartupError(`the schema migration failed on ${describeDatabase(url)} (${e.message}): ${fix}`);
+  } finally {
+    if (ds.isInitialized) await ds.destroy().catch(() => undefined);
+  }
+}
 
 /** Refuses a taken port before the app is built (the bind in `listen` still decides a race). */
 function portAvailable(settings: Settings): Promise<void> {
@@ -83,6 +106,7 @@ export async function startServer(
 ): Promise<{ app: NestFastifyApplication; url: string }> {
   if (!settings.databaseUrl) fail('Invalid setting DATABASE_URL: required (a postgres:// URL)');
   await checkDatabase(settings.databaseUrl);
+  await migrate(settings.databaseUrl);
   await portAvailable(settings);
   const app = await createApp(settings, options);
   try {

@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, DEV_JS, freePort, http, killAll, MAIN_JS, requireBuild, spawnNode, type Proc } from '../helpers/process';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
+import { Client } from 'pg';
+import { createTestDatabase, databaseUrl, type TestDatabase } from '../helpers/test-db';
 
 /**
  * `npm start` from anywhere a user can write: its embedded PostgreSQL comes up from a private
@@ -167,6 +168,32 @@ describe('start-up failures a user can cause: one line, exit 1', () => {
       cleanEnv({ DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/guildhall`, SVC_DATA_DIR: join(scratch, 'unreachable'), PORT: String(await freePort()) }),
     );
     await expectOneLineRefusal(proc, new RegExp(`cannot reach the database at 127\\.0\\.0\\.1:${closed}.*correct DATABASE_URL`));
+  });
+
+  it('a database user without the right to create tables (npm run start:prod)', async () => {
+    const role = `gh_ro_${process.pid}_${Date.now()}`;
+    const server = new URL(process.env.GH_TEST_SERVER_URL!);
+    const admin = new Client({ connectionString: server.toString() });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'readonly-pass'`);
+      // A fresh database whose public schema this role may not create in.
+      const empty = `${role}_db`;
+      await admin.query(`CREATE DATABASE ${empty}`);
+      const inDb = new Client({ connectionString: databaseUrl(server.toString(), empty) });
+      await inDb.connect();
+      await inDb.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+      await inDb.end();
+      const url = new URL(databaseUrl(server.toString(), empty));
+      url.username = role;
+      url.password = 'readonly-pass';
+      const proc = spawnNode(MAIN_JS, [], cleanEnv({ DATABASE_URL: url.toString(), PORT: String(await freePort()), SVC_ADMIN_TOKEN: 'jadm_e2e_no_rights_0123456789' }));
+      await expectOneLineRefusal(proc, /schema migration failed .*permission denied.*right to create tables/);
+      await admin.query(`DROP DATABASE ${empty} WITH (FORCE)`);
+    } finally {
+      await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
+      await admin.end();
+    }
   });
 
   it('a damaged demo.json is made again, not a crash', async () => {
