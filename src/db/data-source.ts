@@ -1,3 +1,4 @@
+import { Client, type ClientConfig } from 'pg';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
@@ -10,11 +11,22 @@ export interface DataSourceConfig {
 }
 
 /**
- * How long a request waits for a pool connection, whether a new one is being opened or all are busy
- * (DECISIONS §30): with a database that hangs or is swamped, a request then answers 503 within the
- * 2 s the health check allows rather than waiting on. A refused connection fails at once anyway.
+ * How long opening a connection may take: with a database that accepts but never answers, a
+ * request answers 503 within the 2 s the health check allows. A refused connection fails at once.
  */
 export const DB_CONNECT_TIMEOUT_MS = 1_500;
+/**
+ * How long a request waits for a pooled connection while all are busy: a burst of load queues
+ * rather than failing, yet slow queries holding every connection cannot make requests wait for ever.
+ */
+export const DB_POOL_WAIT_MS = 10_000;
+
+/** pg's client with the short connect timeout; the pool's own (queue) timeout is the longer one. */
+class FastConnectClient extends Client {
+  constructor(config: ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
+  }
+}
 /** Idle connections are closed after this; a restarted server's dead ones are dropped at once on their error. */
 const DB_IDLE_TIMEOUT_MS = 30_000;
 
@@ -33,7 +45,7 @@ export function createDataSource({ url, poolMax = 10, applicationName = 'guildha
     logging: false,
     applicationName,
     poolSize: poolMax,
-    extra: { max: poolMax, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS, idleTimeoutMillis: DB_IDLE_TIMEOUT_MS },
+    extra: { max: poolMax, Client: FastConnectClient, connectionTimeoutMillis: DB_POOL_WAIT_MS, idleTimeoutMillis: DB_IDLE_TIMEOUT_MS },
   });
 }
 

@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { DatabaseError, Pool } from 'pg';
 import { QueryFailedError, TypeORMError } from 'typeorm';
 import { freePort } from '../../db/embedded-postgres';
+import { createDataSource, DB_CONNECT_TIMEOUT_MS } from '../../db/data-source';
 import { databaseUnavailableCause } from './db-unavailable';
 
 /** A server error as pg parses it off the wire. */
@@ -124,6 +125,21 @@ describe('databaseUnavailableCause', () => {
       await pool.end();
 
       expect(databaseUnavailableCause(err)).toMatch(/timeout/);
+    });
+
+    it("the service's own pool against a server that never answers: its clients' connect timeout", async () => {
+      const server = createServer((s) => sockets.add(s));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const { port } = server.address() as { port: number };
+      const ds = createDataSource({ url: `postgres://postgres@127.0.0.1:${port}/x` });
+      const started = performance.now();
+      const err = await ds.initialize().catch((e: unknown) => e);
+      const ms = performance.now() - started;
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+
+      expect(databaseUnavailableCause(err)).not.toBeNull();
+      expect(ms).toBeLessThan(DB_CONNECT_TIMEOUT_MS + 1_000);
     });
   });
 });

@@ -33,6 +33,9 @@ const CONNECTION_EXCEPTION = /^08[0-9A-Z]{3}$/;
 const DRIVER_MESSAGES = [
   /^Connection terminated\b/,
   /^timeout exceeded when trying to connect$/,
+  // pg's own connect timeout (the pool's clients open connections with a short one).
+  /^timeout expired$/,
+  /due to connection timeout/,
   /^Client has encountered a connection error and is not queryable$/,
 ];
 
