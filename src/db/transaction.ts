@@ -27,7 +27,10 @@ export async function transaction<T>(ds: DataSource, work: (manager: EntityManag
     });
   } catch (err) {
     const released = err instanceof QueryRunnerProviderAlreadyReleasedError || err instanceof QueryRunnerAlreadyReleasedError;
-    throw released && lost !== undefined ? lost : err;
+    if (!released) throw err;
+    // Only a lost connection releases the runner mid-transaction; its error event may not have
+    // reached us (the socket ended rather than erred), so say what happened without it.
+    throw lost ?? new Error('Connection terminated during a transaction', { cause: err });
   } finally {
     // The connection goes back to the pool (when still alive) and serves other transactions.
     connection?.removeListener('error', remember);

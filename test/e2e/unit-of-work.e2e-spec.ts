@@ -111,6 +111,25 @@ describe('unit of work', () => {
       expect(await rowsNamed('lost-mid')).toEqual({ games: [], audit: [] });
     });
 
+    it('a runner released mid-transaction with no connection error seen still fails as database-unavailable', async () => {
+      const before = published.length;
+      const err = await uow
+        .run(async (tx) => {
+          await tx.manager.query(`UPDATE games SET name = 'released-mid' WHERE id = $1`, [gameId]);
+          tx.emit({ type: 'group.created', gameId, groupId: gameId });
+          // As when the socket ends without an error event: TypeORM releases the runner, and the
+          // next query fails with "already released".
+          await terminateOwnBackend(tx);
+          await tx.manager.queryRunner!.release();
+          await tx.manager.query('SELECT 1');
+        })
+        .catch((e: unknown) => e);
+
+      expect(databaseUnavailableCause(err)).not.toBeNull();
+      expect(published.length).toBe(before);
+      expect(await rowsNamed('released-mid')).toEqual({ games: [], audit: [] });
+    });
+
     it('at COMMIT publishes nothing and runs no after-commit hook', async () => {
       const before = published.length;
       const hooks: string[] = [];
