@@ -77,6 +77,11 @@ export class WebhooksRepository {
    * Each endpoint gets at most its share less what it has in flight (together at most `fairFree`);
    * when only one endpoint has due work it may instead fill the window's free slots (`borrowFree`).
    * Deliveries of disabled endpoints wait (they are muted, not dropped).
+   *
+   * Due means due by now() at the column's precision: next_attempt_at keeps whole milliseconds and
+   * rounds, so a row made due "now" (enqueued, or set to now()) may hold a time up to 0.5 ms past
+   * that now(). Compared with now() itself, a claim starting within that half millisecond would
+   * skip it, and the attempt would wait for the next tick.
    */
   claimDue(m: EntityManager, room: ClaimRoom): Promise<ClaimedDelivery[]> {
     return sqlRows<ClaimedDelivery>(
@@ -88,7 +93,7 @@ export class WebhooksRepository {
          FROM webhook_endpoints w
          CROSS JOIN LATERAL (
            SELECT 1 FROM webhook_deliveries x
-           WHERE x.endpoint_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= now()
+           WHERE x.endpoint_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= now()::timestamptz(3)
            ORDER BY x.next_attempt_at LIMIT 1
          ) first_due
          LEFT JOIN flying f ON f.endpoint_id = w.id
@@ -101,13 +106,13 @@ export class WebhooksRepository {
          SELECT p.id, p.next_attempt_at FROM allowance a
          CROSS JOIN LATERAL (
            SELECT x.id, x.next_attempt_at FROM webhook_deliveries x
-           WHERE x.endpoint_id = a.id AND x.status = 'pending' AND x.next_attempt_at <= now()
+           WHERE x.endpoint_id = a.id AND x.status = 'pending' AND x.next_attempt_at <= now()::timestamptz(3)
            ORDER BY x.next_attempt_at LIMIT greatest(a.k, 0)
          ) p
          ORDER BY p.next_attempt_at LIMIT (SELECT n * 2 FROM budget)
        ), locked AS (
          SELECT d.id FROM webhook_deliveries d
-         WHERE d.id = ANY (ARRAY(SELECT id FROM due_rows)) AND d.status = 'pending' AND d.next_attempt_at <= now()
+         WHERE d.id = ANY (ARRAY(SELECT id FROM due_rows)) AND d.status = 'pending' AND d.next_attempt_at <= now()::timestamptz(3)
          ORDER BY d.next_attempt_at
          LIMIT (SELECT n FROM budget)
          FOR UPDATE OF d SKIP LOCKED

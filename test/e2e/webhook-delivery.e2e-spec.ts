@@ -7,7 +7,7 @@ import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { DataSource } from 'typeorm';
 import { AUTO_DISABLE_AFTER } from '../../src/webhooks/backoff';
 import { PER_ENDPOINT_IN_FLIGHT, WORKER_BATCH } from '../../src/webhooks/delivery-window';
-import type { AttemptRecord } from '../../src/webhooks/webhook-rows';
+import type { AttemptRecord, ClaimedDelivery } from '../../src/webhooks/webhook-rows';
 import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { joinOk, postGroup } from '../helpers/groups';
 import { EVENT_ID, ISO_MS, UUID } from '../helpers/shapes';
@@ -603,6 +603,31 @@ describe('retries', () => {
     await makeDue(h.id);
     await tick();
     expect(rx.received).toHaveLength(2);
+  });
+
+  it('an attempt made due at the very time a claim starts is claimed, though next_attempt_at keeps whole milliseconds', async () => {
+    const { auth } = await game();
+    const h = await hook(auth, { url: 'http://127.0.0.1:9/never-sent' });
+    await ban(auth);
+    const repo = t.app.get(WebhooksRepository);
+    const ds = t.app.get(DataSource);
+    const room = { endpointIds: [], inFlight: [], share: PER_ENDPOINT_IN_FLIGHT, fairFree: WORKER_BATCH, borrowFree: WORKER_BATCH };
+    // In one transaction now() stands still, so the race between a row made due and a claim
+    // right after it (the flake this guards against) happens every time: now() in the second half
+    // of its millisecond is stored rounded up, past the claim's now().
+    let claimed: ClaimedDelivery[] | null = null;
+    for (let tries = 0; claimed === null; tries++) {
+      if (tries === 200) throw new Error('no transaction began in the second half of a millisecond');
+      claimed = await ds.transaction(async (m) => {
+        const [{ us }] = await m.query(`SELECT (extract(microseconds FROM now())::bigint % 1000)::int AS us`);
+        if (us < 500) return null;
+        await m.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1`, [h.id]);
+        const [{ roundedUp }] = await m.query(`SELECT next_attempt_at > now() AS "roundedUp" FROM webhook_deliveries WHERE endpoint_id = $1`, [h.id]);
+        expect(roundedUp).toBe(true);
+        return repo.claimDue(m, room);
+      });
+    }
+    expect(claimed.map((c) => [c.endpointId, c.attempts])).toEqual([[h.id, 1]]);
   });
 
   it('a network error (nothing listening) is retried', async () => {
