@@ -321,15 +321,19 @@ describe('membership: join, leave, kick, rejoin and member reads', () => {
 
     it('30 attempts per group per minute across users, then 429 for any user', async () => {
       const g = await createGroup({ passcode: PASSCODE });
-      // All at once: every attempt takes its token on arrival, before its (slow) passcode check,
-      // so the refill of one token every 2 s cannot hand out a 31st even on a loaded machine.
+      // All at once: every attempt takes its token on arrival, before its (slow) passcode check.
+      // The bucket refills one token every 2 s, so a machine too loaded to deliver the 40 within
+      // 2 s may rightly serve one more per 2 s that the burst took.
       const users = Array.from({ length: 40 }, () => uid('crowd'));
+      const started = performance.now();
       const crowd = await Promise.all(users.map((userId, i) => join(g.id, { userId, passcode: i % 2 ? PASSCODE : `bad-${i}` })));
+      const refills = Math.floor((performance.now() - started) / 2_000);
       const served = crowd.filter((r) => r.status !== 429);
       const limited = crowd.filter((r) => r.status === 429);
-      expect(served).toHaveLength(30);
+      expect(served.length).toBeGreaterThanOrEqual(30);
+      expect(served.length).toBeLessThanOrEqual(Math.min(30 + refills, 39));
       for (const r of served) expect([201, 403]).toContain(r.status);
-      expect(limited).toHaveLength(10);
+      expect(limited).toHaveLength(40 - served.length);
       for (const r of limited) {
         expectError(r, 429, 'rate_limit_exceeded');
         expect(r.headers['retry-after']).toMatch(/^\d+$/);
