@@ -29,8 +29,14 @@ export interface TailCursor {
  * The horizon of the feed: the oldest transaction still in progress when the statement's snapshot
  * was taken. Every transaction below it has committed or rolled back, and every one that can still
  * commit has an id at or above it: rows below it are final, and no row can ever appear among them.
+ * Transactions that pg_stat_activity shows in another database cannot write this table and are
+ * left out, so a long transaction elsewhere on the server does not hold the feed back (sessions the
+ * database user may not see count, which only delays). With none left, the snapshot's xmax.
  */
-const HORIZON = 'pg_snapshot_xmin(pg_current_snapshot())';
+const HORIZON = `(SELECT coalesce(
+    (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) AS x
+     WHERE x::xid NOT IN (SELECT backend_xid FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname <> current_database())),
+    pg_snapshot_xmax(pg_current_snapshot())))`;
 
 interface Row {
   body: SvcEvent;
@@ -62,19 +68,20 @@ export class FeedRepository {
   /** Up to `limit` events of the scope after `after`, in feed order, below the horizon. */
   async page(scope: FeedScope, after: FeedPosition, limit: number): Promise<FeedEvent[]> {
     const params: unknown[] = [scope.groupId ?? scope.gameId, after.xid.toString(), after.seq.toString(), limit, this.settings.eventRetentionDays];
-    const scopeCondition = scope.groupId ? `group_id = $1 AND game_id = $6` : 'game_id = $1';
+    const scopeCondition = scope.groupId ? `o.group_id = $1 AND o.game_id = $6` : 'o.game_id = $1';
     if (scope.groupId) params.push(scope.gameId);
     let typeCondition = '';
     if (scope.types?.length) {
       params.push(scope.types);
-      typeCondition = `AND type = ANY ($${params.length}::text[])`;
+      typeCondition = `AND o.type = ANY ($${params.length}::text[])`;
     }
     const rows = await sqlRows<Row>(
       this.ds.manager,
-      `SELECT body, xid::text AS xid, seq::text AS seq FROM outbox_events
-       WHERE ${scopeCondition} AND (xid, seq) > ($2::xid8, $3::bigint) AND xid < ${HORIZON}
-         AND created_at >= now() - make_interval(days => $5) ${typeCondition}
-       ORDER BY xid, seq
+      // Ordered by the columns (o.), not by the text the select list gives the same names.
+      `SELECT o.body, o.xid::text AS xid, o.seq::text AS seq FROM outbox_events o
+       WHERE ${scopeCondition} AND (o.xid, o.seq) > ($2::xid8, $3::bigint) AND o.xid < ${HORIZON}
+         AND o.created_at >= now() - make_interval(days => $5) ${typeCondition}
+       ORDER BY o.xid, o.seq
        LIMIT $4`,
       params,
     );
@@ -85,9 +92,9 @@ export class FeedRepository {
   async head(gameId: string): Promise<FeedPosition | null> {
     const [row] = await sqlRows<{ xid: string; seq: string }>(
       this.ds.manager,
-      `SELECT xid::text AS xid, seq::text AS seq FROM outbox_events
-       WHERE game_id = $1 AND xid < ${HORIZON}
-       ORDER BY xid DESC, seq DESC LIMIT 1`,
+      `SELECT o.xid::text AS xid, o.seq::text AS seq FROM outbox_events o
+       WHERE o.game_id = $1 AND o.xid < ${HORIZON}
+       ORDER BY o.xid DESC, o.seq DESC LIMIT 1`,
       [gameId],
     );
     return row ? positionOf(row) : null;

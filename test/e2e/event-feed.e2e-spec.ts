@@ -123,6 +123,20 @@ describe('GET /v1/events/feed', () => {
     expect((await settled(g.auth, '', 4)).body.items.map((e: { id: string }) => e.id)).toEqual(g.ids.slice(1));
   });
 
+  it('orders by number across a change of digit count (9999 then 10000), in the page and the stream alike', async () => {
+    const g = await authedGame(t);
+    const stream = await sse('/v1/events', g.auth);
+    await t.db.query(`SELECT setval(pg_get_serial_sequence('outbox_events', 'seq'), 9998)`);
+    // One transaction, two events: sequence numbers 9999 and 10000, which sort the other way as text.
+    await postGroup(t, g.auth, { kind: 'guild', name: 'Digits', visibility: 'public', creatorUserId: 'founder' });
+    const rows = await t.db.query<{ id: string; seq: string }>(`SELECT id, seq::text AS seq FROM outbox_events WHERE game_id = $1 ORDER BY outbox_events.seq`, [g.gameId]);
+    expect(rows.map((x) => x.seq)).toEqual(['9999', '10000']);
+    const r = await settled(g.auth, '', 2);
+    expect(r.body.items.map((e: { id: string }) => e.id)).toEqual(rows.map((x) => x.id));
+    await stream.waitFor(() => stream.ids().length === 2, 10_000, 'both events');
+    expect(stream.ids()).toEqual(r.body.items.map((e: { id: string }) => e.id));
+  });
+
   it('never shows another game\'s events', async () => {
     const a = await busyGame();
     const b = await busyGame();
@@ -168,6 +182,22 @@ describe('the horizon: a transaction that commits late is never skipped', () => 
       expect((await settled(g.auth, '', 2)).body.items.map((e: { id: string }) => e.id)).toEqual(['feedfeedfeedfeedfeed0001', created]);
     } finally {
       await held.end();
+    }
+  });
+
+  it('a transaction open in another database on the same server does not hold the feed back', async () => {
+    const g = await authedGame(t);
+    const elsewhere = new Client({ connectionString: process.env.GH_TEST_SERVER_URL });
+    elsewhere.on('error', () => undefined);
+    await elsewhere.connect();
+    try {
+      await elsewhere.query('BEGIN');
+      await elsewhere.query('SELECT pg_current_xact_id()');
+      await postGroup(t, g.auth, { kind: 'guild', name: 'Not held', visibility: 'public' });
+      expect((await settled(g.auth, '', 1)).body.items).toHaveLength(1);
+    } finally {
+      await elsewhere.query('ROLLBACK').catch(() => undefined);
+      await elsewhere.end();
     }
   });
 

@@ -18,7 +18,7 @@ export interface SseStream {
   ids(): string[];
   /** Resolves once `cond` holds, checking at every chunk. */
   waitFor(cond: () => boolean, ms: number, what: string): Promise<void>;
-  /** Calls `listener` after every chunk received. */
+  /** Calls `listener` now (frames may have arrived already) and after every chunk received. */
   onData(listener: () => void): void;
   /** Resolves when the response ends or breaks. */
   ended: Promise<void>;
@@ -69,7 +69,10 @@ export function openSse(base: string, path: string, headers: Record<string, stri
             listeners.add(check);
             check();
           }),
-        onData: (listener) => listeners.add(listener),
+        onData: (listener) => {
+          listeners.add(listener);
+          listener();
+        },
         close: () => req.destroy(),
       };
       res.setEncoding('utf8');
