@@ -79,6 +79,11 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
     const tail = await this.tailOf(gameId);
     // Until here a failure is still an ordinary error response; from here the stream writes its own bytes.
     const { req, res } = takeOver();
+    // A client gone during the lookups above will never fire the close handlers below.
+    if (res.destroyed || req.socket.destroyed) {
+      res.destroy();
+      return;
+    }
     const sub = new StreamSubscriber(gameId, filter, res, after ?? tail.position, after !== null);
     sub.startedAfter = startedAfter;
     tail.subs.add(sub);
