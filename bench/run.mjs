@@ -21,7 +21,7 @@
 // quickly with 0.1; the targets are judged at 1 only); BENCH_ONLY (a regular expression over the
 // scenario keys — httpCeiling, frameworkCeiling, dbCeiling, permHit, permMiss, joinLeave,
 // groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, relationship,
-// auditFirst, auditDeep, stream, webhooks — to measure only those while working on one: such a
+// auditFirst, auditDeep, stream, webhooks, feedPage, feedReplay, gameStream — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone).
 // Exit code 1 when something failed to run (a missed target is reported, not a failure).
 import { execFileSync } from 'node:child_process';
@@ -38,6 +38,7 @@ import { migrate, openDatabase } from './lib/postgres.mjs';
 import { freePort, isRunning, loadAverage, log, procMb, sleep, startNode, stopNode, waitHttp } from './lib/processes.mjs';
 import { renderReport } from './lib/report.mjs';
 import { friendOffsets, GAME_ID, groupUuid, outsider, seed, seedSizes, userUuid, visibilityOf } from './lib/seed.mjs';
+import { feedPositions, measureReplay, seedFeed } from './lib/feed.mjs';
 import { measureStream } from './lib/stream.mjs';
 import { measureWebhooks, startReceiver } from './lib/webhooks.mjs';
 
@@ -60,6 +61,9 @@ const CONF = {
   streamJoins: 200,
   streamIntervalMs: 50,
   deliveries: 10_000,
+  feedEvents: 1_000_000,
+  feedConnections: 4,
+  replayEvents: 100_000,
   only: process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null,
 };
 const wanted = (key) => !CONF.only || CONF.only.test(key);
@@ -421,6 +425,58 @@ async function main() {
   });
   log(`  p50 ${results.stream.p50.toFixed(1)} ms, p99 ${results.stream.p99.toFixed(1)} ms, RSS ${results.stream.rssAfter.toFixed(0)} MB`);
   await sleep(1000);
+  }
+  // ---- 6b. the game's event feed: 1 M retained events, a page of 1000, a replay, the game stream ----
+  if (['feedPage', 'feedReplay', 'gameStream'].some(wanted)) {
+    const count = Math.round(CONF.feedEvents * CONF.scale);
+    log(`event feed: seeding ${count.toLocaleString('en-US')} events`);
+    const seedMs = await seedFeed(q, GAME_ID, { count, groupId: groupUuid(1) });
+    const { retained } = (await q.query('SELECT count(*)::int AS retained FROM outbox_events')).rows[0];
+    results.feed = { seedMs, retained };
+    if (wanted('feedPage')) {
+      const afters = await feedPositions(q, GAME_ID, 1000, 1000);
+      const first = await api('GET', `/v1/events/feed?limit=1000&after=${afters[0]}`, undefined, 200);
+      if (first.items.length !== 1000) throw new Error(`feed page: ${first.items.length} items`);
+      log(`measuring: feed page of 1000 events, ${CONF.feedConnections} connections`);
+      results.feedPage = {
+        name: `Event feed, a page of 1000 events at a random position (${retained.toLocaleString('en-US')} retained; ${CONF.feedConnections} connections)`,
+        ...(await measureHttp(
+          {
+            url: base,
+            headers: auth,
+            requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/events/feed?limit=1000&after=${afters[Math.floor(Math.random() * afters.length)]}` }) }],
+          },
+          { ...opts(serverPid), connections: CONF.feedConnections },
+        )),
+      };
+      const f = results.feedPage;
+      log(`  ${Math.round(f.rps)} pages/s (${Math.round(f.rps * 1000)} events/s), p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, alone p50 ${f.aloneP50.toFixed(1)} ms, errors ${f.errors}`);
+    }
+    if (wanted('feedReplay')) {
+      const replayed = Math.min(CONF.replayEvents, count);
+      const [after] = await feedPositions(q, GAME_ID, 1, replayed);
+      log(`measuring: replay of ${replayed.toLocaleString('en-US')} events over the game stream`);
+      results.feedReplay = await measureReplay({ base, key, after, count: replayed });
+      log(`  ${Math.round(results.feedReplay.perS)} events/s (${results.feedReplay.seconds.toFixed(2)} s; first frame after ${results.feedReplay.firstMs.toFixed(0)} ms)`);
+    }
+    if (wanted('gameStream')) {
+      log(`game stream: ${CONF.subscribers} subscribers on /v1/events, ${CONF.streamJoins} joins every ${CONF.streamIntervalMs} ms`);
+      results.gameStream = await measureStream({
+        base,
+        key,
+        groupId: streamGroup,
+        path: '/v1/events',
+        userPrefix: 'game-stream',
+        pid: serverPid,
+        subscribers: CONF.subscribers,
+        joins: CONF.streamJoins,
+        intervalMs: CONF.streamIntervalMs,
+        log,
+      });
+      const g = results.gameStream;
+      log(`  p50 ${g.p50.toFixed(1)} ms, p99 ${g.p99.toFixed(1)} ms, ${g.receipts} of ${g.expected} copies, ${g.duplicates} duplicates, RSS ${g.rssAfter.toFixed(0)} MB`);
+      await sleep(1000);
+    }
   }
   results.webhooks = [];
   for (const latencyMs of wanted('webhooks') ? [0] : []) {

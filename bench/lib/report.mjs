@@ -92,6 +92,31 @@ export function renderReport(ctx) {
     'p99 ≤ 100 ms, RSS < 400 MB',
     verdict(s.p99 <= 100 && s.rssPeak < 400 && s.receipts === s.expected),
   ]);
+  if (r.feedPage) {
+    const f = r.feedPage;
+    httpRow({ ...f, name: `${f.name}; ${int(f.rps * 1000)} events/s` }, { ratio: '—', target: `p99 ≤ ${READ_P99_MS} ms`, ok: f.p99 <= READ_P99_MS && f.errors === 0 });
+  }
+  if (r.feedReplay) {
+    const x = r.feedReplay;
+    rows.push([`Event feed: replay of ${int(x.events)} events over the game stream (\`GET /v1/events?after=\`), one socket`, `${int(x.perS)} events/s`, '—', '—', `first frame ${ms(x.firstMs)}`, '0', '—', '—', '—', '—', 'reported (events/s)', '—']);
+  }
+  if (r.gameStream) {
+    const g = r.gameStream;
+    rows.push([
+      `Game stream (\`GET /v1/events\`): ${conf.subscribers} subscribers, ${conf.streamJoins} joins ${conf.streamIntervalMs} ms apart; latency = commit to receipt`,
+      `${g.joinsPerS.toFixed(0)} events/s → ${int(g.joinsPerS * conf.subscribers)} frames/s`,
+      ms(g.p50),
+      ms(g.p99),
+      '—',
+      int(g.expected - g.receipts + g.duplicates + g.failedJoins),
+      `${int(g.rssAfter)} (peak ${int(g.rssPeak)})`,
+      `${pct(g.serverCpu)} / — / —`,
+      '—',
+      '—',
+      'p99 ≤ 100 ms',
+      verdict(g.p99 <= 100 && g.receipts === g.expected),
+    ]);
+  }
   for (const w of r.webhooks) {
     rows.push([
       `Webhook deliveries to a local receiver answering after ${w.latencyMs} ms (${int(w.delivered + w.notDelivered)} due at once)`,
@@ -150,6 +175,11 @@ export function renderReport(ctx) {
   p(
     `- **Live stream**: latency from the event's \`occurredAt\` (stamped when the join staged it, right before its commit) to the arrival of each copy at each subscriber, so it includes the commit; ${int(s.receipts)} of ${int(s.expected)} copies arrived${s.duplicates ? `, ${s.duplicates} duplicates` : ''}${s.closedEarly ? `, ${s.closedEarly} streams closed early` : ''}. ${conf.subscribers} streams opened in ${s.openS.toFixed(1)} s; RSS ${int(s.rssIdle)} MB before them, ${int(s.rssSubscribed)} MB with them, peak ${int(s.rssPeak)} MB. The subscribers run in the load generator: its own event-loop delay p99 was ${ms(s.clientLoopDelayP99)} ms.`,
   );
+  if (r.feed) {
+    p(
+      `- **Event feed**: ${int(r.feed.retained)} retained events (${int(conf.feedEvents * conf.scale)} of them seeded by set-based SQL in ${(r.feed.seedMs / 1000).toFixed(0)} s, in transactions of 250 000). A page is read from a random position among 1000 spread over the feed; the replay starts ${int(conf.replayEvents)} events before the end and is timed from the request to the last frame; the game stream's subscribers are live only and receive every event of the game.`,
+    );
+  }
   p(
     `- **Webhooks**: ${int(conf.deliveries)} events and one pending delivery each enqueued by one SQL statement (the rows the unit of work writes for a committed event), then drained by the server's worker; deliveries/s = delivered / (last completed_at − commit). ${r.webhooks
       .map(

@@ -1,5 +1,5 @@
 // Live-stream fan-out (SPEC §6 Live stream): SUBSCRIBERS streams `GET /v1/events/:groupId` on one
-// group, raw node:http clients (one socket each), then JOINS public joins paced INTERVAL_MS apart
+// group (or `path`: the game's stream `/v1/events`), raw node:http clients (one socket each), then JOINS public joins paced INTERVAL_MS apart
 // (open loop), one `member.joined` each. Every copy's arrival is timed against the event's
 // `occurredAt`, stamped when the join staged it, just before its transaction commits: so each
 // figure is commit-to-receipt plus the commit itself (an upper bound), on one shared clock.
@@ -10,7 +10,7 @@ import { cpuSeconds, percentile, procMb, sleep } from './processes.mjs';
 
 const now = () => performance.timeOrigin + performance.now();
 
-export async function measureStream({ base, key, groupId, pid, subscribers, joins, intervalMs, log }) {
+export async function measureStream({ base, key, groupId, path = `/v1/events/${groupId}`, userPrefix = 'stream', pid, subscribers, joins, intervalMs, log }) {
   const sockets = [];
   const occurred = new Map(); // event id -> occurredAt (ms since epoch)
   const receipts = new Map(); // event id -> arrival times
@@ -21,7 +21,7 @@ export async function measureStream({ base, key, groupId, pid, subscribers, join
   const subscribe = (index) =>
     new Promise((resolve, reject) => {
       const seen = new Set();
-      const req = request(`${base}/v1/events/${groupId}`, { agent: false, headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } }, (res) => {
+      const req = request(`${base}${path}`, { agent: false, headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } }, (res) => {
         if (res.statusCode !== 200) {
           res.resume();
           return reject(new Error(`stream subscriber ${index}: ${res.statusCode}`));
@@ -107,7 +107,7 @@ export async function measureStream({ base, key, groupId, pid, subscribers, join
     for (let i = 0; i < joins; i++) {
       const wait = t0 + i * intervalMs - performance.now();
       if (wait > 0) await sleep(wait);
-      pending.push(join(`stream-${process.pid}-${i}`).catch(() => failedJoins++));
+      pending.push(join(`${userPrefix}-${process.pid}-${i}`).catch(() => failedJoins++));
     }
     await Promise.all(pending);
     const expected = (joins - failedJoins) * subscribers;

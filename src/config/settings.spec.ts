@@ -29,6 +29,7 @@ describe('parseSettings', () => {
         webhookWorkerEnabled: true,
         logLevel: 'info',
         maxPageSize: 100,
+        eventRetentionDays: 7,
       };
 
       expect(parseSettings({})).toEqual(expected);
@@ -64,6 +65,7 @@ describe('parseSettings', () => {
         WEBHOOK_WORKER_ENABLED: 'false',
         LOG_LEVEL: 'debug',
         SVC_MAX_PAGE_SIZE: '500',
+        EVENT_RETENTION_DAYS: '30',
       });
 
       expect(sut).toEqual<Settings>({
@@ -81,6 +83,7 @@ describe('parseSettings', () => {
         webhookWorkerEnabled: false,
         logLevel: 'debug',
         maxPageSize: 500,
+        eventRetentionDays: 30,
       });
     });
 
@@ -151,6 +154,9 @@ describe('parseSettings', () => {
       ['SVC_MAX_PAGE_SIZE', '0'],
       ['SVC_MAX_PAGE_SIZE', '-1'],
       ['DATABASE_POOL_MAX', '0'],
+      ['EVENT_RETENTION_DAYS', '0'],
+      ['EVENT_RETENTION_DAYS', '366'],
+      ['EVENT_RETENTION_DAYS', '7d'],
       ['RATE_LIMIT_PER_MINUTE', '-1'],
       ['RATE_LIMIT_BURST', 'lots'],
       ['DATABASE_URL', 'mysql://x'],

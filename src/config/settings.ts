@@ -22,6 +22,8 @@ export interface Settings {
   webhookWorkerEnabled: boolean;
   logLevel: LogLevel;
   maxPageSize: number;
+  /** How long events stay readable on the feed and the streams' replay (EXTENSIONS X1). */
+  eventRetentionDays: number;
 }
 
 /** One readable reason naming the setting; the launcher prints its message as a single line. */
@@ -129,5 +131,6 @@ export function parseSettings(env: Env): Settings {
     webhookWorkerEnabled: flag(env, 'WEBHOOK_WORKER_ENABLED', true),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['error', 'warn', 'info', 'debug', 'silent'] as const),
     maxPageSize: integer(env, 'SVC_MAX_PAGE_SIZE', 100, 1, 100_000),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 7, 1, 365),
   };
 }

@@ -4,7 +4,7 @@ import type { AuditAction } from '../audit/audit-actions';
 import { eventId, uuidv7 } from '../common/ids';
 import type { EventInput, SvcEvent } from '../events/event';
 import { EventBus } from '../events/event-bus';
-import { encodeEventNotification, EVENTS_CHANNEL } from '../events/event-notification';
+import { EVENTS_CHANNEL } from '../events/event-notification';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
 import { transaction } from './transaction';
 
@@ -86,7 +86,7 @@ export class UnitOfWork {
         const result = await transaction(this.dataSource, async (manager) => {
           tx = new Tx(manager);
           const value = await work(tx);
-          await flush(tx, this.bus.instanceId);
+          await flush(tx);
           return value;
         });
         this.committed(tx!);
@@ -115,14 +115,14 @@ export class UnitOfWork {
 /**
  * Writes, in one round trip: the staged audit rows; the outbox rows; a webhook delivery for every
  * enabled endpoint of the game whose filter matches (so a crash right after commit loses none);
- * and the notifications, group events included, which Postgres sends only on commit.
+ * and the notifications, the announcement of the events included, which Postgres sends only on
+ * commit. The outbox row's feed position (xid, seq) comes from its column defaults.
  */
-async function flush(tx: Tx, origin: string): Promise<void> {
+async function flush(tx: Tx): Promise<void> {
   if (!tx.auditEntries.length && !tx.events.length && !tx.notifications.length) return;
-  const notifications = [
-    ...tx.notifications,
-    ...tx.events.filter((e) => e.groupId).map((e) => ({ channel: EVENTS_CHANNEL, payload: encodeEventNotification(e, origin) })),
-  ];
+  // One announcement per game: the streams read the events themselves, in feed order.
+  const games = [...new Set(tx.events.map((e) => e.gameId))];
+  const notifications = [...tx.notifications, ...games.map((gameId) => ({ channel: EVENTS_CHANNEL, payload: gameId }))];
   const audit = tx.auditEntries.map((a) => ({
     id: uuidv7(),
     game_id: a.gameId,

@@ -1,27 +1,5 @@
-import type { SvcEvent } from './event';
-
-/** Group events are announced on this channel, with the commit, to every instance's stream. */
+/**
+ * Commits with events are announced on this channel (payload: the game id), sent by Postgres with
+ * the commit and only on commit: every instance's live tail then reads the feed.
+ */
 export const EVENTS_CHANNEL = 'svc_events';
-
-/** NOTIFY payloads must stay under 8000 bytes; a larger event travels by reference to its outbox row. */
-const MAX_INLINE_BYTES = 7_000;
-
-export type EventNotification = { origin: string; event: SvcEvent } | { origin: string; ref: string };
-
-/** `origin` names the instance: it ignores its own announcements, having published them at commit. */
-export function encodeEventNotification(event: SvcEvent, origin: string): string {
-  const inline = JSON.stringify({ origin, event });
-  return Buffer.byteLength(inline, 'utf8') <= MAX_INLINE_BYTES ? inline : JSON.stringify({ origin, ref: event.id });
-}
-
-export function decodeEventNotification(payload: string): EventNotification | null {
-  try {
-    const v = JSON.parse(payload) as Partial<{ origin: string; event: SvcEvent; ref: string }>;
-    if (typeof v.origin !== 'string') return null;
-    if (v.event && typeof v.event === 'object') return { origin: v.origin, event: v.event };
-    if (typeof v.ref === 'string') return { origin: v.origin, ref: v.ref };
-    return null;
-  } catch {
-    return null;
-  }
-}

@@ -1,53 +1,94 @@
-import { Injectable, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Subscription } from 'rxjs';
+import { logFailure } from '../common/errors/log-failure';
 import { REQUEST_ID_HEADER, requestIdOf } from '../common/request-id/request-id';
-import type { SvcEvent } from './event';
+import { PgListener } from '../db/pg-listener';
 import { EventBus } from './event-bus';
+import { EVENTS_CHANNEL } from './event-notification';
+import type { FeedPosition } from './feed-position';
+import { FeedRepository, type FeedEvent } from './feed.repository';
+import { eventFrame, StreamSubscriber, type StreamFilter } from './stream-subscriber';
 
 /** SPEC §6: a comment frame every 30 s keeps proxies and clients from timing the stream out. */
 export const HEARTBEAT_MS = 30_000;
-/** A subscriber this far behind is cut off rather than buffered without bound. */
-const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** Events read per game and per poll of the live tail, and per page of a replay. */
+const TAIL_BATCH = 1000;
+const REPLAY_PAGE = 1000;
+/** While committed events wait behind an open transaction, the tail looks again this often. */
+const HELD_RETRY_MS = 20;
+/** A poll however quiet it is: covers a notification lost while the listener reconnected. */
+const SAFETY_POLL_MS = 1000;
 
-/** The SSE frame of an event (DECISIONS §8): id, event type, and the JSON body as data. */
-export function eventFrame(e: SvcEvent): string {
-  return `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+interface GameTail {
+  /** The last event of the game this instance has handed to its subscribers. */
+  position: FeedPosition;
+  subs: Set<StreamSubscriber>;
 }
 
 /**
- * The open live streams, indexed by group. One subscription to the event bus feeds them all: an
- * event is serialised once and written to the subscribers of its group only.
+ * The open streams of this instance, fed by one live tail per game that has subscribers: it reads
+ * the feed (in feed order, below the horizon; see FeedRepository) whenever a commit is announced,
+ * here or by another instance, and hands each event to that game's subscribers. Streams with
+ * `after` first replay the feed from there, then join the tail without a gap or a repeat.
  */
 @Injectable()
 export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
-  private readonly byGroup = new Map<string, Set<ServerResponse>>();
+  private readonly logger = new Logger(EventStreams.name);
+  private readonly games = new Map<string, GameTail>();
+  private readonly starting = new Map<string, Promise<FeedPosition>>();
   private subscription?: Subscription;
-  private heartbeat?: NodeJS.Timeout;
+  private timers: NodeJS.Timeout[] = [];
+  private retry?: NodeJS.Timeout;
+  private polling = false;
+  private again = false;
+  private stopped = false;
 
-  constructor(private readonly bus: EventBus) {}
+  constructor(
+    private readonly bus: EventBus,
+    private readonly listener: PgListener,
+    private readonly repo: FeedRepository,
+  ) {}
 
   onModuleInit(): void {
-    this.subscription = this.bus.events$.subscribe((e) => this.dispatch(e));
-    this.heartbeat = setInterval(() => this.writeAll(':heartbeat\n\n'), HEARTBEAT_MS).unref();
+    // Local commits are announced by the unit of work, other instances' by their NOTIFY.
+    this.subscription = this.bus.events$.subscribe(() => this.wake());
+    this.listener.subscribe(EVENTS_CHANNEL, () => this.wake(), () => this.wake());
+    this.timers.push(setInterval(() => this.heartbeat(), HEARTBEAT_MS).unref());
+    this.timers.push(setInterval(() => this.games.size && this.wake(), SAFETY_POLL_MS).unref());
   }
 
-  /** Subscribers across all groups (for diagnostics and tests). */
+  /** Subscribers across all games (for diagnostics and tests). */
   get size(): number {
     let n = 0;
-    for (const set of this.byGroup.values()) n += set.size;
+    for (const g of this.games.values()) n += g.subs.size;
     return n;
   }
 
   /**
-   * Registers the subscriber, then sends the 200 headers (DECISIONS §26: an event committed after a
-   * client has the headers reaches it).
+   * Registers the subscriber with its game's tail, then sends the 200 headers (DECISIONS §26: an
+   * event committed after a client has the headers reaches it). With `after`, the replay from there
+   * runs first. Handshake errors must have been thrown before: nothing here answers with an error.
    */
-  open(groupId: string, req: IncomingMessage, res: ServerResponse): void {
-    let set = this.byGroup.get(groupId);
-    if (!set) this.byGroup.set(groupId, (set = new Set()));
-    set.add(res);
-    const drop = () => this.remove(groupId, res);
+  async open(
+    gameId: string,
+    filter: StreamFilter,
+    after: FeedPosition | null,
+    takeOver: () => { req: IncomingMessage; res: ServerResponse },
+  ): Promise<void> {
+    const startedAfter = after ? null : await this.repo.snapshot();
+    const tail = await this.tailOf(gameId);
+    // Until here a failure is still an ordinary error response; from here the stream writes its own bytes.
+    const { req, res } = takeOver();
+    // A client gone during the lookups above will never fire the close handlers below.
+    if (res.destroyed || req.socket.destroyed) {
+      res.destroy();
+      return;
+    }
+    const sub = new StreamSubscriber(gameId, filter, res, after ?? tail.position, after !== null);
+    sub.startedAfter = startedAfter;
+    tail.subs.add(sub);
+    const drop = () => this.remove(sub);
     req.once('close', drop);
     res.once('close', drop);
     res.writeHead(200, {
@@ -58,40 +99,119 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
       [REQUEST_ID_HEADER]: requestIdOf(req) ?? '',
     });
     res.write(':ok\n\n');
+    if (after) {
+      this.replay(sub).catch((err) => {
+        logFailure(this.logger, err, 'stream replay failed; closing the stream', { gameId });
+        res.destroy();
+      });
+    }
   }
 
   /** Clean close on shutdown: every stream ends, before the HTTP server stops. */
   beforeApplicationShutdown(): void {
+    this.stopped = true;
     this.subscription?.unsubscribe();
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    for (const set of this.byGroup.values()) for (const res of set) res.end();
-    this.byGroup.clear();
+    for (const t of this.timers) clearInterval(t);
+    if (this.retry) clearTimeout(this.retry);
+    for (const g of this.games.values()) for (const sub of g.subs) sub.res.end();
+    this.games.clear();
   }
 
-  private dispatch(e: SvcEvent): void {
-    if (!e.groupId) return;
-    const set = this.byGroup.get(e.groupId);
-    if (!set?.size) return;
-    const frame = eventFrame(e);
-    for (const res of set) this.write(res, frame);
+  /** The game's tail, started (at the game's current end of the feed) by its first subscriber. */
+  private async tailOf(gameId: string): Promise<GameTail> {
+    for (;;) {
+      const existing = this.games.get(gameId);
+      if (existing) return existing;
+      let start = this.starting.get(gameId);
+      if (!start) {
+        start = this.repo.head(gameId).then((p) => p ?? { xid: 0n, seq: 0n });
+        this.starting.set(gameId, start);
+        start.finally(() => this.starting.delete(gameId)).catch(() => undefined);
+      }
+      const position = await start;
+      // Another opener may have created it meanwhile: theirs is the one polled.
+      if (!this.games.has(gameId)) {
+        this.games.set(gameId, { position, subs: new Set() });
+        // A commit announced while the tail was starting found nothing to wake.
+        this.wake();
+      }
+    }
   }
 
-  private writeAll(frame: string): void {
-    for (const set of this.byGroup.values()) for (const res of set) this.write(res, frame);
+  /** Reads the feed from the subscriber's position up to the live tail, then hands over to it. */
+  private async replay(sub: StreamSubscriber): Promise<void> {
+    const scope = { gameId: sub.gameId, groupId: sub.filter.groupId, types: sub.filter.types ? [...sub.filter.types] : null };
+    while (!sub.closed) {
+      // A short page read entirely after the subscriber joined the tail covers everything the tail
+      // had passed by then (those rows were below an older horizon); the held events cover the rest.
+      const generation = sub.generation;
+      const page = await this.repo.page(scope, sub.position, REPLAY_PAGE);
+      for (const e of page) await sub.replayed(e);
+      if (page.length < REPLAY_PAGE && generation === sub.generation) {
+        sub.goLive();
+        return;
+      }
+    }
   }
 
-  private write(res: ServerResponse, frame: string): void {
-    if (res.writableLength > MAX_BUFFERED_BYTES) {
-      res.destroy();
+  private wake(): void {
+    if (this.stopped || !this.games.size) return;
+    if (this.polling) {
+      this.again = true;
       return;
     }
-    res.write(frame);
+    void this.poll();
   }
 
-  private remove(groupId: string, res: ServerResponse): void {
-    const set = this.byGroup.get(groupId);
-    if (!set) return;
-    set.delete(res);
-    if (!set.size) this.byGroup.delete(groupId);
+  private async poll(): Promise<void> {
+    this.polling = true;
+    try {
+      do {
+        this.again = false;
+        const tails = [...this.games].map(([gameId, tail]) => ({ gameId, tail, position: tail.position }));
+        if (!tails.length) break;
+        const { events, held } = await this.repo.tail(tails, TAIL_BATCH);
+        for (const { gameId, tail, position } of tails) {
+          const list = events.get(gameId);
+          // A tail stopped (and maybe restarted elsewhere in the order) during the read is skipped.
+          if (!list?.length || this.games.get(gameId) !== tail || tail.position !== position) continue;
+          for (const e of list) this.dispatch(tail, e);
+          tail.position = list[list.length - 1].position;
+          if (list.length === TAIL_BATCH) this.again = true;
+        }
+        if (held) this.retryLater(HELD_RETRY_MS);
+      } while (this.again && !this.stopped);
+    } catch (err) {
+      logFailure(this.logger, err, 'reading the live tail failed; retrying');
+      this.retryLater(SAFETY_POLL_MS);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private retryLater(ms: number): void {
+    if (this.retry || this.stopped) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.wake();
+    }, ms).unref();
+  }
+
+  private dispatch(tail: GameTail, e: FeedEvent): void {
+    let frame: string | undefined;
+    const once = () => (frame ??= eventFrame(e.body));
+    for (const sub of tail.subs) sub.offer(e, once);
+  }
+
+  private heartbeat(): void {
+    for (const g of this.games.values()) for (const sub of g.subs) sub.write(':heartbeat\n\n');
+  }
+
+  private remove(sub: StreamSubscriber): void {
+    sub.closed = true;
+    const tail = this.games.get(sub.gameId);
+    if (!tail) return;
+    tail.subs.delete(sub);
+    if (!tail.subs.size) this.games.delete(sub.gameId);
   }
 }

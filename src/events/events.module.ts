@@ -1,15 +1,16 @@
 import { Global, Module } from '@nestjs/common';
 import { GroupsCoreModule } from '../groups/groups-core.module';
 import { EventBus } from './event-bus';
-import { EventRelay } from './event-relay';
 import { EventStreams } from './event-streams';
 import { EventsController } from './events.controller';
+import { FeedRepository } from './feed.repository';
+import { FeedService } from './feed.service';
 
 @Global()
 @Module({
   imports: [GroupsCoreModule],
   controllers: [EventsController],
-  providers: [EventBus, EventRelay, EventStreams],
+  providers: [EventBus, EventStreams, FeedRepository, FeedService],
   exports: [EventBus],
 })
 export class EventsModule {}

@@ -1,18 +1,19 @@
-import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource, type EntityManager } from 'typeorm';
 import { logFailure } from '../common/errors/log-failure';
 import { PeriodicTask } from '../common/scheduling/periodic-task';
+import { SETTINGS } from '../config/settings.module';
+import type { Settings } from '../config/settings';
 import { sqlRows } from '../db/sql';
-import { transaction } from '../db/transaction';
 import { GroupsRepository } from '../groups/groups.repository';
 import { RESTORE_WINDOW_DAYS } from '../groups/groups.service';
 
 export const SWEEP_EVERY_MS = 60 * 60_000;
-/** Published events are kept this long for diagnosis, then removed. */
-export const OUTBOX_RETENTION_DAYS = 7;
-/** Only one instance sweeps at a time: the others skip the tick (transaction-scoped lock). */
+/** Only one instance sweeps at a time: the others skip the tick (session-scoped lock). */
 const SWEEPER_LOCK = 7_310_422_002;
+/** Events removed per statement: each batch commits on its own, so no lock is held for long. */
+export const EVENT_SWEEP_BATCH = 5000;
 
 export interface SweepResult {
   swept: boolean;
@@ -35,6 +36,7 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
     private readonly ds: DataSource,
     private readonly registry: SchedulerRegistry,
     private readonly groups: GroupsRepository,
+    @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -49,25 +51,48 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
 
   /** One sweep, unless another instance holds the lock. */
   async sweep(): Promise<SweepResult> {
-    return transaction(this.ds, async (m) => {
-      const [{ locked }] = await m.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [SWEEPER_LOCK]);
+    // The lock lives on one connection for the whole sweep, across the batches' own transactions.
+    const runner = this.ds.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [SWEEPER_LOCK]);
       if (!locked) return { swept: false, groupsRemoved: 0, outboxEventsRemoved: 0 };
-      // SPEC §3: soft-deleted groups past the restore window go, with everything that cascades.
-      const groupsRemoved = await this.groups.purgeSoftDeleted(m, RESTORE_WINDOW_DAYS);
-      const outboxEventsRemoved = await removeOldOutboxEvents(m);
-      if (groupsRemoved || outboxEventsRemoved) {
-        this.logger.log(`removed ${groupsRemoved} soft-deleted groups and ${outboxEventsRemoved} outbox events`);
+      try {
+        // SPEC §3: soft-deleted groups past the restore window go, with everything that cascades.
+        const groupsRemoved = await runner.manager.transaction((m) => this.groups.purgeSoftDeleted(m, RESTORE_WINDOW_DAYS));
+        const { removed: outboxEventsRemoved } = await removeExpiredEvents(runner.manager, this.settings.eventRetentionDays);
+        if (groupsRemoved || outboxEventsRemoved) {
+          this.logger.log(`removed ${groupsRemoved} soft-deleted groups and ${outboxEventsRemoved} expired events`);
+        }
+        return { swept: true, groupsRemoved, outboxEventsRemoved };
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock($1)', [SWEEPER_LOCK]);
       }
-      return { swept: true, groupsRemoved, outboxEventsRemoved };
-    });
+    } finally {
+      await runner.release();
+    }
   }
 }
 
-async function removeOldOutboxEvents(m: EntityManager): Promise<number> {
-  const rows = await sqlRows(
-    m,
-    `DELETE FROM outbox_events WHERE created_at < now() - make_interval(days => $1) RETURNING 1`,
-    [OUTBOX_RETENTION_DAYS],
-  );
-  return rows.length;
+/**
+ * Removes the events older than the retention window (EVENT_RETENTION_DAYS), oldest first, one
+ * batch per statement outside any transaction. Rows another transaction holds are skipped, not
+ * waited for: the next sweep takes them.
+ */
+export async function removeExpiredEvents(m: EntityManager, retentionDays: number, batch = EVENT_SWEEP_BATCH): Promise<{ removed: number; batches: number }> {
+  let removed = 0;
+  let batches = 0;
+  for (;;) {
+    const rows = await sqlRows(
+      m,
+      `DELETE FROM outbox_events WHERE id IN (
+         SELECT id FROM outbox_events WHERE created_at < now() - make_interval(days => $1)
+         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
+       ) RETURNING 1`,
+      [retentionDays, batch],
+    );
+    batches++;
+    removed += rows.length;
+    if (rows.length < batch) return { removed, batches };
+  }
 }

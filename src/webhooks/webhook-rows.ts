@@ -23,7 +23,7 @@ export interface ClaimedDelivery {
   url: string;
   format: WebhookFormat;
   secret: string;
-  /** Null when the event's outbox row is gone (kept 7 days, far beyond the last retry). */
+  /** Null when the event's outbox row is gone (kept EVENT_RETENTION_DAYS, at least a day: beyond the last retry). */
   event: SvcEvent | null;
 }
 

@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   invitation_expired: 410,
   invitation_used: 410,
   restore_window_expired: 410,
+  events_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limit_exceeded: 429,

@@ -1,0 +1,106 @@
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import type { SvcEvent } from './event';
+import { endedBefore, isAfter, type FeedPosition, type TxSnapshot } from './feed-position';
+import type { FeedEvent } from './feed.repository';
+
+/** A subscriber this far behind is cut off rather than buffered without bound. */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** Live events kept for a subscriber still replaying; past this, its replay reads them instead. */
+const MAX_HELD_EVENTS = 10_000;
+
+/** The SSE frame of an event (DECISIONS §8): id, event type, and the JSON body as data. */
+export function eventFrame(e: SvcEvent): string {
+  return `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+}
+
+export interface StreamFilter {
+  /** A group's stream: that group's events only. */
+  groupId?: string;
+  types?: ReadonlySet<string> | null;
+}
+
+/**
+ * One open stream. It writes events in feed order and remembers the position of the last one, so
+ * that neither the replay nor the live tail writes an event twice. While it replays, the events the
+ * live tail hands it are held back and written, past the replay's end, when it goes live.
+ */
+export class StreamSubscriber {
+  live: boolean;
+  closed = false;
+  /** Bumped when held events are dropped: the replay must then read past the moment of the drop. */
+  generation = 0;
+  /**
+   * A live-only stream starts when it subscribes: events of transactions that had already
+   * committed then (but still waited below the horizon) are not its to receive.
+   */
+  startedAfter: TxSnapshot | null = null;
+  private held: { position: FeedPosition; frame: string }[] | null;
+
+  constructor(
+    readonly gameId: string,
+    readonly filter: StreamFilter,
+    readonly res: ServerResponse,
+    public position: FeedPosition,
+    replaying: boolean,
+  ) {
+    this.live = !replaying;
+    this.held = replaying ? [] : null;
+  }
+
+  accepts(e: SvcEvent): boolean {
+    if (this.filter.groupId && e.groupId !== this.filter.groupId) return false;
+    return !this.filter.types || this.filter.types.has(e.type);
+  }
+
+  /** An event from the live tail, in feed order; `frame` is shared by every subscriber. */
+  offer(e: FeedEvent, frame: () => string): void {
+    if (this.closed || !this.accepts(e.body)) return;
+    if (!this.live) {
+      const held = this.held!;
+      held.push({ position: e.position, frame: frame() });
+      if (held.length > MAX_HELD_EVENTS) {
+        this.held = [];
+        this.generation++;
+      }
+      return;
+    }
+    if (!isAfter(e.position, this.position)) return;
+    this.position = e.position;
+    if (this.startedAfter) {
+      if (endedBefore(e.position.xid, this.startedAfter)) return;
+      // Feed order is by transaction id: past the snapshot's xmax, every later event is new.
+      if (e.position.xid >= this.startedAfter.xmax) this.startedAfter = null;
+    }
+    this.write(frame());
+  }
+
+  /** A replayed event; resolves once the socket can take more (backpressure). */
+  async replayed(e: FeedEvent): Promise<void> {
+    if (this.closed || !isAfter(e.position, this.position)) return;
+    this.position = e.position;
+    if (!this.res.write(eventFrame(e.body)) && !this.closed) {
+      await Promise.race([once(this.res, 'drain'), once(this.res, 'close')]);
+    }
+  }
+
+  /** The replay has reached the live tail: the held events past it follow, then live ones. */
+  goLive(): void {
+    for (const h of this.held ?? []) {
+      if (!isAfter(h.position, this.position)) continue;
+      this.position = h.position;
+      this.write(h.frame);
+    }
+    this.held = null;
+    this.live = true;
+  }
+
+  write(frame: string): void {
+    if (this.closed) return;
+    if (this.res.writableLength > MAX_BUFFERED_BYTES) {
+      this.res.destroy();
+      return;
+    }
+    this.res.write(frame);
+  }
+}

@@ -1,0 +1,85 @@
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { removeExpiredEvents, SweeperService } from '../../src/sweeper/sweeper.service';
+import { expectError } from '../helpers/errors';
+import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+
+/**
+ * Retention of the event feed (EVENT_RETENTION_DAYS, here 2): the sweeper removes older events in
+ * batches, each its own short statement that waits for no lock; the feed refuses to resume from
+ * an expired event (410) and no longer serves it.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ EVENT_RETENTION_DAYS: '2', WEBHOOK_WORKER_ENABLED: 'false' });
+});
+afterAll(() => t.close());
+
+/** `n` events of the game, `daysAgo` old, with ids `<prefix><counter>`. */
+async function insertEvents(gameId: string, n: number, daysAgo: number, prefix: string): Promise<string[]> {
+  const rows = await t.db.query<{ id: string }>(
+    `INSERT INTO outbox_events (id, game_id, type, body, created_at)
+     SELECT $3 || lpad(to_hex(i), 24 - length($3), '0'), $1::uuid, 'game.user.banned',
+            jsonb_build_object('id', $3 || lpad(to_hex(i), 24 - length($3), '0'), 'type', 'game.user.banned', 'gameId', $1::text),
+            now() - $4::float8 * interval '1 day'
+     FROM generate_series(1, $2) AS i
+     RETURNING id`,
+    [gameId, n, prefix, daysAgo],
+  );
+  return rows.map((r) => r.id);
+}
+
+const remaining = async (gameId: string) =>
+  (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox_events WHERE game_id = $1`, [gameId]))[0].n;
+
+it('removes the events older than the window in batches, keeping the recent ones', async () => {
+  const g = await authedGame(t);
+  await insertEvents(g.gameId, 2500, 3, 'a0');
+  await insertEvents(g.gameId, 3, 1, 'b0');
+  const result = await removeExpiredEvents(t.app.get(DataSource).manager, 2, 1000);
+  expect(result).toEqual({ removed: 2500, batches: 3 });
+  expect(await remaining(g.gameId)).toBe(3);
+});
+
+it('the hourly sweep applies EVENT_RETENTION_DAYS', async () => {
+  const g = await authedGame(t);
+  await insertEvents(g.gameId, 10, 2.5, 'c0');
+  await insertEvents(g.gameId, 4, 1.5, 'd0');
+  const r = await t.app.get(SweeperService).sweep();
+  expect(r).toMatchObject({ swept: true });
+  expect(r.outboxEventsRemoved).toBeGreaterThanOrEqual(10);
+  expect(await remaining(g.gameId)).toBe(4);
+});
+
+it('a row held by another transaction is skipped, not waited for, and goes at the next sweep', async () => {
+  const g = await authedGame(t);
+  const [locked, ...others] = await insertEvents(g.gameId, 20, 3, 'e0');
+  const c = new Client({ connectionString: t.db.url });
+  c.on('error', () => undefined);
+  await c.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query('SELECT 1 FROM outbox_events WHERE id = $1 FOR UPDATE', [locked]);
+    const started = Date.now();
+    await t.app.get(SweeperService).sweep();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const left = await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE game_id = $1`, [g.gameId]);
+    expect(left.map((r) => r.id)).toEqual([locked]);
+    expect(others).toHaveLength(19);
+    await c.query('COMMIT');
+    await t.app.get(SweeperService).sweep();
+    expect(await remaining(g.gameId)).toBe(0);
+  } finally {
+    await c.end();
+  }
+});
+
+it('an event past the window, swept or not, is 410 events_expired as after, and no longer served', async () => {
+  const g = await authedGame(t);
+  const [old] = await insertEvents(g.gameId, 1, 2.1, 'f0');
+  const [recent] = await insertEvents(g.gameId, 1, 1.9, 'f1');
+  expectError(await t.http.get(`/v1/events/feed?after=${old}`).set(g.auth), 410, 'events_expired');
+  const r = await t.http.get('/v1/events/feed').set(g.auth);
+  expect(r.body.items.map((e: { id: string }) => e.id)).toEqual([recent]);
+  expect((await t.http.get(`/v1/events/feed?after=${recent}`).set(g.auth)).body).toEqual({ items: [], nextAfter: recent });
+});
