@@ -43,6 +43,8 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
   private polling = false;
   private again = false;
   private stopped = false;
+  /** Set while reads of the tail fail: a run of failures (a database outage) logs once. */
+  private tailFailing = false;
 
   constructor(
     private readonly bus: EventBus,
@@ -181,8 +183,11 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
         }
         if (held) this.retryLater(HELD_RETRY_MS);
       } while (this.again && !this.stopped);
+      if (this.tailFailing) this.logger.log('reading the live tail works again');
+      this.tailFailing = false;
     } catch (err) {
-      logFailure(this.logger, err, 'reading the live tail failed; retrying');
+      if (!this.tailFailing) logFailure(this.logger, err, `reading the live tail failed; retrying every ${SAFETY_POLL_MS} ms`);
+      this.tailFailing = true;
       this.retryLater(SAFETY_POLL_MS);
     } finally {
       this.polling = false;

@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, Param, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Header, Headers, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
@@ -8,7 +8,7 @@ import { GroupLookup } from '../groups/group-lookup';
 import { FeedPageDto, FeedQueryDto, GameStreamQueryDto, GroupStreamQueryDto } from './dto/feed.dto';
 import { EventStreams } from './event-streams';
 import { parseEventId, parseEventTypes } from './feed-position';
-import { FeedService, type FeedPage } from './feed.service';
+import { FeedService, type FeedPageJson } from './feed.service';
 
 const LAST_EVENT_ID = {
   name: 'last-event-id',
@@ -37,7 +37,8 @@ export class EventsController {
   @ApiOperation({ summary: "A page of the game's event feed: every event, in feed order, resumable with nextAfter" })
   @ApiOkResponse({ type: FeedPageDto })
   @ApiErrors(400, 401, 410)
-  page(@CurrentGame() game: GameContext, @Query() query: FeedQueryDto): Promise<FeedPage> {
+  @Header('content-type', 'application/json; charset=utf-8')
+  page(@CurrentGame() game: GameContext, @Query() query: FeedQueryDto): Promise<FeedPageJson> {
     return this.feed.page(game.gameId, query);
   }
 

@@ -67,6 +67,18 @@ export class FeedRepository {
 
   /** Up to `limit` events of the scope after `after`, in feed order, below the horizon. */
   async page(scope: FeedScope, after: FeedPosition, limit: number): Promise<FeedEvent[]> {
+    return (await this.pageRows<Row>('o.body', scope, after, limit)).map(toEvent);
+  }
+
+  /**
+   * The same page with each body as the JSON text Postgres holds: the pull feed passes it through
+   * rather than parsing a thousand bodies only to serialise them again.
+   */
+  pageText(scope: FeedScope, after: FeedPosition, limit: number): Promise<{ id: string; json: string }[]> {
+    return this.pageRows('o.id, o.body::text AS json', scope, after, limit);
+  }
+
+  private pageRows<R>(columns: string, scope: FeedScope, after: FeedPosition, limit: number): Promise<R[]> {
     const params: unknown[] = [scope.groupId ?? scope.gameId, after.xid.toString(), after.seq.toString(), limit, this.settings.eventRetentionDays];
     const scopeCondition = scope.groupId ? `o.group_id = $1 AND o.game_id = $6` : 'o.game_id = $1';
     if (scope.groupId) params.push(scope.gameId);
@@ -75,17 +87,16 @@ export class FeedRepository {
       params.push(scope.types);
       typeCondition = `AND o.type = ANY ($${params.length}::text[])`;
     }
-    const rows = await sqlRows<Row>(
+    return sqlRows<R>(
       this.ds.manager,
       // Ordered by the columns (o.), not by the text the select list gives the same names.
-      `SELECT o.body, o.xid::text AS xid, o.seq::text AS seq FROM outbox_events o
+      `SELECT ${columns}, o.xid::text AS xid, o.seq::text AS seq FROM outbox_events o
        WHERE ${scopeCondition} AND (o.xid, o.seq) > ($2::xid8, $3::bigint) AND o.xid < ${HORIZON}
          AND o.created_at >= now() - make_interval(days => $5) ${typeCondition}
        ORDER BY o.xid, o.seq
        LIMIT $4`,
       params,
     );
-    return rows.map(toEvent);
   }
 
   /** The last event of the game below the horizon: a live-only reader starts after it. */

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error';
 import { parsePageLimit } from '../common/pagination/page-limit';
-import type { SvcEvent } from './event';
 import { FEED_START, parseEventId, parseEventTypes, type FeedPosition } from './feed-position';
 import { FeedRepository } from './feed.repository';
 
@@ -9,24 +8,22 @@ import { FeedRepository } from './feed.repository';
 export const FEED_PAGE_DEFAULT = 100;
 export const FEED_PAGE_MAX = 1000;
 
-export interface FeedPage {
-  items: SvcEvent[];
-  nextAfter: string | null;
-}
+/** A page `{ items, nextAfter }` already serialised: the bodies go out as the database holds them. */
+export type FeedPageJson = string & { readonly __feedPage: unique symbol };
 
 @Injectable()
 export class FeedService {
   constructor(private readonly repo: FeedRepository) {}
 
   /** One page of the game's feed after `after` (from the oldest retained event when absent). */
-  async page(gameId: string, query: { after?: unknown; limit?: unknown; types?: unknown }): Promise<FeedPage> {
+  async page(gameId: string, query: { after?: unknown; limit?: unknown; types?: unknown }): Promise<FeedPageJson> {
     const limit = parsePageLimit(query.limit, FEED_PAGE_DEFAULT, FEED_PAGE_MAX);
     const types = parseEventTypes(query.types);
     const afterId = parseEventId(query.after, 'after');
     const from = afterId ? await this.resolve(gameId, afterId) : FEED_START;
-    const events = await this.repo.page({ gameId, types }, from, limit);
-    const items = events.map((e) => e.body);
-    return { items, nextAfter: items.length ? items[items.length - 1].id : (afterId ?? null) };
+    const rows = await this.repo.pageText({ gameId, types }, from, limit);
+    const nextAfter = rows.length ? rows[rows.length - 1].id : (afterId ?? null);
+    return `{"items":[${rows.map((r) => r.json).join(',')}],"nextAfter":${JSON.stringify(nextAfter)}}` as FeedPageJson;
   }
 
   /**
