@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { StartupError } from '../common/startup-error';
 import { serverAccount, type Account } from './embedded/account';
 import { binariesFor, type Binaries } from './embedded/binaries';
 import { clusterLocation } from './embedded/cluster-location';
-import { bestLocale, firstFatal, runToEnd, stopOrphan } from './embedded/postgres-process';
+import { bestLocale, firstFatal, runToEnd, spawnProgram, stopOrphan } from './embedded/postgres-process';
 
 export interface EmbeddedPostgres {
   /** Connection URL of the `postgres` database of the cluster. */
@@ -145,11 +145,7 @@ function startServer(
   account: Account | undefined,
 ): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binaries.postgres, ['-D', clusterDir, '-p', String(port), '-c', 'lc_messages=C', ...flags], {
-      ...(account ?? {}),
-      env: { ...process.env, LC_MESSAGES: 'C' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnProgram(binaries.postgres, ['-D', clusterDir, '-p', String(port), '-c', 'lc_messages=C', ...flags], account);
     let output = '';
     let ready = false;
     const timer = setTimeout(() => {
@@ -163,12 +159,12 @@ function startServer(
         ready = true;
         clearTimeout(timer);
         running.add(child);
-        child.stdout?.resume();
+        child.stdout.resume();
         resolve(child);
       }
     };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('error', (err) => {
       clearTimeout(timer);
       reject(new StartupError(`the embedded PostgreSQL could not be run (${binaries.postgres}): ${err.message}`));

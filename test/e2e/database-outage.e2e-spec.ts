@@ -3,9 +3,8 @@ import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { ensureDatabase } from '../../src/db/embedded-postgres';
+import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres';
 import { subscribe, type StreamClient } from '../helpers/event-stream';
-import { startPostgresProcess, type PostgresProcess } from '../helpers/postgres-process';
 import {
   http,
   killAll,
@@ -56,7 +55,7 @@ async function portBelowEphemeralRange(): Promise<number> {
 describe('database outage (built dist/src/main.js against its own Postgres)', () => {
   let dir: string;
   let pgPort: number;
-  let pg: PostgresProcess | null = null;
+  let pg: EmbeddedPostgres | null = null;
   let dbUrl: string;
   let a: RunningServer;
   let b: RunningServer;
@@ -73,7 +72,7 @@ describe('database outage (built dist/src/main.js against its own Postgres)', ()
   const asAdmin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
   const asGame = (k = key) => ({ authorization: `Bearer ${k}` });
   const startPostgres = async () => {
-    pg = await startPostgresProcess(dir, pgPort);
+    pg = await startEmbeddedPostgres({ dataDir: dir, port: pgPort });
   };
   const timed = async (run: () => Promise<HttpResult>) => {
     const t0 = performance.now();
@@ -122,7 +121,6 @@ describe('database outage (built dist/src/main.js against its own Postgres)', ()
 
   afterAll(async () => {
     stream?.close();
-    // Postgres first: killed, its runner would leave the server behind.
     await pg?.stop().catch(() => undefined);
     await killAll();
     if (dir) rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { StartupError } from '../../common/startup-error';
 import type { Account } from './account';
 
@@ -21,10 +22,15 @@ export function firstFatal(output: string): string | undefined {
   return line?.replace(/^.*?\b(FATAL|PANIC|ERROR):\s*/, '').replace(/^initdb: error:\s*/, '').trim();
 }
 
+/** Starts a PostgreSQL program as `account` (when given), its messages in English on piped output. */
+export function spawnProgram(file: string, args: string[], account: Account | undefined): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(file, args, { ...(account ?? {}), env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
 /** Runs a program to its end (as `account` when given) and returns its exit code and output. */
 export function runToEnd(file: string, args: string[], account: Account | undefined): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { ...(account ?? {}), env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnProgram(file, args, account);
     let output = '';
     const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-16_384));
     child.stdout.on('data', keep);
