@@ -19,6 +19,7 @@ import { IdentityLinksModule } from './identity/identity-links.module';
 import { GamesModule } from './games/games.module';
 import { GroupsModule } from './groups/groups.module';
 import { InvitationsModule } from './invitations/invitations.module';
+import { JoinRequestsModule } from './join-requests/join-requests.module';
 import { MembersModule } from './members/members.module';
 import { PermissionsCoreModule } from './permissions/permissions-core.module';
 import { PermissionsModule } from './permissions/permissions.module';
@@ -45,6 +46,7 @@ export class AppModule {
         GroupsModule,
         MembersModule,
         InvitationsModule,
+        JoinRequestsModule,
         AuditModule,
         PermissionsCoreModule,
         RolesModule,

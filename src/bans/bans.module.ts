@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { GroupsCoreModule } from '../groups/groups-core.module';
+import { JoinRequestsCoreModule } from '../join-requests/join-requests-core.module';
 import { MembersCoreModule } from '../members/members-core.module';
 import { BansController } from './bans.controller';
 import { BansCoreModule } from './bans-core.module';
@@ -7,7 +8,7 @@ import { BansService } from './bans.service';
 import { GroupBansService } from './group-bans.service';
 
 @Module({
-  imports: [BansCoreModule, GroupsCoreModule, MembersCoreModule],
+  imports: [BansCoreModule, GroupsCoreModule, MembersCoreModule, JoinRequestsCoreModule],
   controllers: [BansController],
   providers: [BansService, GroupBansService],
 })

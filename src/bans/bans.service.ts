@@ -10,6 +10,7 @@ import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork } from '../db/unit-of-work';
 import { IdentityService } from '../identity/identity.service';
+import { JoinRequestCloser } from '../join-requests/join-request-closer';
 import type { BanHistoryRow, BanRow } from './ban-rows';
 import { toBanDto, toHistoryDto } from './ban-view';
 import { BansRepository } from './bans.repository';
@@ -23,6 +24,7 @@ export class BansService {
     private readonly uow: UnitOfWork,
     private readonly bans: BansRepository,
     private readonly identity: IdentityService,
+    private readonly joinRequests: JoinRequestCloser,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -61,6 +63,8 @@ export class BansService {
         payload: { banId: row.id, reason, expiresAt: out.expiresAt },
       });
       tx.emit({ type: 'game.user.banned', gameId: game.gameId, data: { svcUserId: dto.userId, reason, expiresAt: out.expiresAt } });
+      // A ban set already lapsed keeps nobody out, so it closes nothing either.
+      if (!row.expired) await this.joinRequests.banned(tx, game.gameId, null, svcUserId, actorSvcId);
       return out;
     });
   }

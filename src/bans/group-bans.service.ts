@@ -4,6 +4,7 @@ import { ApiError } from '../common/errors/api-error';
 import { UnitOfWork } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
 import { IdentityService } from '../identity/identity.service';
+import { JoinRequestCloser } from '../join-requests/join-request-closer';
 import type { MemberDto } from '../members/dto/member.dto';
 import { toMemberDto } from '../members/member-view';
 import { MembersRepository } from '../members/members.repository';
@@ -21,6 +22,7 @@ export class GroupBansService {
     private readonly members: MembersRepository,
     private readonly bans: BansRepository,
     private readonly permissionCache: PermissionCache,
+    private readonly joinRequests: JoinRequestCloser,
   ) {}
 
   async ban(game: GameContext, groupId: string, dto: GroupBanDto): Promise<MemberDto> {
@@ -52,6 +54,7 @@ export class GroupBansService {
         payload: { memberId: row.id, reason, expiresAt: member.bannedUntil },
       });
       this.permissionCache.invalidateOnCommit(tx, group.id);
+      if (row.inForce) await this.joinRequests.banned(tx, game.gameId, group.id, svcUserId, actorSvcId);
       tx.emit({ type: 'member.banned', gameId: game.gameId, groupId: group.id, data: { member, reason, expiresAt: member.bannedUntil } });
       return member;
     });

@@ -4,6 +4,7 @@ import { ApiKeyEntity } from '../games/entities/api-key.entity';
 import { GameEntity } from '../games/entities/game.entity';
 import { GroupEntity } from '../groups/entities/group.entity';
 import { InvitationEntity } from '../invitations/entities/invitation.entity';
+import { JoinRequestEntity } from '../join-requests/entities/join-request.entity';
 import { MemberEntity } from '../members/entities/member.entity';
 import { RoleEntity } from '../roles/entities/role.entity';
 import { WebhookDeliveryEntity } from '../webhooks/entities/webhook-delivery.entity';
@@ -26,6 +27,7 @@ export const ENTITIES = [
   GroupEntity,
   MemberEntity,
   InvitationEntity,
+  JoinRequestEntity,
   RoleEntity,
   WebhookEndpointEntity,
   WebhookDeliveryEntity,

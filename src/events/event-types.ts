@@ -1,5 +1,5 @@
 /**
- * The published event types (DECISIONS §15). Group-scoped events go to the group's live stream
+ * The published event types (DECISIONS §15, with EXTENSIONS X3's two). Group-scoped events go to the group's live stream
  * and to webhooks; user-scoped ones to webhooks only (SPEC §6 Channels).
  */
 export const GROUP_EVENT_TYPES = [
@@ -16,6 +16,8 @@ export const GROUP_EVENT_TYPES = [
   'role.changed',
   'invitation.created',
   'invitation.revoked',
+  'join_request.created',
+  'join_request.declined',
 ] as const;
 
 export const USER_EVENT_TYPES = [

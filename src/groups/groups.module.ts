@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { JoinRequestsCoreModule } from '../join-requests/join-requests-core.module';
 import { MembersCoreModule } from '../members/members-core.module';
 import { GroupsController } from './groups.controller';
 import { GroupsCoreModule } from './groups-core.module';
 import { GroupsService } from './groups.service';
 
 @Module({
-  imports: [GroupsCoreModule, MembersCoreModule],
+  imports: [GroupsCoreModule, MembersCoreModule, JoinRequestsCoreModule],
   controllers: [GroupsController],
   providers: [GroupsService],
 })

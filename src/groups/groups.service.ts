@@ -12,6 +12,7 @@ import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork, type Tx } from '../db/unit-of-work';
 import type { EventType } from '../events/event-types';
 import { IdentityService } from '../identity/identity.service';
+import { JoinRequestCloser } from '../join-requests/join-request-closer';
 import { MembershipService } from '../members/membership.service';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { CreateGroupDto, GroupDto, ListGroupsQueryDto, UpdateGroupDto } from './dto/group.dto';
@@ -39,6 +40,7 @@ export class GroupsService {
     private readonly identity: IdentityService,
     private readonly membership: MembershipService,
     private readonly permissionCache: PermissionCache,
+    private readonly joinRequests: JoinRequestCloser,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -147,6 +149,8 @@ export class GroupsService {
       if (current.softDeletedAt) return toGroupDto(current);
       const deleted = await this.groups.setSoftDeleted(tx.manager, current.id, 'now');
       this.permissionCache.invalidateOnCommit(tx, current.id);
+      // A restore does not reopen them: the requester asks again if they still want in.
+      await this.joinRequests.groupDeleted(tx, current.id);
       tx.audit({
         gameId: game.gameId,
         groupId: current.id,

@@ -14,5 +14,7 @@ export function toInvitationDto(i: InvitationRow): InvitationDto {
     expiresAt: iso(i.expiresAt),
     usedAt: iso(i.usedAt),
     usedBy: i.usedBy,
+    maxUses: i.maxUses,
+    uses: i.uses,
   };
 }

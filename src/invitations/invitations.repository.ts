@@ -10,6 +10,7 @@ export interface NewInvitation {
   roleId: string | null;
   targetUserId: string | null;
   expiresAt: Date | null;
+  maxUses: number;
 }
 
 /** An invitation with what its routes need to know of its group. */
@@ -22,9 +23,9 @@ export class InvitationsRepository {
     for (;;) {
       const [row] = await sqlRows<InvitationRow>(
         m,
-        `INSERT INTO invitations AS i (id, group_id, code, role_id, target_user_id, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (code) DO NOTHING RETURNING ${INVITATION_COLUMNS}`,
-        [uuidv7(), inv.groupId, randomBytes(8).toString('hex'), inv.roleId, inv.targetUserId, inv.expiresAt],
+        `INSERT INTO invitations AS i (id, group_id, code, role_id, target_user_id, expires_at, max_uses)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (code) DO NOTHING RETURNING ${INVITATION_COLUMNS}`,
+        [uuidv7(), inv.groupId, randomBytes(8).toString('hex'), inv.roleId, inv.targetUserId, inv.expiresAt, inv.maxUses],
       );
       if (row) return row;
     }
@@ -43,6 +44,24 @@ export class InvitationsRepository {
     return row ?? null;
   }
 
+  /**
+   * Counts one accept (EXTENSIONS X4); the accept that reaches max_uses uses the code up. The
+   * condition is the database's guard that uses never pass max_uses; null when the code is used up.
+   */
+  async redeem(m: EntityManager, id: string, redeemer: string): Promise<InvitationRow | null> {
+    const [row] = await sqlRows<InvitationRow>(
+      m,
+      `UPDATE invitations i SET uses = i.uses + 1,
+         used_at = CASE WHEN i.uses + 1 = i.max_uses THEN now() END,
+         used_by = CASE WHEN i.uses + 1 = i.max_uses THEN $2::uuid END
+       WHERE i.id = $1 AND i.used_at IS NULL AND i.uses < i.max_uses
+       RETURNING ${INVITATION_COLUMNS}`,
+      [id, redeemer],
+    );
+    return row ?? null;
+  }
+
+  /** Uses the code up without an accept (a decline). */
   async markUsed(m: EntityManager, id: string, usedBy: string | null): Promise<InvitationRow> {
     const [row] = await sqlRows<InvitationRow>(
       m,

@@ -44,6 +44,9 @@ export class InvitationsService {
   ) {}
 
   async create(game: GameContext, groupId: string, dto: CreateInvitationDto): Promise<InvitationDto> {
+    if (dto.maxUses !== undefined && dto.targetUserId !== undefined) {
+      throw ApiError.badRequest('maxUses is for open codes only: omit it, or omit targetUserId');
+    }
     const expiresAt = dto.expiresIn === undefined ? null : parseExpiresIn(dto.expiresIn, Date.now());
     return this.uow.run(async (tx) => {
       const group = await this.lookup.live(tx.manager, game.gameId, groupId, true);
@@ -52,6 +55,7 @@ export class InvitationsService {
         roleId: dto.roleId ?? null,
         targetUserId: dto.targetUserId ?? null,
         expiresAt,
+        maxUses: dto.maxUses ?? 1,
       });
       const out = toInvitationDto(inv);
       this.recordCreated(tx, game, group.id, inv, out);
@@ -87,6 +91,7 @@ export class InvitationsService {
           roleId: row.roleId,
           targetUserId: row.userId,
           expiresAt: row.expiresAt,
+          maxUses: 1,
         });
         const out = toInvitationDto(inv);
         this.recordCreated(tx, game, group.id, inv, out);
@@ -120,27 +125,37 @@ export class InvitationsService {
   }
 
   /**
-   * Redeems a code: the row lock makes consumption atomic, so of two concurrent accepts one wins
-   * and the other then sees the code used (410). Ban checks run before redemption.
+   * Redeems a code: the row lock serialises the accepts of one code, so a code with N uses admits
+   * exactly N users and every later accept sees it used (410). Ban checks run before redemption;
+   * an accept that fails (banned, already a member) counts no use.
    */
   async accept(game: GameContext, code: string, userId: string): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
-      const inv = await this.redeemable(tx.manager, game, code);
+      const inv = redeemable(await this.inGame(tx.manager, game, code, true));
       if (inv.targetUserId !== null && inv.targetUserId !== userId) {
         throw new ApiError('permission_denied', 'this invitation is for another user');
       }
       const group = await this.lookup.live(tx.manager, game.gameId, inv.groupId, true);
       await this.bans.assertNotBanned(tx.manager, game.gameId, group.id, userId);
       const { row, dto } = await this.membership.activate(tx, group, userId, { invitationId: inv.id, code: inv.code });
-      await this.invitations.markUsed(tx.manager, inv.id, row.svcUserId);
+      if (!(await this.invitations.redeem(tx.manager, inv.id, row.svcUserId))) {
+        throw new ApiError('invitation_used', 'this invitation has already been used');
+      }
       return dto;
     });
   }
 
-  /** Declines a code: it is used up, with no audit entry (SPEC §4). */
+  /**
+   * Declines a code: it is used up, with no audit entry (SPEC §4). A code with several uses is
+   * shared, so one user's refusal cannot use it up (EXTENSIONS X4): 400, whatever its state.
+   */
   async decline(game: GameContext, code: string, userId: string | undefined): Promise<void> {
     await this.uow.run(async (tx) => {
-      const inv = await this.redeemable(tx.manager, game, code);
+      const found = await this.inGame(tx.manager, game, code, true);
+      if (found.maxUses > 1) {
+        throw ApiError.badRequest('an invitation with several uses cannot be declined; revoke it to stop further accepts');
+      }
+      const inv = redeemable(found);
       if (userId !== undefined && inv.targetUserId !== null && inv.targetUserId !== userId) {
         throw new ApiError('permission_denied', 'this invitation is for another user');
       }
@@ -177,19 +192,16 @@ export class InvitationsService {
     tx.emit({ type: 'invitation.created', gameId: game.gameId, groupId, data: { invitation: out } });
   }
 
-  /** The locked code of a live group of this game, unused and unexpired (used is reported first). */
-  private async redeemable(m: EntityManager, game: GameContext, code: string): Promise<InvitationWithGroup> {
-    const inv = await this.inGame(m, game, code, true);
-    if (inv.usedAt) throw new ApiError('invitation_used', 'this invitation has already been used');
-    if (inv.expired) {
-      throw new ApiError('invitation_expired', `this invitation expired at ${iso(inv.expiresAt)}`);
-    }
-    return inv;
-  }
-
   private async inGame(m: EntityManager, game: GameContext, code: string, lock: boolean): Promise<InvitationWithGroup> {
     const inv = CODE.test(code) ? await this.invitations.findByCode(m, code.toLowerCase(), lock) : null;
     if (!inv || inv.gameId !== game.gameId || inv.groupDeleted) throw ApiError.notFound('invitation');
     return inv;
   }
+}
+
+/** The code, when it is neither used up nor expired (used is reported first, SPEC §3). */
+function redeemable(inv: InvitationWithGroup): InvitationWithGroup {
+  if (inv.usedAt) throw new ApiError('invitation_used', 'this invitation has already been used');
+  if (inv.expired) throw new ApiError('invitation_expired', `this invitation expired at ${iso(inv.expiresAt)}`);
+  return inv;
 }

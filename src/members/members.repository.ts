@@ -41,16 +41,22 @@ export class MembersRepository {
 
   /**
    * Puts the user under a group ban (DECISIONS §5): a non-member gets a row in status banned; an
-   * active member's leftAt is set (DECISIONS §28).
+   * active member's leftAt is set (DECISIONS §28). `inForce` is false for a ban set already lapsed.
    */
-  async ban(m: EntityManager, groupId: string, svcUserId: string, externalUserId: string, until: Date | null): Promise<MemberRow> {
-    const [row] = await sqlRows<MemberRow>(
+  async ban(
+    m: EntityManager,
+    groupId: string,
+    svcUserId: string,
+    externalUserId: string,
+    until: Date | null,
+  ): Promise<MemberRow & { inForce: boolean }> {
+    const [row] = await sqlRows<MemberRow & { inForce: boolean }>(
       m,
       `INSERT INTO members AS m (id, group_id, user_id, external_user_id, status, banned_until)
        VALUES ($1, $2, $3, $4, 'banned', $5)
        ON CONFLICT (group_id, user_id) DO UPDATE SET status = 'banned', banned_until = EXCLUDED.banned_until,
          left_at = CASE WHEN m.status = 'active' THEN now() ELSE m.left_at END
-       RETURNING ${MEMBER_COLUMNS}`,
+       RETURNING ${MEMBER_COLUMNS}, (m.banned_until IS NULL OR m.banned_until > now()) AS "inForce"`,
       [uuidv7(), groupId, svcUserId, externalUserId, until],
     );
     return row;

@@ -3,6 +3,7 @@ import { ApiError } from '../common/errors/api-error';
 import type { Tx } from '../db/unit-of-work';
 import type { GroupRow } from '../groups/group-row';
 import { IdentityService } from '../identity/identity.service';
+import { JoinRequestCloser } from '../join-requests/join-request-closer';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { MemberDto } from './dto/member.dto';
 import type { MemberRow } from './member-row';
@@ -10,11 +11,16 @@ import { toMemberDto } from './member-view';
 import { MembersRepository } from './members.repository';
 
 /** How a user became a member: lands on the `member.joined` audit payload. */
-export type JoinVia = { via: 'creator' } | { via: 'public-join' } | { invitationId: string; code: string };
+export type JoinVia =
+  | { via: 'creator' }
+  | { via: 'public-join' }
+  | { invitationId: string; code: string }
+  | { via: 'join-request'; joinRequestId: string };
 
 /**
  * The one path into active membership (SPEC §3 Member status), shared by group creation, public
- * join and invitation accept, so every entry writes the same audit entry and event.
+ * join, invitation accept and join-request approval, so every entry writes the same audit entry
+ * and event.
  */
 @Injectable()
 export class MembershipService {
@@ -22,6 +28,7 @@ export class MembershipService {
     private readonly members: MembersRepository,
     private readonly identity: IdentityService,
     private readonly permissionCache: PermissionCache,
+    private readonly joinRequests: JoinRequestCloser,
   ) {}
 
   async activate(tx: Tx, group: GroupRow, externalUserId: string, via: JoinVia): Promise<{ row: MemberRow; dto: MemberDto }> {
@@ -40,6 +47,9 @@ export class MembershipService {
     tx.emit({ type: 'member.joined', gameId: group.gameId, groupId: group.id, data: { member: dto } });
     // DECISIONS §11: the resolver's first step depends on the member's status.
     this.permissionCache.invalidateOnCommit(tx, group.id);
+    // A request pending while the user got in another way has nothing left to decide.
+    if ('invitationId' in via) await this.joinRequests.joined(tx, group.id, svcUserId, row.id, 'invitation');
+    else if (via.via === 'public-join') await this.joinRequests.joined(tx, group.id, svcUserId, row.id, 'public-join');
     return { row, dto };
   }
 }

@@ -145,6 +145,8 @@ describe('bulk invite', () => {
       expiresAt: expect.stringMatching(ISO_MS),
       usedAt: null,
       usedBy: null,
+      maxUses: 1,
+      uses: 0,
     });
     const exp = Date.parse(timed.expiresAt!);
     expect(exp).toBeGreaterThanOrEqual(before + 7_200_000 - 1_000);

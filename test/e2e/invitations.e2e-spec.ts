@@ -86,6 +86,8 @@ describe('invitations', () => {
         expiresAt: null,
         usedAt: null,
         usedBy: null,
+        maxUses: 1,
+        uses: 0,
       });
     });
 

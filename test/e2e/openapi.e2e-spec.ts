@@ -48,7 +48,9 @@ describe('OpenAPI document', () => {
       const depth = m[1].length / 4;
       const segment = m[2];
       const parent = stack[depth - 1] ?? '';
-      const path = depth === 0 ? segment : `${parent}${parent.endsWith('/') || segment.startsWith('/') ? '' : '/'}${segment}`;
+      // A child holds the rest of its path after its parent's, whether or not that starts with a
+      // slash: `/join` and `/join-requests` share the node `/join`, whose child is `-requests`.
+      const path = depth === 0 ? segment : `${parent}${segment}`;
       stack[depth] = path;
       stack.length = depth + 1;
       for (const method of m[3].split(',').map((x) => x.trim())) {

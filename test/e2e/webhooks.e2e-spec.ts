@@ -3,7 +3,7 @@ import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app
 
 /**
  * Webhook endpoints end to end: SPEC §2 Webhook endpoint, §4 Webhook endpoints, §7, §8 (url and
- * secret limits, page sizes); DECISIONS §15 (the 22 event types), §18 timestamps, §25 (the
+ * secret limits, page sizes); DECISIONS §15 (the 22 event types, 24 with EXTENSIONS X3's), §18 timestamps, §25 (the
  * private-host check is lexical and runs only when a url is created or changed).
  */
 
@@ -134,9 +134,9 @@ describe('POST /v1/webhooks', () => {
     expect((await create(auth, { url: 'http://example.com/plain' })).url).toBe('http://example.com/plain');
   });
 
-  it('events: every one of the 22 event types is accepted; an unknown type or a non-array is 400', async () => {
+  it('events: every one of the 24 event types is accepted; an unknown type or a non-array is 400', async () => {
     const { auth } = await game();
-    expect(EVENT_TYPES).toHaveLength(22);
+    expect(EVENT_TYPES).toHaveLength(24);
     const all = await create(auth, { events: [...EVENT_TYPES] });
     expect([...all.events].sort()).toEqual([...EVENT_TYPES].sort());
     const some = await create(auth, { events: ['member.joined', 'game.user.banned', 'friend.request.sent'] });

@@ -29,6 +29,8 @@ export interface Invitation {
   expiresAt: string | null;
   usedAt: string | null;
   usedBy: string | null;
+  maxUses: number;
+  uses: number;
 }
 
 /** A row of audit_entries as SELECT * returns it. */

@@ -1,7 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MinLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page';
 import { ValidatedPerRow } from '../../common/validation/validation.pipe';
+
+/** EXTENSIONS X4: an open code may be accepted by up to this many users. */
+export const MAX_USES = 10_000;
+const MAX_USES_MESSAGE = `maxUses must be an integer from 1 to ${MAX_USES}`;
 
 export class CreateInvitationDto {
   @ApiPropertyOptional({ description: 'external user id; omit for an open code' })
@@ -19,6 +23,19 @@ export class CreateInvitationDto {
   @IsOptional()
   @IsString({ message: 'expiresIn must be a string such as 30m or 7d' })
   expiresIn?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_USES,
+    default: 1,
+    description: 'open codes only: how many users may accept it before it is used up',
+  })
+  @ValidateIf((o: CreateInvitationDto) => o.maxUses !== undefined)
+  @IsInt({ message: MAX_USES_MESSAGE })
+  @Min(1, { message: MAX_USES_MESSAGE })
+  @Max(MAX_USES, { message: MAX_USES_MESSAGE })
+  maxUses?: number;
 }
 
 export class InvitationDto {
@@ -30,8 +47,13 @@ export class InvitationDto {
   @ApiProperty({ type: String, nullable: true, description: 'currently always null' }) createdBy!: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) expiresAt!: string | null;
-  @ApiProperty({ format: 'date-time', type: String, nullable: true }) usedAt!: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'internal id of the redeemer' }) usedBy!: string | null;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'set when the code is used up: declined, or accepted maxUses times' })
+  usedAt!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'internal id of the redeemer whose accept (or decline) used the code up' })
+  usedBy!: string | null;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_USES, description: 'accepts the code allows; 1 unless created with more' })
+  maxUses!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'accepts so far' }) uses!: number;
 }
 
 const BOOL = ['true', 'false'];

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** An invitation code (SPEC §2 Invitation): consumed atomically, at most once. */
+/** An invitation code (SPEC §2 Invitation): consumed atomically, up to `max_uses` times (EXTENSIONS X4). */
 @Entity({ name: 'invitations' })
 export class InvitationEntity {
   @PrimaryColumn('uuid') id!: string;
@@ -12,4 +12,6 @@ export class InvitationEntity {
   @Column({ type: 'timestamptz', name: 'expires_at', precision: 3, nullable: true }) expiresAt!: Date | null;
   @Column({ type: 'timestamptz', name: 'used_at', precision: 3, nullable: true }) usedAt!: Date | null;
   @Column('uuid', { name: 'used_by', nullable: true }) usedBy!: string | null;
+  @Column('integer', { name: 'max_uses' }) maxUses!: number;
+  @Column('integer') uses!: number;
 }
