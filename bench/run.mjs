@@ -1,16 +1,17 @@
-// The benchmark suite (issue 8): `npm run bench` (= `npm run build && node bench/run.mjs`).
+// The benchmark suite: `npm run bench` (= `npm run build && node bench/run.mjs`).
 //
 // On its own, and stopping everything it started at the end, also on failure or Ctrl-C:
 //   1. Postgres: a scratch database on DATABASE_URL's server (dropped at the end) or, when
 //      DATABASE_URL is unset, a throwaway embedded cluster; the migrations are applied;
 //   2. the large dataset, seeded straight through SQL (bench/lib/seed.mjs), timed;
-//   3. the database ceiling of the write path: the service's join and leave statements on raw pg,
-//      CONNECTIONS concurrent clients, no HTTP (bench/lib/db-ceiling.mjs);
+//   3. the ceilings of the write path: pgbench's TPC-B-like transaction on a scratch database of the
+//      same server (bench/lib/pgbench.mjs; when pgbench is on the PATH), and our SQL alone: the
+//      service's join and leave statements on raw pg, CONNECTIONS clients, no HTTP (bench/lib/db-ceiling.mjs);
 //   4. the built server (dist/src/main.js, NODE_ENV=production, LOG_LEVEL=warn, rate limiter off,
 //      private webhook hosts allowed) as a child process, the HTTP ceiling (a bare node:http server,
 //      bench/ceilings/http-server.mjs) and the framework ceiling (a minimal NestJS app,
 //      bench/ceilings/minimal-nest-app.mjs), each measured like a scenario;
-//   5. every scenario with autocannon: CONNECTIONS connections, a warm-up, DURATION seconds, then
+//   5. every scenario (reads, and the writes of bench/lib/write-scenarios.mjs) with autocannon: CONNECTIONS connections, a warm-up, DURATION seconds, then
 //      a short run on one connection; the server's RSS right after; CPU of server, Postgres, client;
 //   6. 1000 live-stream subscribers on one group, and webhook deliveries to a local receiver;
 //   7. EXPLAIN ANALYZE of the main statement of every read scenario (full plans of those whose p99
@@ -19,8 +20,9 @@
 // Environment (all optional): DATABASE_URL; BENCH_DURATION (s, default 10); BENCH_WARMUP (s,
 // default 3); BENCH_CONNECTIONS (default 50); BENCH_SCALE (dataset scale, default 1: try the suite
 // quickly with 0.1; the targets are judged at 1 only); BENCH_ONLY (a regular expression over the
-// scenario keys — httpCeiling, frameworkCeiling, dbCeiling, permHit, permMiss, joinLeave,
-// groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, relationship,
+// scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, joinLeave,
+// joinLeaveHot, groupCreate, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
+// friendRequest, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, relationship,
 // auditFirst, auditDeep, stream, webhooks, feedPage, feedReplay, gameStream — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone).
 // Exit code 1 when something failed to run (a missed target is reported, not a failure).
@@ -37,10 +39,12 @@ import { explain, mainStatement } from './lib/plans.mjs';
 import { migrate, openDatabase } from './lib/postgres.mjs';
 import { freePort, isRunning, loadAverage, log, procMb, sleep, startNode, stopNode, waitHttp } from './lib/processes.mjs';
 import { renderReport } from './lib/report.mjs';
-import { friendOffsets, GAME_ID, groupUuid, outsider, seed, seedSizes, userUuid, visibilityOf } from './lib/seed.mjs';
+import { activeMember, friendOffsets, GAME_ID, groupUuid, outsider, seed, seedSizes, userUuid, visibilityOf } from './lib/seed.mjs';
 import { feedPositions, measureReplay, seedFeed } from './lib/feed.mjs';
 import { measureStream } from './lib/stream.mjs';
 import { measureWebhooks, startReceiver } from './lib/webhooks.mjs';
+import { runPgbench } from './lib/pgbench.mjs';
+import { cycle, writeScenarios } from './lib/write-scenarios.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'bench', 'results', 'latest.md');
@@ -118,7 +122,7 @@ async function main() {
   started.clients.splice(started.clients.indexOf(q2), 1);
   log(`seeded in ${(seeded.totalMs / 1000).toFixed(1)} s (${seeded.size})`);
 
-  // ---- 3. the database ceiling of the write path ----
+  // ---- 3. the ceilings of the write path: our SQL alone, then pgbench ----
   // Join/leave pairs: one user per public group, not a member of it; one worker per pair at a time.
   const pairs = [];
   for (let g = 1; pairs.length < 4 * CONF.connections + 2; g++) {
@@ -138,7 +142,7 @@ async function main() {
   const writeStatements = await writePathStatements(ROOT, db.url, GAME_ID, statementsPair);
   const dbCeilings = [];
   for (const connections of wanted('dbCeiling') ? [CONF.connections, 10] : []) {
-    log(`database ceiling: join + leave on raw pg, ${connections} clients, ${CONF.durationS} s`);
+    log(`our SQL alone: join + leave on raw pg, ${connections} clients, ${CONF.durationS} s`);
     const r = await runDbCeiling({
       root: ROOT,
       url: db.url,
@@ -150,11 +154,14 @@ async function main() {
       postmasterPid: db.postmasterPid,
     });
     log(`  ${Math.round(r.rps)} transactions/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
-    if (r.errors) throw new Error(`database ceiling: ${r.errors} errors, first: ${r.firstError}`);
+    if (r.errors) throw new Error(`our SQL alone: ${r.errors} errors, first: ${r.firstError}`);
     dbCeilings.push({ connections, ...r });
   }
   // Nobody delivered those: the server's worker must not start on them.
   await q.query('DELETE FROM webhook_deliveries');
+  const pgbench = wanted('pgbench') ? await runPgbench({ serverUrl: db.serverUrl, name: db.name, postmasterPid: db.postmasterPid }) : null;
+  if (pgbench) log(`  ${Math.round(pgbench.tps)} transactions/s, latency average ${pgbench.latencyMs} ms, ${pgbench.failed} failed`);
+  else if (wanted('pgbench')) log('pgbench is not on the PATH: the write scenarios are shown without their ratio to it');
 
   // ---- 4. the server and the ceilings ----
   const [port, httpPort, nestPort] = [await freePort(), await freePort(), await freePort()];
@@ -263,49 +270,45 @@ async function main() {
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/permissions/check?userId=${permUser}&groupId=${G0}&permission=miss.${nonce}.${missN++}` }) }],
   });
 
-  // Join then leave: each connection takes a (group, user) pair, joins, leaves, gives it back.
-  const free = [...pairs];
-  const out = new Set();
-  const jsonHeaders = { ...auth, 'content-type': 'application/json' };
-  const joinLeave = {
-    url: base,
-    requests: () => [
-      {
-        method: 'POST',
-        setupRequest: (req, context) => {
-          // No pair free only when leaves failed (they are counted as errors): reuse one then.
-          const pair = free.shift() ?? [...out][Math.floor(Math.random() * out.size)];
-          out.add(pair);
-          context.pair = pair;
-          return { ...req, path: `/v1/groups/${pair.groupId}/join`, headers: jsonHeaders, body: JSON.stringify({ userId: pair.userId }) };
-        },
-      },
-      {
-        method: 'POST',
-        setupRequest: (req, context) => ({
-          ...req,
-          path: `/v1/groups/${context.pair.groupId}/leave`,
-          headers: jsonHeaders,
-          body: JSON.stringify({ userId: context.pair.userId }),
-        }),
-        onResponse: (_status, _body, context) => {
-          out.delete(context.pair);
-          free.push(context.pair);
-        },
-      },
-    ],
-    // A run cut off between a join and its leave: leave (idempotent) and give the pair back.
-    after: async () => {
-      await sleep(300);
-      for (const pair of [...out]) {
-        await api('POST', `/v1/groups/${pair.groupId}/leave`, { userId: pair.userId }, 200);
-        out.delete(pair);
-        free.push(pair);
-      }
-    },
-  };
+  // The write scenarios' work items (see bench/lib/write-scenarios.mjs): many groups, one hot group.
+  const poolSize = 4 * CONF.connections;
+  const writeKeys = ['joinLeaveHot', 'groupCreate', 'inviteAccept', 'inviteAcceptHot', 'banUnban', 'banUnbanHot', 'roleAssign', 'roleAssignHot', 'overrideSet', 'overrideSetHot', 'friendRequest'];
+  const writes = writeKeys.some(wanted);
+  const hotGroup = writes ? (await api('POST', '/v1/groups', { kind: 'guild', name: 'hot', visibility: 'public' }, 201)).id : null;
+  const hot = Array.from({ length: poolSize }, (_, i) => ({ groupId: hotGroup, userId: `p${1000 + i}` }));
+  const hotMembers = [];
+  const members = [];
+  if (writes) {
+    const hotRole = await api('POST', `/v1/groups/${hotGroup}/roles`, { name: 'bench', priority: 1 }, 201);
+    for (let i = 0; i < poolSize; i++) {
+      const userId = `p${2000 + i}`;
+      await api('POST', `/v1/groups/${hotGroup}/join`, { userId }, 201);
+      hotMembers.push({ groupId: hotGroup, userId, roleId: hotRole.id });
+    }
+    for (let g = 1; members.length < poolSize; g++) {
+      const groupId = groupUuid(g);
+      const roleId = (await api('POST', `/v1/groups/${groupId}/roles`, { name: 'bench', priority: 1 }, 201)).id;
+      members.push({ groupId, userId: `p${activeMember(sizes, g)}`, roleId });
+    }
+  }
+  const friendPairs = [];
+  {
+    const near = new Set(friendOffsets(sizes).flatMap((o) => [o, sizes.users - o]));
+    let offset = Math.floor(sizes.users / 3);
+    while (near.has(offset)) offset++;
+    const used = new Set();
+    for (let i = 7; friendPairs.length < poolSize; i += 13) {
+      const [a, b] = [i % sizes.users, (i + offset) % sizes.users];
+      if (used.has(a) || used.has(b)) continue;
+      used.add(a).add(b);
+      friendPairs.push({ userId: `p${a}`, otherId: `p${b}` });
+    }
+  }
+  const creators = Array.from({ length: poolSize }, (_, i) => `p${3000 + i}`);
+  const scenarios = writeScenarios({ base, headers: auth, api, many: pairs, hot, members, hotMembers, friendPairs, creators });
+  const runWrite = (s) => measure(s.key, s.name, { headers: auth, ...cycle({ base, headers: auth, ...s }) });
   const deliveredBefore = receiver.state.requests;
-  await measure('joinLeave', 'Public join then leave (identity, member, audit, outbox, delivery)', joinLeave);
+  await runWrite(scenarios[0]);
   const { n: backlog } = (await q.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`, [writeEndpointId])).rows[0];
   if (results.joinLeave) results.joinLeave.webhook = { delivered: receiver.state.requests - deliveredBefore, backlog };
   await api('PATCH', `/v1/webhooks/${writeEndpointId}`, { disabled: true }, 200);
@@ -409,6 +412,14 @@ async function main() {
   pageParams.auditFirst = { gameId: GAME_ID, groupId: G0, start: {} };
   pageParams.auditDeep = { gameId: GAME_ID, groupId: G0, start: { beforeId: deep.id } };
   pageParams.permMiss = { gameId: GAME_ID, groupId: G0, userId: permUser };
+
+  // The other write scenarios come after the reads, so that the reads see the dataset as seeded; the
+  // endpoint of the join scenario delivers their member events again meanwhile.
+  if (writes) {
+    await api('PATCH', `/v1/webhooks/${writeEndpointId}`, { disabled: false }, 200);
+    for (const s of scenarios.slice(1)) await runWrite(s);
+    await api('PATCH', `/v1/webhooks/${writeEndpointId}`, { disabled: true }, 200);
+  }
 
   // ---- 6. live stream, webhooks ----
   if (wanted('stream')) {
@@ -535,6 +546,7 @@ async function main() {
     sizes,
     seeded,
     dbCeilings,
+    pgbench,
     writeStatements,
     results,
     plans,

@@ -52,6 +52,14 @@ export function memberStride(s) {
   return Math.floor(s.users / (perGroup + 1));
 }
 
+/** An active member of small group g (g >= 1): the member rows n = k * (GROUPS - 1) + g - 1 are g's, and 1 in 20 has left. */
+export function activeMember(s, g) {
+  for (let k = 0; ; k++) {
+    const n = k * (s.groups - 1) + g - 1;
+    if (n % 20 !== 0) return (k * memberStride(s) + g) % s.users;
+  }
+}
+
 /** A user who is not a member of small group g (g >= 1). */
 export const outsider = (s, g) => (g + Math.floor(memberStride(s) / 2)) % s.users;
 
