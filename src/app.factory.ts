@@ -4,6 +4,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Logger } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import { AppModule } from './app.module';
+import { ApiError } from './common/errors/api-error';
+import { jsonBodyProblem } from './common/http/json-body';
 import { RateLimiter } from './common/rate-limit/rate-limiter';
 import { rateLimitCheck } from './common/rate-limit/rate-limit-check';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id/request-id';
@@ -17,6 +19,8 @@ import { mountOpenApi } from './openapi';
  * guards the process's memory.
  */
 export const BODY_LIMIT_BYTES = 100 * 1024 * 1024;
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 type JsonParser = (req: unknown, body: Buffer, done: (err: Error | null, value?: unknown) => void) => void;
 
@@ -32,6 +36,10 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
     routerOptions: { maxParamLength: 16_384 },
     genReqId: (req: IncomingMessage) => requestIdFor(req),
     requestIdHeader: false,
+    // A client has 10 s to send its headers and 30 s for the whole request, checked every second:
+    // trickling clients (slow loris) are cut off instead of holding sockets for Node's 60-300 s.
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
+    requestTimeout: REQUEST_TIMEOUT_MS,
   });
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(settings), adapter, {
@@ -56,6 +64,8 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
   const json = adapter.getInstance().getDefaultJsonParser('error', 'error') as unknown as JsonParser;
   app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT_BYTES }, ((req, body, done) => {
     if (body.length === 0 || body.toString('utf8').trim() === '') return done(null, undefined);
+    const problem = jsonBodyProblem(body);
+    if (problem) return done(ApiError.badRequest(problem));
     json(req, body, done);
   }) as JsonParser);
 
