@@ -169,14 +169,14 @@ export class JoinRequestsService {
     tx: Tx,
     game: GameContext,
     id: string,
-    actorUserId: string | undefined,
+    actorUserId: string | null | undefined,
   ): Promise<{ request: JoinRequestRow; group: GroupRow; actorSvcId: string | null }> {
     const request = isUuid(id) ? await this.requests.findInGame(tx.manager, game.gameId, id) : null;
     if (!request || request.groupDeleted) throw ApiError.notFound('join request');
     const group = await this.lookup.live(tx.manager, game.gameId, request.groupId, true).catch(() => {
       throw ApiError.notFound('join request');
     });
-    const actorSvcId = actorUserId === undefined ? null : await this.identity.resolveOrCreate(tx.manager, game.gameId, actorUserId);
+    const actorSvcId = actorUserId === undefined || actorUserId === null ? null : await this.identity.resolveOrCreate(tx.manager, game.gameId, actorUserId);
     return { request, group, actorSvcId };
   }
 

@@ -299,9 +299,9 @@ describe('POST /v1/join-requests/:id/approve', () => {
     expect((await t.http.get(`/v1/permissions/check?userId=${u}&groupId=${g}&permission=x`).set(auth)).body.source).toBe('default');
   });
 
-  it('without actorUserId (no body, {} or an empty JSON body): decidedByUserId null and no audit actor', async () => {
+  it('without actorUserId (no body, {}, an empty JSON body or actorUserId null): decidedByUserId null and no audit actor', async () => {
     const g = await closed();
-    const bodies = [undefined, {}, ''];
+    const bodies = [undefined, {}, '', { actorUserId: null }];
     for (const body of bodies) {
       const req = await requested(g, uid());
       const call = decide(req.id, 'approve');
@@ -310,7 +310,10 @@ describe('POST /v1/join-requests/:id/approve', () => {
       expect(r.body.joinRequest.decidedByUserId).toBeNull();
     }
     const rows = await audits(g, 'join_request.approved');
-    expect(rows.map((a) => a.actor_user_id)).toEqual([null, null, null]);
+    expect(rows.map((a) => a.actor_user_id)).toEqual([null, null, null, null]);
+    const declined = await decide((await requested(g, uid())).id, 'decline', { actorUserId: null, reason: null });
+    expect(declined.status).toBe(200);
+    expect(declined.body.decidedByUserId).toBeNull();
   });
 
   it('a member who left comes back on the same row (joinedAt kept, leftAt cleared)', async () => {

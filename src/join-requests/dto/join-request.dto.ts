@@ -38,11 +38,15 @@ export class CreateJoinRequestDto {
 }
 
 export class ApproveJoinRequestDto {
-  @ApiPropertyOptional({ description: 'external id of the officer deciding (created on first use); recorded as decidedByUserId and audit actor' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'external id of the officer deciding (created on first use); recorded as decidedByUserId and audit actor; null or omitted records nobody',
+  })
   @IsOptional()
   @IsString({ message: 'actorUserId must be a non-empty string' })
   @MinLength(1, { message: 'actorUserId must be a non-empty string' })
-  actorUserId?: string;
+  actorUserId?: string | null;
 }
 
 export class DeclineJoinRequestDto extends ApproveJoinRequestDto {

@@ -31,7 +31,8 @@ export async function arrangeGame(base: string, secrets: SecretLedger): Promise<
   const role = await call(gameA, 'POST', `/v1/groups/${pub.id}/roles`, { name: 'officer', priority: 10 }, 201);
   await call(gameA, 'POST', `/v1/roles/${role.id}/permissions`, { permission: 'guild.kick' }, 200);
   await call(gameA, 'POST', `/v1/groups/${pub.id}/members/bob/roles/${role.id}`, undefined, 200);
-  const invitation = await call(gameA, 'POST', `/v1/groups/${closed.id}/invitations`, {}, 201);
+  const invitation = await call(gameA, 'POST', `/v1/groups/${closed.id}/invitations`, { maxUses: 5 }, 201);
+  const joinRequest = await call(gameA, 'POST', `/v1/groups/${closed.id}/join-requests`, { userId: 'dave', message: 'let me in' }, 201);
   const request = await call(gameA, 'POST', '/v1/users/alice/friend-requests', { targetSvcUserId: 'carol' }, 201);
   const tag = await call(gameA, 'POST', '/v1/users/alice/friend-tags', { name: 'raid' }, 201);
   const hook = await call(gameA, 'POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hook' }, 201);
@@ -53,7 +54,7 @@ export async function arrangeGame(base: string, secrets: SecretLedger): Promise<
     'id:friend-requests': [request.request?.id ?? request.id],
     'id:friend-tags': [tag.id],
     'id:webhooks': [hook.id],
-    'id:join-requests': [],
+    'id:join-requests': [joinRequest.id],
     groupId: groups,
     parentGroupId: groups,
     roleId: [role.id],
@@ -68,11 +69,10 @@ export async function arrangeGame(base: string, secrets: SecretLedger): Promise<
     url: ['http://127.0.0.1:9/hook', 'https://example.com/hook'],
   };
   for (const name of ['userId', 'otherUserId', 'externalUserId', 'targetUserId', 'targetSvcUserId', 'actorUserId', 'viewer', 'viewerUserId', 'creatorUserId', 'userIds']) pools[name] = users;
-  for (const [k, v] of Object.entries(pools)) if (!v.length) delete pools[k];
   return {
     gameA,
     gameB,
     pools,
-    a: { group: pub.id, closed: closed.id, child: child.id, role: role.id, member: bob.id, code: invitation.code, friendRequest: request.request?.id, tag: tag.id, webhook: hook.id },
+    a: { group: pub.id, closed: closed.id, child: child.id, role: role.id, member: bob.id, code: invitation.code, joinRequest: joinRequest.id, friendRequest: request.request?.id, tag: tag.id, webhook: hook.id },
   };
 }
