@@ -105,7 +105,7 @@ function resolve(doc: any, schema: Schema): Schema {
 }
 
 /** A value that fits `schema`, ids drawn from the pools when the name says what they are. */
-function valueOf(doc: any, schema: Schema, pools: Pools, name: string, depth = 0): fc.Arbitrary<unknown> {
+export function valueOf(doc: any, schema: Schema, pools: Pools, name: string, depth = 0): fc.Arbitrary<unknown> {
   const s = resolve(doc, schema);
   const pool = pools[name];
   const arb = ((): fc.Arbitrary<unknown> => {
