@@ -17,6 +17,8 @@ describe('parseSettings', () => {
       const expected: Settings = {
         databaseUrl: undefined,
         databasePoolMax: 10,
+        databaseStatementTimeoutMs: 30_000,
+        databaseIdleInTransactionTimeoutMs: 15_000,
         host: '0.0.0.0',
         port: 8787,
         nodeEnv: 'development',
@@ -71,6 +73,8 @@ describe('parseSettings', () => {
       expect(sut).toEqual<Settings>({
         databaseUrl: 'postgres://user:pw@db:5432/guildhall',
         databasePoolMax: 25,
+        databaseStatementTimeoutMs: 30_000,
+        databaseIdleInTransactionTimeoutMs: 15_000,
         host: '127.0.0.1',
         port: 3000,
         nodeEnv: 'production',

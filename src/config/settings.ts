@@ -9,6 +9,10 @@ export interface Settings {
   /** Absent only for the development launcher, which supplies an embedded database. */
   databaseUrl: string | undefined;
   databasePoolMax: number;
+  /** Longest a statement of this service may run (ms, 0 = no limit): a blocked or runaway query gives up. */
+  databaseStatementTimeoutMs: number;
+  /** Longest one of this service's transactions may sit idle (ms, 0 = no limit) before Postgres ends it and frees its locks. */
+  databaseIdleInTransactionTimeoutMs: number;
   host: string;
   port: number;
   nodeEnv: NodeEnv;
@@ -119,6 +123,8 @@ export function parseSettings(env: Env): Settings {
   return {
     databaseUrl: databaseUrl(env),
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    databaseIdleInTransactionTimeoutMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 0, 3_600_000),
     host: env.HOST?.trim() || '0.0.0.0',
     port: integer(env, 'PORT', 8787, 1, 65535),
     nodeEnv: oneOf(env, 'NODE_ENV', 'development', ['development', 'test', 'production'] as const),

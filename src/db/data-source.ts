@@ -8,6 +8,10 @@ export interface DataSourceConfig {
   url: string;
   poolMax?: number;
   applicationName?: string;
+  /** statement_timeout of every pooled connection, ms (0, the default, is none: migrations may run long). */
+  statementTimeoutMs?: number;
+  /** idle_in_transaction_session_timeout of every pooled connection, ms (0 is none). */
+  idleInTransactionTimeoutMs?: number;
 }
 
 /**
@@ -31,7 +35,13 @@ class FastConnectClient extends Client {
 const DB_IDLE_TIMEOUT_MS = 30_000;
 
 /** The one TypeORM data source; the schema comes from migrations only, never `synchronize`. */
-export function createDataSource({ url, poolMax = 10, applicationName = 'guildhall' }: DataSourceConfig): DataSource {
+export function createDataSource({
+  url,
+  poolMax = 10,
+  applicationName = 'guildhall',
+  statementTimeoutMs = 0,
+  idleInTransactionTimeoutMs = 0,
+}: DataSourceConfig): DataSource {
   installTimestampParser();
   return new DataSource({
     type: 'postgres',
@@ -45,7 +55,15 @@ export function createDataSource({ url, poolMax = 10, applicationName = 'guildha
     logging: false,
     applicationName,
     poolSize: poolMax,
-    extra: { max: poolMax, Client: FastConnectClient, connectionTimeoutMillis: DB_POOL_WAIT_MS, idleTimeoutMillis: DB_IDLE_TIMEOUT_MS },
+    extra: {
+      max: poolMax,
+      Client: FastConnectClient,
+      connectionTimeoutMillis: DB_POOL_WAIT_MS,
+      idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
+      // Sent as session settings when each connection opens: no extra round trip per query.
+      ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
+      ...(idleInTransactionTimeoutMs > 0 ? { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs } : {}),
+    },
   });
 }
 

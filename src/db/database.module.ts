@@ -15,7 +15,12 @@ import { UnitOfWork } from './unit-of-work';
       inject: [SETTINGS],
       useFactory: async (settings: Settings): Promise<DataSource> => {
         if (!settings.databaseUrl) throw new Error('DATABASE_URL is required');
-        const ds = createDataSource({ url: settings.databaseUrl, poolMax: settings.databasePoolMax });
+        const ds = createDataSource({
+          url: settings.databaseUrl,
+          poolMax: settings.databasePoolMax,
+          statementTimeoutMs: settings.databaseStatementTimeoutMs,
+          idleInTransactionTimeoutMs: settings.databaseIdleInTransactionTimeoutMs,
+        });
         await ds.initialize();
         await runMigrations(ds);
         return ds;

@@ -33,6 +33,8 @@ describe('databaseUnavailableCause', () => {
       ['08006', 'connection failure'],
       ['08001', 'could not connect'],
       ['08P01', 'protocol violation'],
+      ['57014', 'canceling statement due to statement timeout'],
+      ['25P03', 'terminating connection due to idle-in-transaction timeout'],
     ])('the server error %s (%s)', (code, message) => {
       expect(databaseUnavailableCause(serverError(code, message))).toBe(`${code}: ${message}`);
     });
@@ -77,7 +79,6 @@ describe('databaseUnavailableCause', () => {
       ['a unique violation', serverError('23505', 'duplicate key value violates unique constraint')],
       ['a syntax error', serverError('42601', 'syntax error at or near "SELEC"')],
       ['a serialization failure', serverError('40001', 'could not serialize access')],
-      ['a statement timeout', serverError('57014', 'canceling statement due to statement timeout')],
       ['a query that failed for its own reasons', new QueryFailedError('SELECT x', [], serverError('42703', 'column "x" does not exist'))],
       ['a TypeError', new TypeError("Cannot read properties of undefined (reading 'id')")],
       ['a pool closed by this process', new Error('Cannot use a pool after calling end on the pool')],

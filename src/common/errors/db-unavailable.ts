@@ -19,8 +19,13 @@ const NETWORK_CODES = new Set([
   'ENOTFOUND',
 ]);
 
-/** admin_shutdown, crash_shutdown, cannot_connect_now: a server going away or not back yet. */
-const SERVER_GOING_AWAY = new Set(['57P01', '57P02', '57P03']);
+/**
+ * admin_shutdown, crash_shutdown, cannot_connect_now: a server going away or not back yet; and
+ * query_canceled and idle_in_transaction_session_timeout: the statement or transaction ran past the
+ * service's own timeouts (a lock held elsewhere, an overloaded server). Retrying later is the
+ * client's move in every case, so they answer alike.
+ */
+const SERVER_GOING_AWAY = new Set(['57P01', '57P02', '57P03', '57014', '25P03']);
 
 /** SQLSTATE class 08, connection exception. */
 const CONNECTION_EXCEPTION = /^08[0-9A-Z]{3}$/;
