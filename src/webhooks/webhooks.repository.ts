@@ -13,8 +13,13 @@ export interface EndpointChanges {
   disabled?: boolean;
 }
 
-/** How long a claimed attempt is reserved for its worker: longer than the 10 s send timeout. */
-const CLAIM_LEASE_SECONDS = 120;
+/**
+ * How long a claimed attempt is reserved for its worker. A live worker is done with it within the
+ * 10 s send timeout plus one batched result write; a worker that died with it loses it when the
+ * lease runs out, and another instance's next claim (every 5 s at the latest) takes it over: an
+ * attempt lost with its process is made again within 30 s.
+ */
+export const CLAIM_LEASE_SECONDS = 25;
 
 @Injectable()
 export class WebhooksRepository {

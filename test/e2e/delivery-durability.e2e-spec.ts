@@ -1,4 +1,5 @@
 import { WORKER_BATCH as WINDOW } from '../../src/webhooks/delivery-window';
+import { CLAIM_LEASE_SECONDS } from '../../src/webhooks/webhooks.repository';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { subscribe as subscribeStream, type StreamClient } from '../helpers/event-stream';
@@ -20,7 +21,7 @@ import {
  * processes: a crash (SIGKILL) loses no delivery, SIGTERM drains the in-flight batch within the
  * 30 s cap, and two instances on one database share the stream and never send an attempt twice.
  *
- * Where a test must not wait for the real schedule (the 1-minute first backoff, the 120 s claim
+ * Where a test must not wait for the real schedule (the 1-minute first backoff, the 25 s claim
  * lease), it moves `next_attempt_at` to now() in SQL and says so: what is under test is that the
  * rows survived and are picked up, not the length of the wait.
  */
@@ -348,7 +349,7 @@ describe('webhook delivery durability and the live stream across processes (buil
     expect([refused.length, leased.length, fresh.length]).toEqual([8, held, 12 - held]);
     // The refused ones wait out the first backoff step (1 minute), the held ones the claim lease.
     expect(refused.every((d) => d.waitS !== null && Math.abs(d.waitS - 60) < 2)).toBe(true);
-    expect(leased.every((d) => d.dueInS > 60)).toBe(true);
+    expect(leased.every((d) => d.dueInS > CLAIM_LEASE_SECONDS - 10 && d.dueInS <= CLAIM_LEASE_SECONDS)).toBe(true);
     expect(fresh.every((d) => d.dueInS <= 0)).toBe(true);
 
     // Skip those waits (the schedule is not under test here): everything pending is due now.
