@@ -7,6 +7,7 @@ import { AppModule } from './app.module';
 import { ApiError } from './common/errors/api-error';
 import { jsonBodyProblem } from './common/http/json-body';
 import { RateLimiter } from './common/rate-limit/rate-limiter';
+import { HealthService } from './health/health.service';
 import { rateLimitCheck } from './common/rate-limit/rate-limit-check';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id/request-id';
 import { SvcValidationPipe } from './common/validation/validation.pipe';
@@ -20,6 +21,8 @@ import { mountOpenApi } from './openapi';
  */
 export const BODY_LIMIT_BYTES = 100 * 1024 * 1024;
 export const HEADERS_TIMEOUT_MS = 10_000;
+const HEALTH_PATHS = new Set(['/', '/healthz']);
+const SHUTTING_DOWN = new ApiError('service_unavailable', 'the server is shutting down; retry on another instance', { 'retry-after': '1' });
 export const REQUEST_TIMEOUT_MS = 30_000;
 
 type JsonParser = (req: unknown, body: Buffer, done: (err: Error | null, value?: unknown) => void) => void;
@@ -51,9 +54,16 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
   // included), and the rate limiter sees every request. One hook, as it runs on every request.
   const limiter = app.get(RateLimiter);
   const limit = limiter.enabled ? rateLimitCheck(limiter, settings.trustProxy) : null;
+  const health = app.get(HealthService);
   adapter.getInstance().addHook('onRequest', (request, reply, done) => {
     request.raw.headers[REQUEST_ID_HEADER] = request.id;
     reply.header(REQUEST_ID_HEADER, request.id);
+    // Shutting down: requests already in flight finish, new ones are refused (the health routes
+    // still answer, /healthz with its 503 report), and the client is told to reconnect elsewhere.
+    if (health.stopping && !HEALTH_PATHS.has(request.url.split('?')[0])) {
+      reply.header('connection', 'close');
+      return done(SHUTTING_DOWN);
+    }
     done((limit && limit(request.raw)) ?? undefined);
   });
   app.useGlobalPipes(new SvcValidationPipe());

@@ -1,4 +1,4 @@
-import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DeliveryWorker } from '../webhooks/delivery-worker';
 import type { ComponentHealthDto, ReadinessDto } from './health.dto';
@@ -7,8 +7,11 @@ import type { ComponentHealthDto, ReadinessDto } from './health.dto';
 export const DB_PING_TIMEOUT_MS = 2_000;
 
 @Injectable()
-export class HealthService implements BeforeApplicationShutdown {
-  /** Set on SIGINT/SIGTERM: readiness fails at once, so a load balancer stops routing here while in-flight work drains. */
+export class HealthService implements OnModuleDestroy {
+  /**
+   * Set on SIGINT/SIGTERM, in the first round of shutdown hooks (before any drain starts):
+   * readiness fails at once and new requests are refused, while in-flight work finishes.
+   */
   private shuttingDown = false;
 
   constructor(
@@ -16,8 +19,12 @@ export class HealthService implements BeforeApplicationShutdown {
     private readonly worker: DeliveryWorker,
   ) {}
 
-  beforeApplicationShutdown(): void {
+  onModuleDestroy(): void {
     this.shuttingDown = true;
+  }
+
+  get stopping(): boolean {
+    return this.shuttingDown;
   }
 
   async readiness(): Promise<ReadinessDto> {

@@ -1,6 +1,6 @@
 import { HealthService } from '../../src/health/health.service';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 describe('health routes', () => {
   let t: TestApp;
@@ -22,14 +22,22 @@ describe('health routes', () => {
     expect(new Date(r.body.timestamp).toISOString()).toBe(r.body.timestamp);
   });
 
-  it('readiness fails with a reason once shutdown has begun, so load balancers stop routing here', async () => {
+  it('once shutdown has begun, readiness fails with a reason and new requests are refused with 503 and Connection: close', async () => {
     const other = await startTestApp({}, t.db);
     try {
-      other.app.get(HealthService).beforeApplicationShutdown();
+      const { auth } = await authedGame(other);
+      expect((await other.http.get('/v1/whoami').set(auth)).status).toBe(200);
+      other.app.get(HealthService).onModuleDestroy();
       const r = await other.http.get('/healthz');
       expect(r.status).toBe(503);
       expect(r.body).toMatchObject({ status: 'degraded', reason: 'the server is shutting down', db: { ok: true } });
       expect((await other.http.get('/')).status).toBe(200);
+      const refused = await other.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'too late' });
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ code: 'service_unavailable', status: 503, message: expect.stringMatching(/shutting down/) });
+      expect(refused.headers).toMatchObject({ connection: 'close', 'retry-after': '1' });
+      expect(refused.body.requestId).toBe(refused.headers['x-request-id']);
+      expect(await other.db.query(`SELECT 1 FROM groups WHERE name = 'too late'`)).toHaveLength(0);
     } finally {
       await other.close();
     }

@@ -62,8 +62,10 @@ function fromHttpException(err: HttpException): { code: ErrorCode; status: numbe
  */
 export function resolveError(err: unknown, requestId: string | undefined): ResolvedError {
   if (err instanceof ApiError) {
+    // A 503 of our own (shutting down) carries the request id like every 5xx.
+    const id = err.status >= 500 && requestId ? { requestId } : {};
     return {
-      envelope: { code: err.code, status: err.status, message: err.message },
+      envelope: { code: err.code, status: err.status, message: err.message, ...id },
       headers: { ...err.headers },
       unexpected: false,
     };
