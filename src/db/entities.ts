@@ -6,6 +6,7 @@ import { GroupEntity } from '../groups/entities/group.entity';
 import { InvitationEntity } from '../invitations/entities/invitation.entity';
 import { MemberEntity } from '../members/entities/member.entity';
 import { RoleEntity } from '../roles/entities/role.entity';
+import { WebhookDeliveryAttemptEntity } from '../webhooks/entities/webhook-delivery-attempt.entity';
 import { WebhookDeliveryEntity } from '../webhooks/entities/webhook-delivery.entity';
 import { WebhookEndpointEntity } from '../webhooks/entities/webhook-endpoint.entity';
 import { UserIdentityEntity } from '../identity/entities/user-identity.entity';
@@ -29,6 +30,7 @@ export const ENTITIES = [
   RoleEntity,
   WebhookEndpointEntity,
   WebhookDeliveryEntity,
+  WebhookDeliveryAttemptEntity,
   UserRelationshipEntity,
   FriendTagEntity,
   FriendTagLinkEntity,
