@@ -173,7 +173,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   /** Sends one attempt; never rejects. */
   private async send(d: ClaimedDelivery): Promise<AttemptResult> {
     return d.event
-      ? sendAttempt({ deliveryId: d.id, url: d.url, format: d.format, secret: d.secret, event: d.event })
+      ? sendAttempt({ deliveryId: d.id, url: d.url, format: d.format, secret: d.secret, previousSecret: d.previousSecret, event: d.event })
       : { outcome: { kind: 'fail', reason: 'the event is no longer available' }, status: null };
   }
 }

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse,
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, PageQueryDto, type Page } from '../common/pagination/page';
+import { RotatedSecretDto, RotateSecretDto } from './dto/rotate-secret.dto';
 import { CreatedWebhookDto, CreateWebhookDto, UpdateWebhookDto, WebhookDto } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
@@ -34,6 +35,15 @@ export class WebhooksController {
   @ApiErrors(400, 401, 404)
   update(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
     return this.webhooks.update(game, id, body);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Replace the signing secret; the old one goes on signing beside it for graceSeconds' })
+  @ApiOkResponse({ type: RotatedSecretDto })
+  @ApiErrors(400, 401, 404)
+  rotateSecret(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: RotateSecretDto): Promise<RotatedSecretDto> {
+    return this.webhooks.rotateSecret(game, id, body);
   }
 
   @Delete(':id')

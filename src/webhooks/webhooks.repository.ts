@@ -65,6 +65,23 @@ export class WebhooksRepository {
     return row;
   }
 
+  /**
+   * Makes `secret` the signing secret. With a grace period the replaced one goes on signing beside
+   * it until then (one rotated earlier and still in its grace period is dropped); without, it goes.
+   */
+  async rotateSecret(m: EntityManager, id: string, secret: string, graceSeconds: number): Promise<EndpointRow> {
+    const [row] = await sqlRows<EndpointRow>(
+      m,
+      `UPDATE webhook_endpoints w SET
+         previous_secret = CASE WHEN $3::int > 0 THEN w.secret END,
+         previous_secret_expires_at = CASE WHEN $3::int > 0 THEN now() + make_interval(secs => $3::int) END,
+         secret = $2
+       WHERE w.id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
+      [id, secret, graceSeconds],
+    );
+    return row;
+  }
+
   /** Removes the endpoint and, by cascade, its deliveries. */
   async delete(m: EntityManager, id: string): Promise<void> {
     await m.query('DELETE FROM webhook_deliveries WHERE endpoint_id = $1', [id]);
@@ -123,7 +140,8 @@ export class WebhooksRepository {
          FROM locked WHERE d.id = locked.id
          RETURNING d.id, d.endpoint_id, d.event_id, d.attempts
        )
-       SELECT c.id, c.endpoint_id AS "endpointId", c.attempts, w.url, w.format, w.secret, o.body AS event
+       SELECT c.id, c.endpoint_id AS "endpointId", c.attempts, w.url, w.format, w.secret,
+              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret", o.body AS event
        FROM claimed c
        JOIN webhook_endpoints w ON w.id = c.endpoint_id
        LEFT JOIN outbox_events o ON o.id = c.event_id`,
