@@ -18,6 +18,8 @@ export interface Attempt extends SigningKeys {
 export interface AttemptResult {
   outcome: AttemptOutcome;
   status: number | null;
+  /** From the request's start to its answer, or to the failure. */
+  durationMs: number;
 }
 
 /**
@@ -46,12 +48,13 @@ const AGENTS: Record<string, http.Agent> = {
 /** Sends one attempt and classifies what came back. Never rejects; redirects are not followed. */
 export function sendAttempt(a: Attempt, timeoutMs = SEND_TIMEOUT_MS): Promise<AttemptResult> {
   const { body, headers } = buildRequest(a, new Date());
+  const started = performance.now();
   return new Promise((resolve) => {
     let settled = false;
-    const settle = (r: AttemptResult) => {
+    const settle = (r: Omit<AttemptResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
-      resolve(r);
+      resolve({ ...r, durationMs: Math.round(performance.now() - started) });
     };
     const retry = (reason: string) => settle({ outcome: { kind: 'retry', reason }, status: null });
     let url: URL;

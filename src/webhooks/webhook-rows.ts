@@ -43,4 +43,5 @@ export interface AttemptRecord {
   error: string | null;
   /** The wait before the next attempt, for `retry`. */
   retryInMs: number | null;
+  durationMs: number;
 }

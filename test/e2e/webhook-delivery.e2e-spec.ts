@@ -735,8 +735,8 @@ describe('recording results in batches', () => {
     expect(claimed).toHaveLength(8);
     expect(claimed.every((c) => c.attempts === 1)).toBe(true);
     const [a, b, c, d, e, f, g, x] = claimed.map((cd) => cd.id);
-    const fail = (id: string, attempts = 1): AttemptRecord => ({ id, attempts, outcome: 'retry', status: 500, error: 'HTTP 500', retryInMs: MIN });
-    const ok = (id: string, attempts = 1): AttemptRecord => ({ id, attempts, outcome: 'delivered', status: 204, error: null, retryInMs: null });
+    const fail = (id: string, attempts = 1): AttemptRecord => ({ id, attempts, outcome: 'retry', status: 500, error: 'HTTP 500', retryInMs: MIN, durationMs: 12 });
+    const ok = (id: string, attempts = 1): AttemptRecord => ({ id, attempts, outcome: 'delivered', status: 204, error: null, retryInMs: null, durationMs: 4 });
 
     await t.db.query(`UPDATE webhook_endpoints SET consecutive_failures = 20 WHERE id = $1`, [h.id]);
     // fail, ok, fail, fail: the success resets the run, the two failures after it count.
