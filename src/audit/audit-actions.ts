@@ -34,6 +34,7 @@ export const AUDIT_ACTIONS = [
   'webhook.created',
   'webhook.updated',
   'webhook.deleted',
+  'webhook.secret_rotated',
   'game.config.updated',
   'game.user.linked',
 ] as const;

@@ -7,6 +7,7 @@ import { InvitationEntity } from '../invitations/entities/invitation.entity';
 import { JoinRequestEntity } from '../join-requests/entities/join-request.entity';
 import { MemberEntity } from '../members/entities/member.entity';
 import { RoleEntity } from '../roles/entities/role.entity';
+import { WebhookDeliveryAttemptEntity } from '../webhooks/entities/webhook-delivery-attempt.entity';
 import { WebhookDeliveryEntity } from '../webhooks/entities/webhook-delivery.entity';
 import { WebhookEndpointEntity } from '../webhooks/entities/webhook-endpoint.entity';
 import { UserIdentityEntity } from '../identity/entities/user-identity.entity';
@@ -31,6 +32,7 @@ export const ENTITIES = [
   RoleEntity,
   WebhookEndpointEntity,
   WebhookDeliveryEntity,
+  WebhookDeliveryAttemptEntity,
   UserRelationshipEntity,
   FriendTagEntity,
   FriendTagLinkEntity,

@@ -8,6 +8,7 @@ import type { Settings } from '../config/settings';
 import { sqlRows } from '../db/sql';
 import { GroupsRepository } from '../groups/groups.repository';
 import { RESTORE_WINDOW_DAYS } from '../groups/groups.service';
+import { clearExpiredPreviousSecrets, removeExpiredDeliveries } from '../webhooks/webhook-retention';
 
 export const SWEEP_EVERY_MS = 60 * 60_000;
 /** Only one instance sweeps at a time: the others skip the tick (session-scoped lock). */
@@ -19,6 +20,8 @@ export interface SweepResult {
   swept: boolean;
   groupsRemoved: number;
   outboxEventsRemoved: number;
+  webhookDeliveriesRemoved: number;
+  previousSecretsCleared: number;
 }
 
 /**
@@ -56,15 +59,21 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
     await runner.connect();
     try {
       const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [SWEEPER_LOCK]);
-      if (!locked) return { swept: false, groupsRemoved: 0, outboxEventsRemoved: 0 };
+      if (!locked) return { swept: false, groupsRemoved: 0, outboxEventsRemoved: 0, webhookDeliveriesRemoved: 0, previousSecretsCleared: 0 };
       try {
         // SPEC §3: soft-deleted groups past the restore window go, with everything that cascades.
         const groupsRemoved = await runner.manager.transaction((m) => this.groups.purgeSoftDeleted(m, RESTORE_WINDOW_DAYS));
+        // The delivery log is kept as long as the events it delivered, and goes first so that a
+        // listed delivery still names its event's type.
+        const { removed: webhookDeliveriesRemoved } = await removeExpiredDeliveries(runner.manager, this.settings.eventRetentionDays);
         const { removed: outboxEventsRemoved } = await removeExpiredEvents(runner.manager, this.settings.eventRetentionDays);
-        if (groupsRemoved || outboxEventsRemoved) {
-          this.logger.log(`removed ${groupsRemoved} soft-deleted groups and ${outboxEventsRemoved} expired events`);
+        const previousSecretsCleared = await clearExpiredPreviousSecrets(runner.manager);
+        if (groupsRemoved || outboxEventsRemoved || webhookDeliveriesRemoved) {
+          this.logger.log(
+            `removed ${groupsRemoved} soft-deleted groups, ${outboxEventsRemoved} expired events and ${webhookDeliveriesRemoved} expired webhook deliveries`,
+          );
         }
-        return { swept: true, groupsRemoved, outboxEventsRemoved };
+        return { swept: true, groupsRemoved, outboxEventsRemoved, webhookDeliveriesRemoved, previousSecretsCleared };
       } finally {
         await runner.query('SELECT pg_advisory_unlock($1)', [SWEEPER_LOCK]);
       }

@@ -3,38 +3,34 @@ import https from 'node:https';
 import type { SvcEvent } from '../events/event';
 import { classifyResponse, type AttemptOutcome } from './backoff';
 import { formatPayload, type WebhookFormat } from './payload-formats';
-import { signPayload } from './signature';
+import { standardHeaders, svcHeaders, type SigningKeys } from './signed-headers';
 
 /** SPEC §6: no response within 10 seconds counts as a failed attempt. */
 export const SEND_TIMEOUT_MS = 10_000;
 
-export interface Attempt {
+export interface Attempt extends SigningKeys {
   deliveryId: string;
   url: string;
   format: WebhookFormat;
-  secret: string;
   event: SvcEvent;
 }
 
 export interface AttemptResult {
   outcome: AttemptOutcome;
   status: number | null;
+  /** From the request's start to its answer, or to the failure. */
+  durationMs: number;
 }
 
-/** The request of one attempt: svc deliveries are signed; discord and slack ones are not (SPEC §5.5). */
+/**
+ * The request of one attempt: svc and standard deliveries are signed; discord and slack ones are
+ * not (SPEC §5.5).
+ */
 export function buildRequest(a: Attempt, now: Date): { body: string; headers: Record<string, string> } {
   const body = JSON.stringify(formatPayload(a.format, a.event));
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'guildhall-webhooks/1' };
-  if (a.format === 'svc') {
-    const timestamp = now.toISOString();
-    Object.assign(headers, {
-      'x-svc-event': a.event.type,
-      'x-svc-event-id': a.event.id,
-      'x-svc-delivery-id': a.deliveryId,
-      'x-svc-timestamp': timestamp,
-      'x-svc-signature': signPayload(a.secret, timestamp, body),
-    });
-  }
+  if (a.format === 'svc') Object.assign(headers, svcHeaders(a, a.deliveryId, a.event, body, now));
+  if (a.format === 'standard') Object.assign(headers, standardHeaders(a, a.event, body, now));
   return { body, headers };
 }
 
@@ -52,12 +48,13 @@ const AGENTS: Record<string, http.Agent> = {
 /** Sends one attempt and classifies what came back. Never rejects; redirects are not followed. */
 export function sendAttempt(a: Attempt, timeoutMs = SEND_TIMEOUT_MS): Promise<AttemptResult> {
   const { body, headers } = buildRequest(a, new Date());
+  const started = performance.now();
   return new Promise((resolve) => {
     let settled = false;
-    const settle = (r: AttemptResult) => {
+    const settle = (r: Omit<AttemptResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
-      resolve(r);
+      resolve({ ...r, durationMs: Math.round(performance.now() - started) });
     };
     const retry = (reason: string) => settle({ outcome: { kind: 'retry', reason }, status: null });
     let url: URL;

@@ -173,13 +173,13 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   /** Sends one attempt; never rejects. */
   private async send(d: ClaimedDelivery): Promise<AttemptResult> {
     return d.event
-      ? sendAttempt({ deliveryId: d.id, url: d.url, format: d.format, secret: d.secret, event: d.event })
-      : { outcome: { kind: 'fail', reason: 'the event is no longer available' }, status: null };
+      ? sendAttempt({ deliveryId: d.id, url: d.url, format: d.format, secret: d.secret, previousSecret: d.previousSecret, event: d.event })
+      : { outcome: { kind: 'fail', reason: 'the event is no longer available' }, status: null, durationMs: 0 };
   }
 }
 
-function attemptRecord(d: ClaimedDelivery, { outcome, status }: AttemptResult): AttemptRecord {
-  const base = { id: d.id, attempts: d.attempts, status };
+function attemptRecord(d: ClaimedDelivery, { outcome, status, durationMs }: AttemptResult): AttemptRecord {
+  const base = { id: d.id, attempts: d.attempts, status, durationMs };
   if (outcome.kind === 'delivered') return { ...base, outcome: 'delivered', error: null, retryInMs: null };
   const retryInMs = outcome.kind === 'retry' ? retryDelayMs(d.attempts) : null;
   return { ...base, outcome: retryInMs === null ? 'failed' : 'retry', error: outcome.reason, retryInMs };

@@ -50,8 +50,12 @@ describe('svc format', () => {
     expect(formatPayload('svc', banned)).toEqual(frozen(banned));
   });
 
-  it('the three formats are svc, discord, slack', () => {
-    expect([...WEBHOOK_FORMATS].sort()).toEqual(['discord', 'slack', 'svc']);
+  it('the four formats are svc, discord, slack, standard', () => {
+    expect([...WEBHOOK_FORMATS].sort()).toEqual(['discord', 'slack', 'standard', 'svc']);
+  });
+
+  it('standard sends the event itself too', () => {
+    expect(formatPayload('standard', joined)).toBe(joined);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { SvcEvent } from '../events/event';
 
-export type WebhookFormat = 'svc' | 'discord' | 'slack';
-export const WEBHOOK_FORMATS: readonly WebhookFormat[] = ['svc', 'discord', 'slack'];
+export type WebhookFormat = 'svc' | 'discord' | 'slack' | 'standard';
+export const WEBHOOK_FORMATS: readonly WebhookFormat[] = ['svc', 'discord', 'slack', 'standard'];
 
 /** The fields worth showing in a chat message: the scope, and who the event is about. */
 function facts(e: SvcEvent): [string, string][] {
@@ -45,7 +45,7 @@ export function slackPayload(e: SvcEvent): Record<string, unknown> {
   };
 }
 
-/** The body of a delivery in the endpoint's format. */
+/** The body of a delivery in the endpoint's format: `svc` and `standard` send the event itself. */
 export function formatPayload(format: WebhookFormat, e: SvcEvent): Record<string, unknown> {
   switch (format) {
     case 'discord':

@@ -1,7 +1,7 @@
 import { ResultRecorder } from './result-recorder';
 import type { AttemptRecord } from './webhook-rows';
 
-const result = (id: string): AttemptRecord => ({ id, attempts: 1, outcome: 'delivered', status: 200, error: null, retryInMs: null });
+const result = (id: string): AttemptRecord => ({ id, attempts: 1, outcome: 'delivered', status: 200, error: null, retryInMs: null, durationMs: 3 });
 const tick = () => new Promise((r) => setImmediate(r));
 
 function gate() {

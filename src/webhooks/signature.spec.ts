@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { signPayload } from './signature';
+import { signPayload, signStandard, standardSecret } from './signature';
 
 /**
  * SPEC §6: `x-svc-signature` is `v1=` + lowercase hex HMAC-SHA256 of `<x-svc-timestamp>.<raw body>`
@@ -71,5 +71,45 @@ describe('signPayload', () => {
     const want = Buffer.from(expected(secret, TS, raw));
     expect(got.length).toBe(want.length);
     expect(timingSafeEqual(got, want)).toBe(true);
+  });
+});
+
+/**
+ * The Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `<id>.<seconds>.<raw body>`,
+ * keyed with the same UTF-8 bytes; `whsec_` + base64 of those bytes is the secret libraries take.
+ */
+describe('signStandard and standardSecret', () => {
+  const ID = '0123456789abcdef01234567';
+  const SECONDS = 1767225600;
+  const expectedStandard = (secret: string, body: string) =>
+    `v1,${createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(`${ID}.${SECONDS}.${body}`, 'utf8')).digest('base64')}`;
+
+  it('matches a fixed vector (cross-checked with openssl dgst -sha256 -hmac ... -binary | base64)', () => {
+    const body = '{"id":"0123456789abcdef01234567","type":"member.joined"}';
+    const sig = signStandard('whsec_test_0123456789abcdef', ID, SECONDS, body);
+    expect(sig).toBe('v1,rXmFqWjtHV2o/CiTHMlX1Yid27UBLxj88LMnOFazCA4=');
+    expect(sig).toBe(expectedStandard('whsec_test_0123456789abcdef', body));
+  });
+
+  it('keys with the UTF-8 bytes of a non-ASCII secret and signs a non-ASCII body as UTF-8', () => {
+    const secret = 'clé-секрет-🔑-0123456789';
+    const body = '{"name":"Ærø — 騎士団 🛡️"}';
+    expect(signStandard(secret, ID, SECONDS, body)).toBe(expectedStandard(secret, body));
+    expect(signStandard(secret, ID, SECONDS, Buffer.from(body, 'utf8'))).toBe(expectedStandard(secret, body));
+  });
+
+  it('covers the id, the timestamp and the body', () => {
+    const base = signStandard('0123456789abcdef', ID, SECONDS, '{}');
+    expect(signStandard('0123456789abcdef', 'ffffffffffffffffffffffff', SECONDS, '{}')).not.toBe(base);
+    expect(signStandard('0123456789abcdef', ID, SECONDS + 1, '{}')).not.toBe(base);
+    expect(signStandard('0123456789abcdef', ID, SECONDS, '{ }')).not.toBe(base);
+  });
+
+  it('standardSecret is whsec_ and the base64 of the secret\'s UTF-8 bytes', () => {
+    expect(standardSecret('0123456789abcdef')).toBe('whsec_MDEyMzQ1Njc4OWFiY2RlZg==');
+    const secret = 'clé-секрет-🔑-0123456789';
+    const sut = standardSecret(secret);
+    expect(sut.startsWith('whsec_')).toBe(true);
+    expect(Buffer.from(sut.slice('whsec_'.length), 'base64').toString('utf8')).toBe(secret);
   });
 });

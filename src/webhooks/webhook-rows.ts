@@ -10,10 +10,13 @@ export interface EndpointRow {
   secret: string;
   createdAt: Date;
   disabledAt: Date | null;
+  /** While the secret replaced by the last rotation still signs; null once its grace period is over. */
+  previousSecretExpiresAt: Date | null;
 }
 
 export const ENDPOINT_COLUMNS = `w.id, w.game_id AS "gameId", w.url, w.events, w.format, w.secret,
-  w.created_at AS "createdAt", w.disabled_at AS "disabledAt"`;
+  w.created_at AS "createdAt", w.disabled_at AS "disabledAt",
+  CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_expires_at END AS "previousSecretExpiresAt"`;
 
 /** A claimed delivery attempt with everything needed to send it. */
 export interface ClaimedDelivery {
@@ -23,6 +26,8 @@ export interface ClaimedDelivery {
   url: string;
   format: WebhookFormat;
   secret: string;
+  /** The secret the last rotation replaced, while its grace period lasts. */
+  previousSecret: string | null;
   /** Null when the event's outbox row is gone (kept EVENT_RETENTION_DAYS, at least a day: beyond the last retry). */
   event: SvcEvent | null;
 }
@@ -38,4 +43,5 @@ export interface AttemptRecord {
   error: string | null;
   /** The wait before the next attempt, for `retry`. */
   retryInMs: number | null;
+  durationMs: number;
 }

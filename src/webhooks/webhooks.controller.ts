@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, PageQueryDto, type Page } from '../common/pagination/page';
+import { RotatedSecretDto, RotateSecretDto } from './dto/rotate-secret.dto';
 import { CreatedWebhookDto, CreateWebhookDto, UpdateWebhookDto, WebhookDto } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
 
@@ -34,6 +35,16 @@ export class WebhooksController {
   @ApiErrors(400, 401, 404)
   update(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
     return this.webhooks.update(game, id, body);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Replace the signing secret; the old one goes on signing beside it for graceSeconds' })
+  @ApiBody({ type: RotateSecretDto, required: false, description: 'may be omitted: a generated secret, an hour of grace' })
+  @ApiOkResponse({ type: RotatedSecretDto })
+  @ApiErrors(400, 401, 404)
+  rotateSecret(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: RotateSecretDto): Promise<RotatedSecretDto> {
+    return this.webhooks.rotateSecret(game, id, body);
   }
 
   @Delete(':id')

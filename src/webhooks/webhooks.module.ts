@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
+import { DeliveryLogController } from './delivery-log.controller';
+import { DeliveryLogRepository } from './delivery-log.repository';
+import { DeliveryLogService } from './delivery-log.service';
 import { DeliveryWorker } from './delivery-worker';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 @Module({
-  controllers: [WebhooksController],
-  providers: [WebhooksRepository, WebhooksService, DeliveryWorker],
+  controllers: [WebhooksController, DeliveryLogController],
+  providers: [WebhooksRepository, WebhooksService, DeliveryLogRepository, DeliveryLogService, DeliveryWorker],
   exports: [DeliveryWorker],
 })
 export class WebhooksModule {}

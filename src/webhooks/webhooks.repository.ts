@@ -70,6 +70,23 @@ export class WebhooksRepository {
     return row;
   }
 
+  /**
+   * Makes `secret` the signing secret. With a grace period the replaced one goes on signing beside
+   * it until then (one rotated earlier and still in its grace period is dropped); without, it goes.
+   */
+  async rotateSecret(m: EntityManager, id: string, secret: string, graceSeconds: number): Promise<EndpointRow> {
+    const [row] = await sqlRows<EndpointRow>(
+      m,
+      `UPDATE webhook_endpoints w SET
+         previous_secret = CASE WHEN $3::int > 0 THEN w.secret END,
+         previous_secret_expires_at = CASE WHEN $3::int > 0 THEN now() + make_interval(secs => $3::int) END,
+         secret = $2
+       WHERE w.id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
+      [id, secret, graceSeconds],
+    );
+    return row;
+  }
+
   /** Removes the endpoint and, by cascade, its deliveries. */
   async delete(m: EntityManager, id: string): Promise<void> {
     await m.query('DELETE FROM webhook_deliveries WHERE endpoint_id = $1', [id]);
@@ -128,7 +145,8 @@ export class WebhooksRepository {
          FROM locked WHERE d.id = locked.id
          RETURNING d.id, d.endpoint_id, d.event_id, d.attempts
        )
-       SELECT c.id, c.endpoint_id AS "endpointId", c.attempts, w.url, w.format, w.secret, o.body AS event
+       SELECT c.id, c.endpoint_id AS "endpointId", c.attempts, w.url, w.format, w.secret,
+              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret", o.body AS event
        FROM claimed c
        JOIN webhook_endpoints w ON w.id = c.endpoint_id
        LEFT JOIN outbox_events o ON o.id = c.event_id`,
@@ -138,16 +156,17 @@ export class WebhooksRepository {
 
   /**
    * Records finished attempts, in the order they finished, in one statement: each row becomes
-   * delivered, pending again (`retryInMs` later) or failed. A result applies only to the attempt it
-   * belongs to (a row claimed again after its lease ran out is left to its new claimant). Each
-   * endpoint's run of consecutive failures restarts at its last success in the batch and grows by
-   * the failures after it; at `disableAfter` the endpoint is disabled.
+   * delivered, pending again (`retryInMs` later) or failed, and its attempt joins the delivery log
+   * (stamped with the claim's time, the row's last_attempt_at). A result applies only to the
+   * attempt it belongs to (a row claimed again after its lease ran out is left to its new
+   * claimant). Each endpoint's run of consecutive failures restarts at its last success in the
+   * batch and grows by the failures after it; at `disableAfter` the endpoint is disabled.
    */
   async recordResults(m: EntityManager, results: AttemptRecord[], disableAfter: number): Promise<void> {
     await m.query(
       `WITH r AS (
-         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::int[]) WITH ORDINALITY
-           AS r(id, attempts, outcome, status, error, retry_ms, seq)
+         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[]) WITH ORDINALITY
+           AS r(id, attempts, outcome, status, error, retry_ms, duration_ms, seq)
        ), d AS (
          UPDATE webhook_deliveries x SET
            status = CASE r.outcome WHEN 'retry' THEN 'pending' ELSE r.outcome END,
@@ -155,7 +174,12 @@ export class WebhooksRepository {
            completed_at = CASE WHEN r.outcome <> 'retry' THEN now() END,
            last_status = r.status, last_error = r.error
          FROM r WHERE x.id = r.id AND x.attempts = r.attempts AND x.status = 'pending'
-         RETURNING x.endpoint_id, r.seq, r.outcome = 'delivered' AS ok
+         RETURNING x.id, x.endpoint_id, x.last_attempt_at, r.attempts, r.status, r.error, r.duration_ms, r.seq, r.outcome = 'delivered' AS ok
+       ), logged AS (
+         -- A retried attempt's row stays pending at the same number: a result written twice is logged once.
+         INSERT INTO webhook_delivery_attempts (delivery_id, number, attempted_at, status_code, error, duration_ms)
+         SELECT id, attempts, last_attempt_at, status, error, duration_ms FROM d
+         ON CONFLICT DO NOTHING
        ), runs AS (
          SELECT endpoint_id, max(seq) FILTER (WHERE ok) AS last_ok FROM d GROUP BY endpoint_id
        ), tally AS (
@@ -166,7 +190,7 @@ export class WebhooksRepository {
        UPDATE webhook_endpoints w SET
          consecutive_failures = CASE WHEN t.reset THEN 0 ELSE w.consecutive_failures END + t.failures,
          disabled_at = CASE
-           WHEN w.disabled_at IS NULL AND CASE WHEN t.reset THEN 0 ELSE w.consecutive_failures END + t.failures >= $7 THEN now()
+           WHEN w.disabled_at IS NULL AND CASE WHEN t.reset THEN 0 ELSE w.consecutive_failures END + t.failures >= $8 THEN now()
            ELSE w.disabled_at END
        FROM tally t WHERE w.id = t.endpoint_id AND (t.failures > 0 OR w.consecutive_failures <> 0)`,
       [
@@ -176,6 +200,7 @@ export class WebhooksRepository {
         results.map((r) => r.status),
         results.map((r) => (r.error === null ? null : r.error.slice(0, 500))),
         results.map((r) => r.retryInMs),
+        results.map((r) => r.durationMs),
         disableAfter,
       ],
     );

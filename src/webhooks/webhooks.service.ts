@@ -11,7 +11,9 @@ import { iso, isoNN } from '../common/time';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork } from '../db/unit-of-work';
+import { DEFAULT_GRACE_SECONDS, type RotatedSecretDto, type RotateSecretDto } from './dto/rotate-secret.dto';
 import type { CreatedWebhookDto, CreateWebhookDto, UpdateWebhookDto, WebhookDto } from './dto/webhook.dto';
+import { standardSecret } from './signature';
 import { webhookUrlProblem } from './url-policy';
 import type { EndpointRow } from './webhook-rows';
 import { WebhooksRepository, type EndpointChanges } from './webhooks.repository';
@@ -40,10 +42,10 @@ export class WebhooksService {
         url: dto.url,
         events: [...new Set(dto.events ?? [])],
         format: dto.format ?? 'svc',
-        secret: dto.secret ?? randomBytes(32).toString('base64url'),
+        secret: dto.secret ?? generateSecret(),
       });
       tx.audit({ gameId: game.gameId, action: 'webhook.created', targetId: row.id, payload: { url: row.url, events: row.events, format: row.format } });
-      return { ...toWebhookDto(row), secret: row.secret };
+      return { ...toWebhookDto(row), secret: row.secret, standardSecret: standardSecret(row.secret) };
     });
   }
 
@@ -78,6 +80,28 @@ export class WebhooksService {
     });
   }
 
+  /**
+   * A new signing secret; the replaced one goes on signing beside it for `graceSeconds`, so
+   * receivers can move to the new one without dropping a delivery. The audit entry says when the
+   * old one stops, never what either is.
+   */
+  async rotateSecret(game: GameContext, id: string, dto: RotateSecretDto): Promise<RotatedSecretDto> {
+    const graceSeconds = dto.graceSeconds ?? DEFAULT_GRACE_SECONDS;
+    return this.uow.run(async (tx) => {
+      const current = isUuid(id) ? await this.repo.find(tx.manager, game.gameId, id, true) : null;
+      if (!current) throw ApiError.notFound('webhook');
+      const row = await this.repo.rotateSecret(tx.manager, current.id, dto.secret ?? generateSecret(), graceSeconds);
+      const previousSecretExpiresAt = iso(row.previousSecretExpiresAt);
+      tx.audit({
+        gameId: game.gameId,
+        action: 'webhook.secret_rotated',
+        targetId: current.id,
+        payload: { graceSeconds, previousSecretExpiresAt, generated: dto.secret === undefined },
+      });
+      return { secret: row.secret, standardSecret: standardSecret(row.secret), previousSecretExpiresAt };
+    });
+  }
+
   async delete(game: GameContext, id: string): Promise<void> {
     await this.uow.run(async (tx) => {
       const current = isUuid(id) ? await this.repo.find(tx.manager, game.gameId, id, true) : null;
@@ -93,6 +117,18 @@ export class WebhooksService {
   }
 }
 
+/** SPEC §4: 32 random bytes, base64url. */
+const generateSecret = () => randomBytes(32).toString('base64url');
+
 function toWebhookDto(r: EndpointRow): WebhookDto {
-  return { id: r.id, gameId: r.gameId, url: r.url, events: r.events, format: r.format, createdAt: isoNN(r.createdAt), disabledAt: iso(r.disabledAt) };
+  return {
+    id: r.id,
+    gameId: r.gameId,
+    url: r.url,
+    events: r.events,
+    format: r.format,
+    createdAt: isoNN(r.createdAt),
+    disabledAt: iso(r.disabledAt),
+    previousSecretExpiresAt: iso(r.previousSecretExpiresAt),
+  };
 }

@@ -672,7 +672,7 @@ describe('retries', () => {
     const rx = await receiver(() => 'hang');
     const event: SvcEvent = { id: '0123456789abcdef01234567', type: 'game.user.banned', gameId: '0190a0b0-0000-7000-8000-000000000001', occurredAt: new Date().toISOString() };
     const started = Date.now();
-    const result = await sendAttempt({ deliveryId: '0190a0b0-0000-7000-8000-000000000002', url: rx.url, format: 'svc', secret: 'timeout-secret-0123', event }, 300);
+    const result = await sendAttempt({ deliveryId: '0190a0b0-0000-7000-8000-000000000002', url: rx.url, format: 'svc', secret: 'timeout-secret-0123', previousSecret: null, event }, 300);
     const took = Date.now() - started;
     expect(rx.received).toHaveLength(1);
     expect(result.status).toBeNull();
@@ -684,7 +684,7 @@ describe('retries', () => {
   it('sendAttempt classifies a network error as a retry and never throws', async () => {
     const port = await closedPort();
     const event: SvcEvent = { id: '0123456789abcdef01234567', type: 'game.user.banned', gameId: '0190a0b0-0000-7000-8000-000000000001', occurredAt: new Date().toISOString() };
-    const result = await sendAttempt({ deliveryId: 'x', url: `http://127.0.0.1:${port}/`, format: 'svc', secret: 'network-secret-0123', event }, 2_000);
+    const result = await sendAttempt({ deliveryId: 'x', url: `http://127.0.0.1:${port}/`, format: 'svc', secret: 'network-secret-0123', previousSecret: null, event }, 2_000);
     expect(result).toMatchObject({ status: null, outcome: { kind: 'retry' } });
   });
 });
@@ -735,8 +735,8 @@ describe('recording results in batches', () => {
     expect(claimed).toHaveLength(8);
     expect(claimed.every((c) => c.attempts === 1)).toBe(true);
     const [a, b, c, d, e, f, g, x] = claimed.map((cd) => cd.id);
-    const fail = (id: string, attempts = 1): AttemptRecord => ({ id, attempts, outcome: 'retry', status: 500, error: 'HTTP 500', retryInMs: MIN });
-    const ok = (id: string, attempts = 1): AttemptRecord => ({ id, attempts, outcome: 'delivered', status: 204, error: null, retryInMs: null });
+    const fail = (id: string, attempts = 1): AttemptRecord => ({ id, attempts, outcome: 'retry', status: 500, error: 'HTTP 500', retryInMs: MIN, durationMs: 12 });
+    const ok = (id: string, attempts = 1): AttemptRecord => ({ id, attempts, outcome: 'delivered', status: 204, error: null, retryInMs: null, durationMs: 4 });
 
     await t.db.query(`UPDATE webhook_endpoints SET consecutive_failures = 20 WHERE id = $1`, [h.id]);
     // fail, ok, fail, fail: the success resets the run, the two failures after it count.

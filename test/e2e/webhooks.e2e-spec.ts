@@ -12,10 +12,12 @@ interface Webhook {
   gameId: string;
   url: string;
   events: string[];
-  format: 'svc' | 'discord' | 'slack';
+  format: 'svc' | 'discord' | 'slack' | 'standard';
   createdAt: string;
   disabledAt: string | null;
+  previousSecretExpiresAt: string | null;
   secret?: string;
+  standardSecret?: string;
 }
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -71,7 +73,7 @@ describe('POST /v1/webhooks', () => {
     const { gameId, auth } = await game();
     const r = await t.http.post('/v1/webhooks').set(auth).send({ url: 'https://example.com/hook' });
     expect(r.status).toBe(201);
-    expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'disabledAt', 'events', 'format', 'gameId', 'id', 'secret', 'url']);
+    expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'disabledAt', 'events', 'format', 'gameId', 'id', 'previousSecretExpiresAt', 'secret', 'standardSecret', 'url']);
     expect(r.body).toEqual({
       id: expect.stringMatching(UUID),
       gameId,
@@ -80,7 +82,9 @@ describe('POST /v1/webhooks', () => {
       format: 'svc',
       createdAt: expect.stringMatching(ISO_MS),
       disabledAt: null,
+      previousSecretExpiresAt: null,
       secret: expect.any(String),
+      standardSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
     });
     expect(Math.abs(Date.parse(r.body.createdAt) - Date.now())).toBeLessThan(60_000);
   });
@@ -146,10 +150,10 @@ describe('POST /v1/webhooks', () => {
     }
   });
 
-  it('format: svc (default), discord and slack are accepted; anything else is 400', async () => {
+  it('format: svc (default), discord, slack and standard are accepted; anything else is 400', async () => {
     const { auth } = await game();
-    for (const format of ['svc', 'discord', 'slack'] as const) expect((await create(auth, { format })).format).toBe(format);
-    for (const format of ['teams', 'SVC', '', 1]) {
+    for (const format of ['svc', 'discord', 'slack', 'standard'] as const) expect((await create(auth, { format })).format).toBe(format);
+    for (const format of ['teams', 'SVC', 'Standard', '', 1]) {
       expectError(await t.http.post('/v1/webhooks').set(auth).send({ url: someUrl(), format }), 400, 'bad_request', 'format');
     }
   });
@@ -193,7 +197,7 @@ describe('GET /v1/webhooks', () => {
     expect(r.body.items).toEqual(
       created
         .reverse()
-        .map(({ secret: _secret, ...rest }) => rest),
+        .map(({ secret: _secret, standardSecret: _standard, ...rest }) => rest),
     );
     for (const it of r.body.items) expect(it).not.toHaveProperty('secret');
     expect(r.text).not.toContain('list-secret-number');
@@ -263,7 +267,7 @@ describe('PATCH /v1/webhooks/:id', () => {
     const url = 'https://elsewhere.example.com/new';
     const r = await t.http.patch(`/v1/webhooks/${h.id}`).set(auth).send({ url });
     expect(r.status).toBe(200);
-    const { secret: _s, ...rest } = h;
+    const { secret: _s, standardSecret: _ss, ...rest } = h;
     expect(r.body).toEqual({ ...rest, url });
     expect(r.body).not.toHaveProperty('secret');
     for (const bad of ['gopher://example.com/', 'nope', `https://example.com/${'a'.repeat(1981)}`, null, 7]) {
@@ -333,7 +337,7 @@ describe('PATCH /v1/webhooks/:id', () => {
   it('a no-op answers 200 with the endpoint and writes nothing', async () => {
     const { auth } = await game();
     const h = await create(auth, { events: ['member.joined', 'member.left'], format: 'discord' });
-    const { secret: _s, ...view } = h;
+    const { secret: _s, standardSecret: _ss, ...view } = h;
     const noops = [
       { url: h.url },
       { events: ['member.left', 'member.joined'] },

@@ -68,3 +68,29 @@ export function socketOwner(localPort: number, serverPort: number, pids: number[
   }
   return null;
 }
+
+/** One request as a receiver saw it: the raw body is what signatures cover. */
+export interface ReceivedDelivery {
+  headers: Record<string, string>;
+  raw: string;
+  body: Record<string, unknown>;
+}
+
+export interface RecordingReceiver extends LocalServer {
+  received: ReceivedDelivery[];
+}
+
+/** A receiver that records every request and answers `respond(nth)` (1-based), 200 by default. */
+export async function recordingReceiver(respond: (nth: number) => number = () => 200): Promise<RecordingReceiver> {
+  const received: ReceivedDelivery[] = [];
+  const local = await listenLocal((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      received.push({ headers: req.headers as Record<string, string>, raw, body: JSON.parse(raw) as Record<string, unknown> });
+      res.writeHead(respond(received.length), { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  return { ...local, received };
+}

@@ -22,7 +22,7 @@ export class CreateWebhookDto {
   @Length(16, 256, { message: 'secret must be a string of 16-256 characters' })
   secret?: string;
 
-  @ApiPropertyOptional({ enum: WEBHOOK_FORMATS, default: 'svc' })
+  @ApiPropertyOptional({ enum: WEBHOOK_FORMATS, default: 'svc', description: 'standard: Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature)' })
   @IsOptional()
   @IsIn(WEBHOOK_FORMATS, { message: `format must be one of ${WEBHOOK_FORMATS.join(', ')}` })
   format?: WebhookFormat;
@@ -59,8 +59,17 @@ export class WebhookDto {
   @ApiProperty({ enum: WEBHOOK_FORMATS }) format!: WebhookFormat;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'muted while set' }) disabledAt!: string | null;
+  @ApiProperty({
+    format: 'date-time',
+    type: String,
+    nullable: true,
+    description: 'until then the secret replaced by the last rotation signs beside the current one; null when none does',
+  })
+  previousSecretExpiresAt!: string | null;
 }
 
 export class CreatedWebhookDto extends WebhookDto {
-  @ApiProperty({ description: 'the signing secret: returned only in this response' }) secret!: string;
+  @ApiProperty({ description: 'the signing secret: returned only in this response (and by rotate-secret)' }) secret!: string;
+  @ApiProperty({ example: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=', description: 'the same secret for Standard Webhooks libraries: whsec_ and the base64 of its UTF-8 bytes' })
+  standardSecret!: string;
 }

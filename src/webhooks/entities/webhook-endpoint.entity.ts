@@ -9,6 +9,9 @@ export class WebhookEndpointEntity {
   @Column('text', { array: true }) events!: string[];
   @Column('text') format!: string;
   @Column('text') secret!: string;
+  /** The secret a rotation replaced: it signs too until previous_secret_expires_at, then is cleared. */
+  @Column('text', { name: 'previous_secret', nullable: true }) previousSecret!: string | null;
+  @Column({ type: 'timestamptz', name: 'previous_secret_expires_at', precision: 3, nullable: true }) previousSecretExpiresAt!: Date | null;
   @Column('integer', { name: 'consecutive_failures' }) consecutiveFailures!: number;
   @Column({ type: 'timestamptz', name: 'created_at', precision: 3 }) createdAt!: Date;
   @Column({ type: 'timestamptz', name: 'disabled_at', precision: 3, nullable: true }) disabledAt!: Date | null;

@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Keyset } from '../common/pagination/keyset';
+import { sqlRows } from '../db/sql';
+import type { DeliveryStatus } from './dto/delivery-log.dto';
+
+export interface DeliveryLogRow {
+  id: string;
+  eventId: string;
+  /** Null once the event's outbox row is gone. */
+  eventType: string | null;
+  status: DeliveryStatus;
+  attempts: number;
+  createdAt: Date;
+  nextAttemptAt: Date;
+  lastAttemptAt: Date | null;
+  completedAt: Date | null;
+  lastStatus: number | null;
+  lastError: string | null;
+}
+
+export interface AttemptLogRow {
+  number: number;
+  at: Date;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+const DELIVERY_COLUMNS = `x.id, x.event_id AS "eventId", o.type AS "eventType", x.status, x.attempts, x.created_at AS "createdAt",
+  x.next_attempt_at AS "nextAttemptAt", x.last_attempt_at AS "lastAttemptAt", x.completed_at AS "completedAt",
+  x.last_status AS "lastStatus", x.last_error AS "lastError"`;
+
+/** The delivery log of an endpoint (docs/webhooks.md): its deliveries and their attempts. */
+@Injectable()
+export class DeliveryLogRepository {
+  /**
+   * Keyset page in (createdAt, id) descending order. Each status is its own run of
+   * webhook_deliveries_log, read only as far as the page needs; the runs are then merged.
+   */
+  list(m: EntityManager, endpointId: string, statuses: readonly DeliveryStatus[], after: Keyset | undefined, limit: number): Promise<DeliveryLogRow[]> {
+    const params: unknown[] = [endpointId, limit + 1];
+    if (after) params.push(after.at, after.id);
+    const runs = statuses.map((status) => {
+      params.push(status);
+      return `(SELECT * FROM webhook_deliveries x
+               WHERE x.endpoint_id = $1 AND x.status = $${params.length}
+                 ${after ? 'AND (x.created_at, x.id) < ($3::timestamptz, $4::uuid)' : ''}
+               ORDER BY x.created_at DESC, x.id DESC LIMIT $2)`;
+    });
+    return sqlRows<DeliveryLogRow>(
+      m,
+      `SELECT ${DELIVERY_COLUMNS} FROM (${runs.join(' UNION ALL ')}) x
+       LEFT JOIN outbox_events o ON o.id = x.event_id
+       ORDER BY x.created_at DESC, x.id DESC LIMIT $2`,
+      params,
+    );
+  }
+
+  /** One delivery of the endpoint, when the endpoint belongs to the game. */
+  async find(m: EntityManager, gameId: string, endpointId: string, deliveryId: string): Promise<DeliveryLogRow | null> {
+    const [row] = await sqlRows<DeliveryLogRow>(
+      m,
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries x
+       JOIN webhook_endpoints w ON w.id = x.endpoint_id
+       LEFT JOIN outbox_events o ON o.id = x.event_id
+       WHERE x.id = $1 AND x.endpoint_id = $2 AND w.game_id = $3`,
+      [deliveryId, endpointId, gameId],
+    );
+    return row ?? null;
+  }
+
+  attempts(m: EntityManager, deliveryId: string): Promise<AttemptLogRow[]> {
+    return sqlRows<AttemptLogRow>(
+      m,
+      `SELECT number, attempted_at AS at, status_code AS "statusCode", error, duration_ms AS "durationMs"
+       FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY number`,
+      [deliveryId],
+    );
+  }
+}
