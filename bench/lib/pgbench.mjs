@@ -48,8 +48,10 @@ export async function runPgbench({ serverUrl, name, postmasterPid }) {
     await run(['-i', '-q', '-s', String(PGBENCH.scale), url]);
     log(`pgbench: TPC-B-like, ${PGBENCH.clients} clients, ${PGBENCH.durationS} s`);
     const cpu = cpuWindow({ postmasterPid });
-    const out = await run(['-c', String(PGBENCH.clients), '-j', String(PGBENCH.threads), '-T', String(PGBENCH.durationS), url]);
-    const usage = cpu();
+    // Read just before the end: pgbench's backends exit with it, and their CPU time goes with them.
+    let usage;
+    const reading = setTimeout(() => (usage = cpu()), PGBENCH.durationS * 1000 - 300);
+    const out = await run(['-c', String(PGBENCH.clients), '-j', String(PGBENCH.threads), '-T', String(PGBENCH.durationS), url]).finally(() => clearTimeout(reading));
     const tps = figure(out, /tps = ([\d.]+) \(without initial connection time\)/);
     if (!Number.isFinite(tps)) throw new Error(`pgbench: no tps in its output:\n${out}`);
     return {
