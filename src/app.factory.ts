@@ -5,7 +5,7 @@ import { Logger } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import { AppModule } from './app.module';
 import { ApiError } from './common/errors/api-error';
-import { jsonBodyProblem } from './common/http/json-body';
+import { jsonBodyProblem, parsedBodyProblem } from './common/http/json-body';
 import { RateLimiter } from './common/rate-limit/rate-limiter';
 import { HealthService } from './health/health.service';
 import { rateLimitCheck } from './common/rate-limit/rate-limit-check';
@@ -76,7 +76,11 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
     if (body.length === 0 || body.toString('utf8').trim() === '') return done(null, undefined);
     const problem = jsonBodyProblem(body);
     if (problem) return done(ApiError.badRequest(problem));
-    json(req, body, done);
+    json(req, body, (err, value) => {
+      const unstorable = err ? null : parsedBodyProblem(body, value);
+      if (unstorable) return done(ApiError.badRequest(unstorable));
+      done(err, value);
+    });
   }) as JsonParser);
 
   mountOpenApi(app);

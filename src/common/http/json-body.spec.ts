@@ -1,4 +1,4 @@
-import { jsonBodyProblem, MAX_JSON_DEPTH } from './json-body';
+import { jsonBodyProblem, MAX_JSON_DEPTH, parsedBodyProblem } from './json-body';
 
 const nested = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
 
@@ -18,5 +18,20 @@ describe('jsonBodyProblem', () => {
     for (const bad of [[0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xc3, 0x28]]) {
       expect(jsonBodyProblem(Buffer.concat([Buffer.from('{"a":"'), Buffer.from(bad), Buffer.from('"}')]))).toBe('request body is not valid UTF-8');
     }
+  });
+});
+
+describe('parsedBodyProblem', () => {
+  const check = (text: string) => parsedBodyProblem(Buffer.from(text), JSON.parse(text));
+
+  it('refuses a lone surrogate escape in a value, nested or as a key', () => {
+    for (const text of ['{"userId":"\\ud800"}', '{"a":{"b":["x\\udfff"]}}', '{"\\udbff":1}', '{"s":"\\udc00\\ud800"}']) {
+      expect(check(text)).toMatch(/lone UTF-16 surrogate/);
+    }
+  });
+
+  it('accepts escaped surrogate pairs and ordinary text', () => {
+    expect(check('{"emoji":"\\ud83d\\ude00","plain":"é \\u00e9"}')).toBeNull();
+    expect(check('{"a":1}')).toBeNull();
   });
 });

@@ -27,3 +27,23 @@ export function jsonBodyProblem(body: Buffer): string | null {
   }
   return null;
 }
+
+/** A `\uD800`-`\uDFFF` escape in JSON text: the only way a lone surrogate gets into a parsed body. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Why a parsed body cannot be stored as text, or null: a string (or key) holding a lone surrogate,
+ * which JSON allows as an escape but UTF-8, and so PostgreSQL, cannot represent. Walks the value
+ * only when the raw text has such an escape.
+ */
+export function parsedBodyProblem(raw: Buffer, value: unknown): string | null {
+  if (!SURROGATE_ESCAPE.test(raw.toString('latin1'))) return null;
+  const lone = (v: unknown, depth: number): boolean => {
+    if (typeof v === 'string') return LONE_SURROGATE.test(v);
+    if (depth > MAX_JSON_DEPTH || v === null || typeof v !== 'object') return false;
+    if (Array.isArray(v)) return v.some((x) => lone(x, depth + 1));
+    return Object.entries(v).some(([k, x]) => LONE_SURROGATE.test(k) || lone(x, depth + 1));
+  };
+  return lone(value, 0) ? 'request body holds a lone UTF-16 surrogate (\\ud800-\\udfff escape), which is not text' : null;
+}
