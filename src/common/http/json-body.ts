@@ -28,8 +28,6 @@ export function jsonBodyProblem(body: Buffer): string | null {
   return null;
 }
 
-/** A `\uD800`-`\uDFFF` escape in JSON text: the only way a lone surrogate gets into a parsed body. */
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
@@ -38,7 +36,9 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * only when the raw text has such an escape.
  */
 export function parsedBodyProblem(raw: Buffer, value: unknown): string | null {
-  if (!SURROGATE_ESCAPE.test(raw.toString('latin1'))) return null;
+  // Only a `\uD…` escape puts a lone surrogate into a parsed body: look for one in the bytes
+  // (native, no copy of the body) before walking the value.
+  if (raw.indexOf('\\ud') < 0 && raw.indexOf('\\uD') < 0) return null;
   const lone = (v: unknown, depth: number): boolean => {
     if (typeof v === 'string') return LONE_SURROGATE.test(v);
     if (depth > MAX_JSON_DEPTH || v === null || typeof v !== 'object') return false;
