@@ -24,7 +24,8 @@
 // joinLeaveHot, groupCreate, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
 // friendRequest, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, relationship,
 // auditFirst, auditDeep, stream, webhooks, feedPage, feedReplay, gameStream — to measure only those while working on one: such a
-// run prints its figures and leaves bench/results/latest.md alone).
+// run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
+// writes a V8 CPU profile there when it stops).
 // Exit code 1 when something failed to run (a missed target is reported, not a failure).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -166,7 +167,7 @@ async function main() {
   // ---- 4. the server and the ceilings ----
   const [port, httpPort, nestPort] = [await freePort(), await freePort(), await freePort()];
   const base = `http://127.0.0.1:${port}`;
-  started.server = startNode('guildhall', [join(ROOT, 'dist/src/main.js')], {
+  started.server = startNode('guildhall', [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), join(ROOT, 'dist/src/main.js')], {
     cwd: ROOT,
     env: {
       ...process.env,

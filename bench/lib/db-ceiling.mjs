@@ -2,7 +2,7 @@
 // `pg` on N concurrent clients, no HTTP, no NestJS, no TypeORM.
 //
 // The statements are not copied here (they would drift from the service): the built
-// MembersService runs on a shim of TypeORM's DataSource over a plain pg.Pool, so what reaches
+// MembersService runs on a shim of TypeORM's DataSource over a pg.Pool of the service's own client class, so what reaches
 // Postgres is exactly what the service sends, each join and each leave in its own transaction,
 // as UnitOfWork runs it: the group lookup, then BEGIN; the group row lock; the ban check; the
 // identity; the member upsert (or the member read and its deactivation); the flush (audit entry,
@@ -33,7 +33,11 @@ function injector(provided) {
   return resolve;
 }
 
-/** TypeORM's DataSource as the write path uses it: `manager.query` and `transaction`. */
+/**
+ * TypeORM's DataSource as the write path uses it: `manager.query`, and a query runner for the
+ * unit of work's transactions (on the service's own pg client class, so its statements go as
+ * they do in the service: prepared, BEGIN and COMMIT folded into the first and last statement).
+ */
 function dataSourceShim(pool, statements) {
   const run = (client) => (sql, params) => {
     statements?.push(sql.replace(/\s+/g, ' ').trim());
@@ -42,21 +46,35 @@ function dataSourceShim(pool, statements) {
   return {
     manager: { query: run(pool) },
     driver: { master: pool },
-    async transaction(work) {
-      const client = await pool.connect();
-      try {
-        await run(client)('START TRANSACTION');
-        const value = await work({ query: run(client) });
-        await run(client)('COMMIT');
-        return value;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+    createQueryRunner() {
+      let client;
+      return {
+        async connect() {
+          client ??= await pool.connect();
+          return client;
+        },
+        get manager() {
+          return { query: run(client), queryRunner: { databaseConnection: client } };
+        },
+        startTransaction: () => run(client)('START TRANSACTION'),
+        commitTransaction: () => run(client)('COMMIT'),
+        rollbackTransaction: () => run(client)('ROLLBACK'),
+        async release() {
+          client?.release();
+          client = undefined;
+        },
+      };
     },
   };
+}
+
+/** A pool of the service's own pg client class (dist/src/db/prepared-client.js). */
+function servicePool(root, options) {
+  const require = createRequire(join(root, 'package.json'));
+  const { ServiceClient } = require(join(root, 'dist/src/db/prepared-client.js'));
+  const pool = new pg.Pool({ ...options, Client: ServiceClient });
+  pool.on('error', () => undefined); // an idle client dropped by the server: the next query fails instead
+  return pool;
 }
 
 /** Builds the built MembersService on `pool`; `statements`, when given, collects every SQL text sent. */
@@ -80,8 +98,7 @@ function membersService(root, pool, statements) {
 
 /** The SQL of one join and one leave, as sent (first line of each statement), for the report. */
 export async function writePathStatements(root, url, gameId, entry) {
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  pool.on('error', () => undefined); // an idle client dropped by the server: the next query fails instead
+  const pool = servicePool(root, { connectionString: url, max: 1 });
   try {
     const statements = [];
     const svc = membersService(root, pool, statements);
@@ -103,8 +120,7 @@ export async function writePathStatements(root, url, gameId, entry) {
  * per second and their latency percentiles.
  */
 export async function runDbCeiling({ root, url, gameId, entries, connections, durationS, warmupS, postmasterPid }) {
-  const pool = new pg.Pool({ connectionString: url, max: connections });
-  pool.on('error', () => undefined);
+  const pool = servicePool(root, { connectionString: url, max: connections });
   const svc = membersService(root, pool);
   const game = { gameId, keyId: 'bench', keyPrefix: 'bench' };
   const free = [...entries];

@@ -1,8 +1,8 @@
-import { Client, type ClientConfig } from 'pg';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
 import { installTimestampParser } from './pg-timestamps';
+import { ServiceClient } from './prepared-client';
 
 export interface DataSourceConfig {
   url: string;
@@ -14,23 +14,13 @@ export interface DataSourceConfig {
   idleInTransactionTimeoutMs?: number;
 }
 
-/**
- * How long opening a connection may take: with a database that accepts but never answers, a
- * request answers 503 within the 2 s the health check allows. A refused connection fails at once.
- */
-export const DB_CONNECT_TIMEOUT_MS = 1_500;
+export { DB_CONNECT_TIMEOUT_MS } from './prepared-client';
 /**
  * How long a request waits for a pooled connection while all are busy: a burst of load queues
  * rather than failing, yet slow queries holding every connection cannot make requests wait for ever.
  */
 export const DB_POOL_WAIT_MS = 10_000;
 
-/** pg's client with the short connect timeout; the pool's own (queue) timeout is the longer one. */
-class FastConnectClient extends Client {
-  constructor(config: ClientConfig) {
-    super({ ...config, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
-  }
-}
 /** Idle connections are closed after this; a restarted server's dead ones are dropped at once on their error. */
 const DB_IDLE_TIMEOUT_MS = 30_000;
 
@@ -57,7 +47,7 @@ export function createDataSource({
     poolSize: poolMax,
     extra: {
       max: poolMax,
-      Client: FastConnectClient,
+      Client: ServiceClient,
       connectionTimeoutMillis: DB_POOL_WAIT_MS,
       idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
       // Sent as session settings when each connection opens: no extra round trip per query.

@@ -6,6 +6,7 @@ import type { EventInput, SvcEvent } from '../events/event';
 import { EventBus } from '../events/event-bus';
 import { EVENTS_CHANNEL } from '../events/event-notification';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
+import { ServiceClient } from './prepared-client';
 import { transaction } from './transaction';
 
 export interface AuditInput {
@@ -88,7 +89,7 @@ export class UnitOfWork {
           const value = await work(tx);
           await flush(tx);
           return value;
-        });
+        }, { unitOfWork: true });
         this.committed(tx!);
         return result;
       } catch (err) {
@@ -113,7 +114,7 @@ export class UnitOfWork {
 }
 
 /**
- * Writes, in one round trip: the staged audit rows; the outbox rows; a webhook delivery for every
+ * Writes, in one round trip that also commits: the staged audit rows; the outbox rows; a webhook delivery for every
  * enabled endpoint of the game whose filter matches (so a crash right after commit loses none);
  * and the notifications, the announcement of the events included, which Postgres sends only on
  * commit. The outbox row's feed position (xid, seq) comes from its column defaults.
@@ -139,6 +140,9 @@ async function flush(tx: Tx): Promise<void> {
     type: e.type,
     body: e,
   }));
+  // The flush is the transaction's last statement: its batch carries the COMMIT.
+  const connection: unknown = (tx.manager.queryRunner as { databaseConnection?: unknown } | undefined)?.databaseConnection;
+  if (connection instanceof ServiceClient) connection.commitWithNext();
   await tx.manager.query(
     `WITH audit AS (
        INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, action, target_id, payload)

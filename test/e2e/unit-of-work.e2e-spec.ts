@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { DataSource } from 'typeorm';
 import { databaseUnavailableCause } from '../../src/common/errors/db-unavailable';
 import type { SvcEvent } from '../../src/events/event';
@@ -130,7 +131,7 @@ describe('unit of work', () => {
       expect(await rowsNamed('released-mid')).toEqual({ games: [], audit: [] });
     });
 
-    it('at COMMIT publishes nothing and runs no after-commit hook', async () => {
+    it('as the closing batch (the flush, which carries the COMMIT) is sent, publishes nothing and runs no after-commit hook', async () => {
       const before = published.length;
       const hooks: string[] = [];
       const err = await uow
@@ -139,12 +140,15 @@ describe('unit of work', () => {
           tx.audit({ gameId, action: 'webhook.created', targetId: 'lost-commit' });
           tx.emit({ type: 'group.created', gameId, groupId: gameId });
           tx.afterCommit(() => hooks.push('hook'));
-          // The connection dies after the work and its flush, as COMMIT is about to be sent.
-          const runner = tx.manager.queryRunner!;
-          const commit = runner.commitTransaction.bind(runner);
-          runner.commitTransaction = async () => {
-            await terminateOwnBackend(tx);
-            return commit();
+          // The connection dies after the work, as the flush and its COMMIT are about to be sent.
+          const query = tx.manager.query.bind(tx.manager);
+          let ended = false;
+          tx.manager.query = async (sql: string, params?: unknown[]) => {
+            if (!ended && sql.trimStart().startsWith('WITH audit AS')) {
+              ended = true;
+              await terminateOwnBackend(tx);
+            }
+            return query(sql, params);
           };
         })
         .catch((e: unknown) => e);
@@ -160,6 +164,82 @@ describe('unit of work', () => {
         await tx.manager.query(`UPDATE games SET name = 'after-loss' WHERE id = $1`, [gameId]);
       });
       expect((await rowsNamed('after-loss')).games).toHaveLength(1);
+    });
+  });
+
+  describe('round trips (BEGIN rides with the first statement, COMMIT with the flush)', () => {
+    /** Round trips the transaction's connection completes while `work` runs and commits. */
+    const roundTrips = async (work: (tx: Tx) => Promise<void>) => {
+      let count = 0;
+      let connection: { connection: EventEmitter } | undefined;
+      const count1 = () => count++;
+      await uow.run(async (tx) => {
+        connection = (tx.manager.queryRunner as unknown as { databaseConnection: { connection: EventEmitter } }).databaseConnection;
+        connection.connection.on('readyForQuery', count1);
+        await work(tx);
+      });
+      connection!.connection.removeListener('readyForQuery', count1);
+      return count;
+    };
+
+    it('a mutation of one statement with an audit entry takes two round trips, and commits', async () => {
+      const n = await roundTrips(async (tx) => {
+        await tx.manager.query(`UPDATE games SET name = 'two-trips' WHERE id = $1`, [gameId]);
+        tx.audit({ gameId, action: 'webhook.created', targetId: 'two-trips' });
+      });
+      expect(n).toBe(2);
+      expect((await t.db.query(`SELECT 1 FROM games WHERE name = 'two-trips'`)).length).toBe(1);
+      expect((await t.db.query(`SELECT 1 FROM audit_entries WHERE target_id = 'two-trips'`)).length).toBe(1);
+    });
+
+    it('with nothing to flush, COMMIT goes on its own; with no statement at all, nothing is sent', async () => {
+      expect(await roundTrips((tx) => tx.manager.query(`UPDATE games SET name = 'no-flush' WHERE id = $1`, [gameId]))).toBe(2);
+      expect((await t.db.query(`SELECT 1 FROM games WHERE name = 'no-flush'`)).length).toBe(1);
+      expect(await roundTrips(async () => undefined)).toBe(0);
+    });
+
+    it('a statement run twice is parsed once on its connection (a named prepared statement)', async () => {
+      let parsed: Record<string, string> = {};
+      await uow.run(async (tx) => {
+        for (let i = 0; i < 2; i++) await tx.manager.query(`SELECT name FROM games WHERE id = $1`, [gameId]);
+        parsed = (tx.manager.queryRunner as unknown as { databaseConnection: { connection: { parsedStatements: Record<string, string> } } })
+          .databaseConnection.connection.parsedStatements;
+      });
+      expect(Object.values(parsed)).toContain(`SELECT name FROM games WHERE id = $1`);
+    });
+
+    it('a first statement that fails leaves no transaction open: the connection serves the next mutation', async () => {
+      for (let i = 0; i < 12; i++) {
+        await expect(uow.run((tx) => tx.manager.query(`SELECT 1 / $1::int`, [0]))).rejects.toThrow(/division by zero/);
+      }
+      // A connection left in its aborted transaction would fail every mutation it serves next.
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) => uow.run((tx) => tx.manager.query(`UPDATE games SET name = $2 WHERE id = $1`, [gameId, `after-${i}`]))),
+      );
+      expect((await t.db.query(`SELECT 1 FROM games WHERE name LIKE 'after-%'`)).length).toBe(1);
+    });
+
+    it('a COMMIT that fails in the closing batch (a deferred constraint) rolls back, publishes nothing, and fails the mutation', async () => {
+      await t.db.query(`CREATE TABLE IF NOT EXISTS uow_deferred (id int, CONSTRAINT uow_deferred_id UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)`);
+      const before = published.length;
+      const hooks: string[] = [];
+      await expect(
+        uow.run(async (tx) => {
+          await tx.manager.query(`INSERT INTO uow_deferred VALUES ($1), ($1)`, [7]);
+          tx.audit({ gameId, action: 'webhook.created', targetId: 'deferred-commit' });
+          tx.emit({ type: 'group.created', gameId, groupId: gameId });
+          tx.afterCommit(() => hooks.push('hook'));
+        }),
+      ).rejects.toMatchObject({ code: '23505' });
+      expect(published.length).toBe(before);
+      expect(hooks).toEqual([]);
+      expect(await t.db.query(`SELECT 1 FROM uow_deferred`)).toHaveLength(0);
+      expect(await t.db.query(`SELECT 1 FROM audit_entries WHERE target_id = 'deferred-commit'`)).toHaveLength(0);
+      // Every pooled connection still works (none was left inside a transaction).
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) => uow.run((tx) => tx.manager.query(`INSERT INTO uow_deferred VALUES ($1)`, [100 + i]))),
+      );
+      expect(await t.db.query(`SELECT 1 FROM uow_deferred`)).toHaveLength(20);
     });
   });
 

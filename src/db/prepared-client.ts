@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto';
+import { Client, type ClientConfig } from 'pg';
+// pg's Query is not in its public types; a unit of work's statements extend it to carry BEGIN and COMMIT.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const Query: QueryClass = require('pg/lib/query');
+
+/**
+ * How long opening a connection may take: with a database that accepts but never answers, a
+ * request answers 503 within the 2 s the health check allows. A refused connection fails at once.
+ */
+export const DB_CONNECT_TIMEOUT_MS = 1_500;
+
+/**
+ * Distinct statement texts that may be prepared. Each prepared statement lives in every backend
+ * that ran it, so a text built from unbounded input (a list spelt out as placeholders, say) must
+ * not leak one per call: past the cap, new texts run unnamed as before.
+ */
+export const MAX_PREPARED_TEXTS = 300;
+
+const names = new Map<string, string>();
+
+/** The statement's name: the same on every connection for one text, so each plans it once. */
+export function statementName(text: string): string | undefined {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_PREPARED_TEXTS) {
+    name = `uow_${createHash('sha1').update(text).digest('base64url')}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+interface Connection {
+  parse(m: { text: string; name: string }): void;
+  bind(m: { portal: string; statement: string; values: unknown[] }): void;
+  execute(m: { portal: string }): void;
+  sync(): void;
+}
+interface QueryInstance {
+  _getRows(connection: Connection, rows?: number): void;
+  prepare(connection: Connection): void;
+  handleCommandComplete(msg: unknown, connection: Connection): void;
+}
+type QueryClass = new (config: { name?: string; text: string; values: unknown[] }, values?: unknown, callback?: unknown) => QueryInstance;
+
+/**
+ * A statement sent in one round trip with the transaction control around it: `before` (BEGIN)
+ * and `after` (COMMIT) ride in the same extended-protocol batch, ahead of the one Sync. An error
+ * in the statement makes the server skip the rest up to the Sync, so a failed statement never
+ * commits; the caller's ROLLBACK then ends the transaction as usual.
+ */
+class PipelinedQuery extends Query {
+  private completions = 0;
+
+  constructor(
+    config: { name?: string; text: string; values: unknown[] },
+    private readonly before: string[],
+    private readonly after: string[],
+    callback: (err: Error | null, result: unknown) => void,
+  ) {
+    super(config, undefined, callback);
+  }
+
+  override prepare(connection: Connection): void {
+    for (const text of this.before) runUnnamed(connection, text);
+    super.prepare(connection);
+  }
+
+  override _getRows(connection: Connection, rows?: number): void {
+    if (rows) return super._getRows(connection, rows);
+    connection.execute({ portal: '' });
+    for (const text of this.after) runUnnamed(connection, text);
+    connection.sync();
+  }
+
+  /** Only the statement's own completion is its result; BEGIN's and COMMIT's are not. */
+  override handleCommandComplete(msg: unknown, connection: Connection): void {
+    const index = this.completions++;
+    if (index === this.before.length) super.handleCommandComplete(msg, connection);
+  }
+}
+
+function runUnnamed(connection: Connection, text: string): void {
+  connection.parse({ text, name: '' });
+  connection.bind({ portal: '', statement: '', values: [] });
+  connection.execute({ portal: '' });
+}
+
+/** What pg answers for a statement with no rows; given for the BEGIN or COMMIT folded elsewhere. */
+const folded = (command: string) => Promise.resolve({ command, rowCount: null, rows: [], fields: [] });
+
+/**
+ * pg's client with the short connect timeout (the pool's own queue timeout is the longer one), and
+ * the round trips of a unit of work cut down while `unitOfWork` is set:
+ * - parameterised statements run as named prepared statements, parsed and planned once per
+ *   connection instead of on every call (planning cost as much as executing them);
+ * - BEGIN is not sent on its own but in the batch of the transaction's first statement;
+ * - after `commitWithNext()`, the next statement carries the COMMIT, and the COMMIT that follows
+ *   is answered here.
+ */
+export class ServiceClient extends Client {
+  private unitOfWork = false;
+  private beginPending = false;
+  private commitNext = false;
+  private commitSent = false;
+
+  constructor(config: ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
+  }
+
+  startUnitOfWork(): void {
+    this.unitOfWork = true;
+  }
+
+  endUnitOfWork(): void {
+    this.unitOfWork = this.beginPending = this.commitNext = this.commitSent = false;
+  }
+
+  /** The next statement is the transaction's last: it carries the COMMIT. */
+  commitWithNext(): void {
+    if (this.unitOfWork) this.commitNext = true;
+  }
+
+  // pg's overloads cannot be restated one by one here; TypeORM calls query(text, values).
+  override query(...args: unknown[]): never {
+    const [text, values] = args;
+    if (!this.unitOfWork || typeof text !== 'string' || args.length !== 2) return this.plain(args);
+    if (text === 'START TRANSACTION' && !values) {
+      this.beginPending = true;
+      return folded('BEGIN') as never;
+    }
+    if ((text === 'COMMIT' || text === 'ROLLBACK') && !values && (this.beginPending || (text === 'COMMIT' && this.commitSent))) {
+      // Nothing was begun, or the COMMIT already went with the last statement.
+      this.beginPending = this.commitSent = false;
+      return folded(text) as never;
+    }
+    if (!Array.isArray(values)) {
+      if (this.beginPending) {
+        this.beginPending = false;
+        return (this.plain(['BEGIN']) as unknown as Promise<unknown>).then(() => this.plain(args)) as never;
+      }
+      return this.plain(args);
+    }
+    const before = this.beginPending ? ['BEGIN'] : [];
+    const after = this.commitNext ? ['COMMIT'] : [];
+    this.beginPending = this.commitNext = false;
+    const name = statementName(text);
+    if (!name && !before.length && !after.length) return this.plain(args);
+    return new Promise((resolve, reject) => {
+      const done = (err: Error | null, result: unknown) => {
+        if (err) return reject(err);
+        if (after.length) this.commitSent = true;
+        resolve(result);
+      };
+      this.plain([new PipelinedQuery({ ...(name ? { name } : {}), text, values }, before, after, done)]);
+    }) as never;
+  }
+
+  private plain(args: unknown[]): never {
+    return (super.query as (...a: unknown[]) => never)(...args);
+  }
+}
