@@ -24,11 +24,7 @@ export class BanChecker {
     const rows = await sqlRows<{ external_id: string; scope: BanScope }>(
       m,
       `SELECT ui.external_id,
-              CASE WHEN EXISTS (SELECT 1 FROM game_bans b WHERE b.game_id = $1 AND b.user_id = ui.user_id
-                                  AND (b.expires_at IS NULL OR b.expires_at > now())) THEN 'game'
-                   WHEN EXISTS (SELECT 1 FROM members mb WHERE mb.group_id = $2 AND mb.user_id = ui.user_id AND mb.status = 'banned'
-                                  AND (mb.banned_until IS NULL OR mb.banned_until > now())) THEN 'group'
-              END AS scope
+              ${banScopeSql('$1', '$2', 'ui.user_id')} AS scope
        FROM unnest($3::text[]) AS x(external_id)
        JOIN user_identities ui
          ON ui.game_id = $1 AND ${externalKey('ui.external_id')} = ${externalKey('x.external_id')} AND ui.external_id = x.external_id`,
@@ -37,6 +33,14 @@ export class BanChecker {
     return new Map(rows.filter((r) => r.scope !== null).map((r) => [r.external_id, r.scope]));
   }
 }
+
+/** The ban in force on a user (game-wide first, then the group's) as SQL: 'game', 'group' or null. */
+export const banScopeSql = (gameRef: string, groupRef: string, userRef: string): string =>
+  `CASE WHEN EXISTS (SELECT 1 FROM game_bans b WHERE b.game_id = ${gameRef} AND b.user_id = ${userRef}
+                       AND (b.expires_at IS NULL OR b.expires_at > now())) THEN 'game'
+        WHEN EXISTS (SELECT 1 FROM members mb WHERE mb.group_id = ${groupRef} AND mb.user_id = ${userRef} AND mb.status = 'banned'
+                       AND (mb.banned_until IS NULL OR mb.banned_until > now())) THEN 'group'
+   END`;
 
 export function bannedError(scope: BanScope): ApiError {
   return new ApiError('banned', scope === 'game' ? 'the user is banned from this game' : 'the user is banned from this group');

@@ -27,8 +27,8 @@ export class GroupBansService {
 
   async ban(game: GameContext, groupId: string, dto: GroupBanDto): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
-      const group = await this.lookup.live(tx.manager, game.gameId, groupId, true);
-      const svcUserId = await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.userId);
+      const { group, svcUserId: known } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, dto.userId, { lock: true });
+      const svcUserId = known ?? (await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.userId));
       const actorSvcId = dto.actorUserId ? await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.actorUserId) : null;
       const until = dto.expiresAt ? new Date(dto.expiresAt) : null;
       const reason = dto.reason ?? null;
@@ -62,8 +62,7 @@ export class GroupBansService {
 
   async unban(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
-      const group = await this.lookup.live(tx.manager, game.gameId, groupId, true);
-      const svcUserId = await this.identity.find(tx.manager, game.gameId, userId);
+      const { group, svcUserId } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true });
       const current = svcUserId ? await this.members.findByUser(tx.manager, group.id, svcUserId) : null;
       const row = current ? await this.members.unban(tx.manager, current.id) : null;
       if (!row || !svcUserId) throw ApiError.notFound('group ban');

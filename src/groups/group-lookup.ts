@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
+import type { BanScope } from '../bans/ban-checker';
 import { isUuid } from '../common/ids';
 import { IdentityService } from '../identity/identity.service';
 import type { GroupRow } from './group-row';
@@ -21,6 +22,23 @@ export class GroupLookup {
     const group = isUuid(groupId) ? await this.groups.find(m, gameId, groupId, lock) : null;
     if (!group || group.softDeletedAt) throw ApiError.notFound('group');
     return group;
+  }
+
+  /**
+   * A live group and, from the same statement, the internal id of a user (null when unknown to
+   * the game) and with `banScope` the ban in force on them: a write's first statement.
+   */
+  async liveWithUser(
+    m: EntityManager,
+    gameId: string,
+    groupId: string,
+    externalUserId: string,
+    { lock, banScope = false }: { lock: boolean; banScope?: boolean },
+  ): Promise<{ group: GroupRow; svcUserId: string | null; banScope: BanScope | null }> {
+    const row = isUuid(groupId) ? await this.groups.findWithUser(m, gameId, groupId, externalUserId, { lock, banScope }) : null;
+    if (!row || row.softDeletedAt) throw ApiError.notFound('group');
+    const { svcUserId, banScope: ban, ...group } = row;
+    return { group, svcUserId, banScope: ban };
   }
 
   /**

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { banScopeSql, type BanScope } from '../bans/ban-checker';
 import { sqlRows } from '../db/sql';
+import { externalKey } from '../identity/identity.repository';
 import { GROUP_COLUMNS, type GroupRow, type Visibility } from './group-row';
 
 export interface NewGroup {
@@ -63,6 +65,29 @@ export class GroupsRepository {
       m,
       `SELECT ${GROUP_COLUMNS} FROM groups g WHERE g.id = $1 AND g.game_id = $2${lock ? ' FOR NO KEY UPDATE' : ''}`,
       [id, gameId],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * The group, and in the same statement the internal id of a user named by external id (null
+   * when the game has never seen it) and, with `banScope`, the ban in force on that user.
+   */
+  async findWithUser(
+    m: EntityManager,
+    gameId: string,
+    id: string,
+    externalUserId: string,
+    { lock, banScope }: { lock: boolean; banScope: boolean },
+  ): Promise<(GroupRow & { svcUserId: string | null; banScope: BanScope | null }) | null> {
+    const [row] = await sqlRows<GroupRow & { svcUserId: string | null; banScope: BanScope | null }>(
+      m,
+      `SELECT ${GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope"
+       FROM groups g
+       LEFT JOIN user_identities u
+         ON u.game_id = g.game_id AND ${externalKey('u.external_id')} = ${externalKey('$3')} AND u.external_id = $3
+       WHERE g.id = $1 AND g.game_id = $2${lock ? ' FOR NO KEY UPDATE OF g' : ''}`,
+      [id, gameId, externalUserId],
     );
     return row ?? null;
   }

@@ -3,7 +3,6 @@ import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
 import { UnitOfWork } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
-import { IdentityService } from '../identity/identity.service';
 import { PermissionCache } from '../permissions/permission-cache';
 import { RolesService } from '../roles/roles.service';
 import { RolesRepository } from '../roles/roles.repository';
@@ -20,7 +19,6 @@ export class MemberRolesService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly lookup: GroupLookup,
-    private readonly identity: IdentityService,
     private readonly members: MembersRepository,
     private readonly roles: RolesRepository,
     private readonly roleLookup: RolesService,
@@ -37,8 +35,7 @@ export class MemberRolesService {
 
   private change(game: GameContext, groupId: string, userId: string, roleId: string, op: 'assign' | 'remove'): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
-      const group = await this.lookup.live(tx.manager, game.gameId, groupId, true);
-      const svcUserId = await this.identity.find(tx.manager, game.gameId, userId);
+      const { group, svcUserId } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true });
       const member = svcUserId ? await this.members.findByUser(tx.manager, group.id, svcUserId) : null;
       if (!member) throw ApiError.notFound('member');
       // Locked: a concurrent delete of the role finishes first (404) or waits for this change.

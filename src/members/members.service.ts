@@ -12,7 +12,7 @@ import { UnitOfWork, type Tx } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
 import type { GroupRow } from '../groups/group-row';
 import { verifyPasscode } from '../groups/passcode';
-import { BanChecker } from '../bans/ban-checker';
+import { bannedError } from '../bans/ban-checker';
 import { IdentityService } from '../identity/identity.service';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMemberDto } from './dto/member.dto';
@@ -24,6 +24,9 @@ import { PasscodeLimiter } from './passcode-limiter';
 
 /** SPEC §8: the user memberships listing returns at most this many rows. */
 export const USER_MEMBERSHIPS_CAP = 1000;
+
+/** What a join's transaction ends with: the member, or a passcode to check before trying again. */
+type JoinOutcome = { member: MemberDto } | { passcodeHash: string; groupId: string };
 
 /** Membership (SPEC §3 Member status, §4 Members): join, leave, kick, reads and member updates. */
 @Injectable()
@@ -37,34 +40,39 @@ export class MembersService {
     private readonly identity: IdentityService,
     private readonly passcodes: PasscodeLimiter,
     private readonly permissionCache: PermissionCache,
-    private readonly bans: BanChecker,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
   /**
-   * Public join. The passcode is checked before any identity is resolved, so a wrong one creates
-   * nothing (SPEC §4).
+   * Public join, in one transaction when the group has no passcode. A passcode is checked before
+   * any identity is resolved, so a wrong one creates nothing (SPEC §4); its hash is slow by
+   * design, so it is checked outside the transaction (the group is not held locked meanwhile),
+   * and the join goes ahead if the passcode is still the one checked.
    */
   async join(game: GameContext, groupId: string, dto: JoinGroupDto): Promise<MemberDto> {
-    const group = await this.lookup.live(this.ds.manager, game.gameId, groupId);
-    if (group.visibility === 'secret') throw ApiError.notFound('group');
-    if (group.visibility !== 'public') {
-      throw new ApiError('permission_denied', 'this group is invite-only: an invitation is required to join it');
-    }
-    if (group.passcodeHash) {
+    let checked: string | null = null;
+    for (;;) {
+      const outcome = await this.uow.run<JoinOutcome>(async (tx) => {
+        const locked = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, dto.userId, { lock: true, banScope: true });
+        const { group } = locked;
+        if (group.visibility === 'secret') throw ApiError.notFound('group');
+        if (group.visibility !== 'public') {
+          throw new ApiError('permission_denied', 'this group is invite-only: an invitation is required to join it');
+        }
+        if (group.passcodeHash && group.passcodeHash !== checked) return { passcodeHash: group.passcodeHash, groupId: group.id };
+        if (locked.banScope) throw bannedError(locked.banScope);
+        return { member: (await this.membership.activate(tx, group, dto.userId, { via: 'public-join' }, locked.svcUserId)).dto };
+      });
+      if ('member' in outcome) return outcome.member;
       if (dto.passcode === undefined || dto.passcode === null) {
         throw new ApiError('passcode_required', 'this group requires a passcode to join');
       }
-      this.passcodes.take(group.id, dto.userId);
-      if (!(await verifyPasscode(dto.passcode, group.passcodeHash))) {
+      this.passcodes.take(outcome.groupId, dto.userId);
+      if (!(await verifyPasscode(dto.passcode, outcome.passcodeHash))) {
         throw new ApiError('passcode_invalid', 'the passcode is wrong');
       }
+      checked = outcome.passcodeHash;
     }
-    return this.uow.run(async (tx) => {
-      const locked = await this.lookup.live(tx.manager, game.gameId, groupId, true);
-      await this.bans.assertNotBanned(tx.manager, game.gameId, locked.id, dto.userId);
-      return (await this.membership.activate(tx, locked, dto.userId, { via: 'public-join' })).dto;
-    });
   }
 
   async leave(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
@@ -161,8 +169,7 @@ export class MembersService {
 
   /** The group (locked for writers), then the member; a missing identity or row is the same 404. */
   private async requireMember(m: EntityManager, game: GameContext, groupId: string, userId: string, lock: boolean) {
-    const group = await this.lookup.live(m, game.gameId, groupId, lock);
-    const svcUserId = await this.identity.find(m, game.gameId, userId);
+    const { group, svcUserId } = await this.lookup.liveWithUser(m, game.gameId, groupId, userId, { lock });
     const member = svcUserId ? await this.members.findByUser(m, group.id, svcUserId) : null;
     if (!member) throw ApiError.notFound('member');
     return { group, member };

@@ -31,8 +31,15 @@ export class MembershipService {
     private readonly joinRequests: JoinRequestCloser,
   ) {}
 
-  async activate(tx: Tx, group: GroupRow, externalUserId: string, via: JoinVia): Promise<{ row: MemberRow; dto: MemberDto }> {
-    const svcUserId = await this.identity.resolveOrCreate(tx.manager, group.gameId, externalUserId);
+  /** `knownSvcUserId`: the user's internal id when the caller has read it already in this transaction. */
+  async activate(
+    tx: Tx,
+    group: GroupRow,
+    externalUserId: string,
+    via: JoinVia,
+    knownSvcUserId?: string | null,
+  ): Promise<{ row: MemberRow; dto: MemberDto }> {
+    const svcUserId = knownSvcUserId ?? (await this.identity.resolveOrCreate(tx.manager, group.gameId, externalUserId));
     const row = await this.members.activate(tx.manager, group.id, svcUserId, externalUserId);
     if (!row) throw new ApiError('already_member', `${externalUserId} is already a member of this group`);
     const dto = toMemberDto(row);
