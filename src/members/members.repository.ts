@@ -24,16 +24,25 @@ export class MembersRepository {
    * kicked, or whose group ban has lapsed (joinedAt kept, leftAt cleared). Returns null when the
    * row is active (or banned for good): the caller decides what that means. A concurrent activation of the
    * same user waits on the unique (group_id, user_id) index and then finds the row active.
+   * `joinRequestPending`: the user has a pending join request for the group (EXTENSIONS X3), which
+   * the caller closes; read here so that a join without one costs no further statement.
    */
-  async activate(m: EntityManager, groupId: string, svcUserId: string, externalUserId: string): Promise<MemberRow | null> {
-    const [row] = await sqlRows<MemberRow>(
+  async activate(
+    m: EntityManager,
+    groupId: string,
+    svcUserId: string,
+    externalUserId: string,
+  ): Promise<(MemberRow & { joinRequestPending: boolean }) | null> {
+    const [row] = await sqlRows<MemberRow & { joinRequestPending: boolean }>(
       m,
       `INSERT INTO members AS m (id, group_id, user_id, external_user_id, status)
        VALUES ($1, $2, $3, $4, 'active')
        ON CONFLICT (group_id, user_id) DO UPDATE SET status = 'active', left_at = NULL, banned_until = NULL
          WHERE m.status IN ('left', 'kicked', 'invited')
             OR (m.status = 'banned' AND m.banned_until IS NOT NULL AND m.banned_until <= now())
-       RETURNING ${MEMBER_COLUMNS}`,
+       RETURNING ${MEMBER_COLUMNS},
+         EXISTS (SELECT 1 FROM join_requests r WHERE r.group_id = m.group_id AND r.user_id = m.user_id AND r.status = 'pending')
+           AS "joinRequestPending"`,
       [uuidv7(), groupId, svcUserId, externalUserId],
     );
     return row ?? null;
@@ -94,11 +103,13 @@ export class MembersRepository {
   }
 
   /** Moves an active member to `left` or `kicked`; null when the member was not active. */
-  async deactivate(m: EntityManager, id: string, status: 'left' | 'kicked'): Promise<MemberRow | null> {
+  /** Ends the user's active membership; null when they are not an active member. */
+  async deactivate(m: EntityManager, groupId: string, svcUserId: string, status: 'left' | 'kicked'): Promise<MemberRow | null> {
     const [row] = await sqlRows<MemberRow>(
       m,
-      `UPDATE members m SET status = $2, left_at = now() WHERE m.id = $1 AND m.status = 'active' RETURNING ${MEMBER_COLUMNS}`,
-      [id, status],
+      `UPDATE members m SET status = $3, left_at = now() WHERE m.group_id = $1 AND m.user_id = $2 AND m.status = 'active'
+       RETURNING ${MEMBER_COLUMNS}`,
+      [groupId, svcUserId, status],
     );
     return row ?? null;
   }

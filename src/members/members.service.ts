@@ -77,21 +77,17 @@ export class MembersService {
 
   async leave(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
-      const { group, member } = await this.requireMember(tx.manager, game, groupId, userId, true);
-      const left = await this.members.deactivate(tx.manager, member.id, 'left');
-      if (!left) return toMemberDto(member);
-      this.recordDeparture(tx, group, left, 'member.left', left.svcUserId, { memberId: left.id, reason: 'left' });
-      return toMemberDto(left);
+      const { group, member, changed } = await this.depart(tx, game, groupId, userId, 'left');
+      if (changed) this.recordDeparture(tx, group, member, 'member.left', member.svcUserId, { memberId: member.id, reason: 'left' });
+      return toMemberDto(member);
     });
   }
 
   async kick(game: GameContext, groupId: string, userId: string, dto: KickDto): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
-      const { group, member } = await this.requireMember(tx.manager, game, groupId, userId, true);
-      const kicked = await this.members.deactivate(tx.manager, member.id, 'kicked');
-      if (!kicked) return toMemberDto(member);
-      this.recordDeparture(tx, group, kicked, 'member.kicked', null, { memberId: kicked.id, reason: dto.reason ?? null });
-      return toMemberDto(kicked);
+      const { group, member, changed } = await this.depart(tx, game, groupId, userId, 'kicked');
+      if (changed) this.recordDeparture(tx, group, member, 'member.kicked', null, { memberId: member.id, reason: dto.reason ?? null });
+      return toMemberDto(member);
     });
   }
 
@@ -173,6 +169,19 @@ export class MembersService {
     const member = svcUserId ? await this.members.findByUser(m, group.id, svcUserId) : null;
     if (!member) throw ApiError.notFound('member');
     return { group, member };
+  }
+
+  /**
+   * Ends an active membership with one statement; a member in any other status is answered as is
+   * (changed false), and someone who never was a member is 404.
+   */
+  private async depart(tx: Tx, game: GameContext, groupId: string, userId: string, status: 'left' | 'kicked') {
+    const { group, svcUserId } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true });
+    const ended = svcUserId ? await this.members.deactivate(tx.manager, group.id, svcUserId, status) : null;
+    if (ended) return { group, member: ended, changed: true };
+    const member = svcUserId ? await this.members.findByUser(tx.manager, group.id, svcUserId) : null;
+    if (!member) throw ApiError.notFound('member');
+    return { group, member, changed: false };
   }
 
   private recordDeparture(

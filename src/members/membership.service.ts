@@ -55,8 +55,10 @@ export class MembershipService {
     // DECISIONS §11: the resolver's first step depends on the member's status.
     this.permissionCache.invalidateOnCommit(tx, group.id);
     // A request pending while the user got in another way has nothing left to decide.
-    if ('invitationId' in via) await this.joinRequests.joined(tx, group.id, svcUserId, row.id, 'invitation');
-    else if (via.via === 'public-join') await this.joinRequests.joined(tx, group.id, svcUserId, row.id, 'public-join');
+    if (row.joinRequestPending) {
+      if ('invitationId' in via) await this.joinRequests.joined(tx, group.id, svcUserId, row.id, 'invitation');
+      else if (via.via === 'public-join') await this.joinRequests.joined(tx, group.id, svcUserId, row.id, 'public-join');
+    }
     return { row, dto };
   }
 }
