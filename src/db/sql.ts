@@ -25,3 +25,13 @@ export async function preparedRows<R>(ds: DataSource, name: string, text: string
   const pool = (ds.driver as unknown as { master: Pool }).master;
   return (await pool.query({ name, text, values })).rows as R[];
 }
+
+/**
+ * `sqlRows` for a hot statement that runs on the pool outside any transaction (the webhook
+ * worker's claim and result write): a named prepared statement there; inside a unit of work the
+ * transaction prepares its statements itself.
+ */
+export async function preparedOnPool<R>(m: EntityManager, name: string, text: string, values: unknown[]): Promise<R[]> {
+  if (m.queryRunner) return sqlRows<R>(m, text, values);
+  return preparedRows<R>(m.dataSource, name, text, values);
+}

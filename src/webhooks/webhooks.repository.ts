@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
-import { sqlRows } from '../db/sql';
+import { preparedOnPool, sqlRows } from '../db/sql';
 import type { WebhookFormat } from './payload-formats';
 import type { ClaimRoom } from './delivery-window';
 import { ENDPOINT_COLUMNS, type AttemptRecord, type ClaimedDelivery, type EndpointRow } from './webhook-rows';
@@ -106,8 +106,9 @@ export class WebhooksRepository {
    * skip it, and the attempt would wait for the next tick.
    */
   claimDue(m: EntityManager, room: ClaimRoom): Promise<ClaimedDelivery[]> {
-    return sqlRows<ClaimedDelivery>(
+    return preparedOnPool<ClaimedDelivery>(
       m,
+      'webhook_claim_due',
       `WITH flying AS (
          SELECT f.endpoint_id, f.n FROM unnest($1::uuid[], $2::int[]) AS f(endpoint_id, n)
        ), due AS (
@@ -163,7 +164,9 @@ export class WebhooksRepository {
    * batch and grows by the failures after it; at `disableAfter` the endpoint is disabled.
    */
   async recordResults(m: EntityManager, results: AttemptRecord[], disableAfter: number): Promise<void> {
-    await m.query(
+    await preparedOnPool(
+      m,
+      'webhook_record_results',
       `WITH r AS (
          SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[]) WITH ORDINALITY
            AS r(id, attempts, outcome, status, error, retry_ms, duration_ms, seq)

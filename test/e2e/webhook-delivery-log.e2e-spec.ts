@@ -172,14 +172,18 @@ it('the attempts are written by the batched result statement: no statement of th
   const g = await authedGame(t);
   const h = await hook(g.auth, rx.url);
   for (let i = 0; i < 12; i++) await ban(g.auth);
-  const manager = t.app.get(DataSource).manager;
-  const spy = jest.spyOn(manager, 'query');
+  // The worker's statements go through TypeORM's manager, or as prepared statements on the pool.
+  const ds = t.app.get(DataSource);
+  const pool = (ds.driver as unknown as { master: { query: (config: unknown) => unknown } }).master;
+  const spies = [jest.spyOn(ds.manager, 'query'), jest.spyOn(pool, 'query')];
   let statements: string[];
   try {
     await tick();
-    statements = spy.mock.calls.map(([sql]) => String(sql));
+    statements = spies.flatMap((spy) =>
+      spy.mock.calls.map(([sql]) => (typeof sql === 'string' ? sql : String((sql as { text: string }).text))),
+    );
   } finally {
-    spy.mockRestore();
+    for (const spy of spies) spy.mockRestore();
   }
   expect(rx.received).toHaveLength(12);
   const logging = statements.filter((s) => s.includes('webhook_delivery_attempts'));
