@@ -1,0 +1,47 @@
+import { Client } from 'pg';
+import { ServiceClient } from '../../src/db/prepared-client';
+import { postGroup } from '../helpers/groups';
+import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+
+/**
+ * What a write costs is mostly its round trips to PostgreSQL: a public join and a leave are three
+ * each (the group with the user, the change, then the audit and events with the COMMIT).
+ */
+describe('round trips of the hot writes', () => {
+  let t: TestApp;
+  let auth: Record<string, string>;
+  beforeAll(async () => {
+    t = await startTestApp({ WEBHOOK_WORKER_ENABLED: 'false' });
+    ({ auth } = await authedGame(t, 'round trips'));
+  });
+  afterAll(() => t.close());
+
+  /** Statements the service's pool connections send while `call` runs (BEGIN and COMMIT folded in count nothing). */
+  const roundTrips = async (call: () => Promise<unknown>) => {
+    const sent: string[] = [];
+    const original = Client.prototype.query;
+    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      const [first] = args;
+      if (this instanceof ServiceClient) sent.push(typeof first === 'string' ? first : String((first as { text?: string }).text));
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    try {
+      await call();
+    } finally {
+      spy.mockRestore();
+    }
+    return sent;
+  };
+
+  it('a public join is three round trips and a leave three', async () => {
+    const group = await postGroup(t, auth, { kind: 'guild', name: 'trips', visibility: 'public' });
+    // A first join makes the user known; the measured one reuses the identity, as most joins do.
+    await t.http.post(`/v1/groups/${group.id}/join`).set(auth).send({ userId: 'tripper' }).expect(201);
+    await t.http.post(`/v1/groups/${group.id}/leave`).set(auth).send({ userId: 'tripper' }).expect(200);
+
+    const join = await roundTrips(() => t.http.post(`/v1/groups/${group.id}/join`).set(auth).send({ userId: 'tripper' }).expect(201));
+    const leave = await roundTrips(() => t.http.post(`/v1/groups/${group.id}/leave`).set(auth).send({ userId: 'tripper' }).expect(200));
+    expect({ join: join.length, leave: leave.length }).toEqual({ join: 3, leave: 3 });
+    expect(join[2]).toMatch(/^\s*WITH audit AS/);
+  });
+});
