@@ -52,10 +52,11 @@ export class FriendRequestsService {
         throw ApiError.badRequest('a friend request between userId and targetSvcUserId is already pending');
       }
       // DECISIONS §27: caps reject on reaching them.
-      if ((await this.repo.countFriends(m, game.gameId, from.id)) >= friends.maxFriends) {
+      const counts = await this.repo.counts(m, game.gameId, from.id, to.id);
+      if (counts.friendsA >= friends.maxFriends) {
         throw ApiError.badRequest(`userId already has maxFriends (${friends.maxFriends}) friends`);
       }
-      if ((await this.repo.countFriends(m, game.gameId, to.id)) >= friends.maxFriends) {
+      if (counts.friendsB >= friends.maxFriends) {
         throw ApiError.badRequest(`targetSvcUserId already has maxFriends (${friends.maxFriends}) friends`);
       }
 
@@ -64,7 +65,7 @@ export class FriendRequestsService {
         this.emitAccepted(tx, game, mine);
         return { status: 'auto-accepted', friendship: toFriendshipDto(mine) };
       }
-      if ((await this.repo.countOutboundRequests(m, game.gameId, from.id)) >= friends.maxPendingRequests) {
+      if (counts.requestsA >= friends.maxPendingRequests) {
         throw ApiError.badRequest(`userId already has maxPendingRequests (${friends.maxPendingRequests}) outbound requests`);
       }
       const request = await this.repo.insertRequest(m, game.gameId, from, to).catch((err: unknown) => {
@@ -101,10 +102,11 @@ export class FriendRequestsService {
     return this.uow.run(async (tx) => {
       const m = tx.manager;
       const request = await this.lockedRequest(tx, game, requestId);
-      if ((await this.repo.countFriends(m, game.gameId, request.userId)) >= maxFriends) {
+      const counts = await this.repo.counts(m, game.gameId, request.userId, request.otherId);
+      if (counts.friendsA >= maxFriends) {
         throw ApiError.badRequest(`the sender already has maxFriends (${maxFriends}) friends`);
       }
-      if ((await this.repo.countFriends(m, game.gameId, request.otherId)) >= maxFriends) {
+      if (counts.friendsB >= maxFriends) {
         throw ApiError.badRequest(`the recipient already has maxFriends (${maxFriends}) friends`);
       }
       const friendship = await this.repo.accept(m, request.id);

@@ -16,8 +16,10 @@ export interface Party {
 @Injectable()
 export class FriendsRepository {
   /** Takes the advisory locks of {@link friendLockKeys}, in the order given (ascending). */
+  /** Takes the keys in the order given, in one statement (a target list is evaluated left to right). */
   async lock(m: EntityManager, keys: string[]): Promise<void> {
-    for (const key of keys) await m.query('SELECT pg_advisory_xact_lock($1::bigint)', [key]);
+    if (!keys.length) return;
+    await m.query(`SELECT ${keys.map((_, i) => `pg_advisory_xact_lock($${i + 1}::bigint)`).join(', ')}`, keys);
   }
 
   /** Every row between two users in a game, in both directions. */
@@ -41,22 +43,19 @@ export class FriendsRepository {
     return row?.since ?? null;
   }
 
-  async countFriends(m: EntityManager, gameId: string, userId: string): Promise<number> {
-    const [row] = await sqlRows<{ n: number }>(
+  /**
+   * The counts the caps of SPEC §8 are checked against, in one statement: the friends of `a` and of
+   * `b`, and the requests `a` has sent. Each is its own subquery, on its own index.
+   */
+  async counts(m: EntityManager, gameId: string, a: string, b: string): Promise<{ friendsA: number; friendsB: number; requestsA: number }> {
+    const [row] = await sqlRows<{ friendsA: number; friendsB: number; requestsA: number }>(
       m,
-      `SELECT count(*)::int AS n FROM user_relationships WHERE user_id = $1 AND game_id = $2 AND type = 'friend'`,
-      [userId, gameId],
+      `SELECT (SELECT count(*) FROM user_relationships WHERE user_id = $1 AND game_id = $3 AND type = 'friend')::int AS "friendsA",
+              (SELECT count(*) FROM user_relationships WHERE user_id = $2 AND game_id = $3 AND type = 'friend')::int AS "friendsB",
+              (SELECT count(*) FROM user_relationships WHERE user_id = $1 AND game_id = $3 AND type = 'request')::int AS "requestsA"`,
+      [a, b, gameId],
     );
-    return row.n;
-  }
-
-  async countOutboundRequests(m: EntityManager, gameId: string, userId: string): Promise<number> {
-    const [row] = await sqlRows<{ n: number }>(
-      m,
-      `SELECT count(*)::int AS n FROM user_relationships WHERE user_id = $1 AND game_id = $2 AND type = 'request'`,
-      [userId, gameId],
-    );
-    return row.n;
+    return row;
   }
 
   async insertRequest(m: EntityManager, gameId: string, from: Party, to: Party): Promise<RelationshipRow> {

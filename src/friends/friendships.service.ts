@@ -73,7 +73,7 @@ export class FriendshipsService {
   async remove(game: GameContext, userId: string, otherUserId: string): Promise<void> {
     await this.gate.open(game);
     const m = this.ds.manager;
-    const [a, b] = [await this.identity.find(m, game.gameId, userId), await this.identity.find(m, game.gameId, otherUserId)];
+    const [a, b] = await this.identity.findTwo(m, game.gameId, userId, otherUserId);
     if (!a || !b || a === b) throw ApiError.notFound('friendship');
     await this.uow.run(async (tx) => {
       await this.repo.lock(tx.manager, friendLockKeys(game.gameId, [a, b]));

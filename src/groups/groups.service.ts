@@ -75,7 +75,8 @@ export class GroupsService {
         return inserted;
       }
       await this.membership.activate(tx, inserted, dto.creatorUserId, { via: 'creator' });
-      const withCreator = (await this.groups.find(tx.manager, game.gameId, inserted.id))!;
+      // The creator is the new group's first active member (the trigger has counted them).
+      const withCreator = { ...inserted, memberCount: inserted.memberCount + 1 };
       this.emitGroup(tx, 'group.created', withCreator);
       return withCreator;
     });

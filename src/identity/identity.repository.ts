@@ -29,6 +29,16 @@ export class IdentityRepository {
     return rows[0]?.user_id ?? null;
   }
 
+  /** The internal ids of two external ids in a game (null for one never seen), in one statement. */
+  async findTwo(manager: EntityManager, gameId: string, a: string, b: string): Promise<[string | null, string | null]> {
+    const [row] = await sqlRows<{ a: string | null; b: string | null }>(
+      manager,
+      `SELECT ${internalIdSql('$1', '$2')} AS a, ${internalIdSql('$1', '$3')} AS b`,
+      [gameId, a, b],
+    );
+    return [row.a, row.b];
+  }
+
   /**
    * Inserts the user and its mapping unless the mapping exists. A concurrent creator makes the
    * insert a no-op (`ON CONFLICT DO NOTHING` waits for it to commit); then no row comes back.

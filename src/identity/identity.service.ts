@@ -15,6 +15,10 @@ export class IdentityService {
     return this.repo.find(manager, gameId, externalId);
   }
 
+  findTwo(manager: EntityManager, gameId: string, a: string, b: string): Promise<[string | null, string | null]> {
+    return this.repo.findTwo(manager, gameId, a, b);
+  }
+
   /** The internal id for an external id, created race-safely on first reference (SPEC §1.4). */
   async resolveOrCreate(manager: EntityManager, gameId: string, externalId: string): Promise<string> {
     const existing = await this.repo.find(manager, gameId, externalId);

@@ -135,9 +135,12 @@ export class InvitationsService {
       if (inv.targetUserId !== null && inv.targetUserId !== userId) {
         throw new ApiError('permission_denied', 'this invitation is for another user');
       }
-      const group = await this.lookup.live(tx.manager, game.gameId, inv.groupId, true);
-      await this.bans.assertNotBanned(tx.manager, game.gameId, group.id, userId);
-      const { row, dto } = await this.membership.activate(tx, group, userId, { invitationId: inv.id, code: inv.code });
+      const { group, svcUserId, banScope } = await this.lookup.liveWithUser(tx.manager, game.gameId, inv.groupId, userId, {
+        lock: true,
+        banScope: true,
+      });
+      if (banScope) throw bannedError(banScope);
+      const { row, dto } = await this.membership.activate(tx, group, userId, { invitationId: inv.id, code: inv.code }, svcUserId);
       if (!(await this.invitations.redeem(tx.manager, inv.id, row.svcUserId))) {
         throw new ApiError('invitation_used', 'this invitation has already been used');
       }

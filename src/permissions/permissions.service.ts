@@ -6,7 +6,6 @@ import { isUuid } from '../common/ids';
 import { isoNN } from '../common/time';
 import { UnitOfWork } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
-import { IdentityService } from '../identity/identity.service';
 import { MembersRepository } from '../members/members.repository';
 import type { CatalogDto, OverrideDto } from './dto/permission.dto';
 import { PermissionCache } from './permission-cache';
@@ -22,7 +21,6 @@ export class PermissionsService {
     private readonly repo: PermissionsRepository,
     private readonly cache: PermissionCache,
     private readonly lookup: GroupLookup,
-    private readonly identity: IdentityService,
     private readonly members: MembersRepository,
   ) {}
 
@@ -89,8 +87,7 @@ export class PermissionsService {
 
   private async requireMember(m: EntityManager, game: GameContext, groupId: string, userId: string, permission: string) {
     if (permission.length < 1 || permission.length > 128) throw ApiError.badRequest('permission must be 1-128 characters');
-    const group = await this.lookup.live(m, game.gameId, groupId, true);
-    const svcUserId = await this.identity.find(m, game.gameId, userId);
+    const { group, svcUserId } = await this.lookup.liveWithUser(m, game.gameId, groupId, userId, { lock: true });
     const member = svcUserId ? await this.members.findByUser(m, group.id, svcUserId) : null;
     if (!member) throw ApiError.notFound('member');
     return { group, memberId: member.id };
