@@ -1,0 +1,171 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { http, sleep } from '../helpers/process';
+import { listenLocal, type LocalServer } from '../helpers/webhook-receiver';
+import { caseContext, createGame, expectStatus, startInstance, type Instance } from './helpers/service';
+
+/**
+ * Soak (issue 18.7): mixed traffic for SOAK_MINUTES (3 by default) against one instance with 200
+ * live-stream subscribers, a webhook receiver, and one stream client that never reads. After the
+ * first third (the warm-up) the process's memory does not grow by 10%, its event loop stays
+ * responsive (delay p99 < 50 ms), its handles do not grow, and the client that never reads is cut
+ * off once its buffer passes the bound instead of being held in memory. Figures are printed.
+ */
+
+const MINUTES = Number(process.env.SOAK_MINUTES || 3);
+const SUBSCRIBERS = 200;
+const GROUPS = 20;
+const WORKERS = 8;
+/** Member metadata of this size makes each member.updated frame large, so the stalled client's buffer fills. */
+const METADATA_BYTES = 6_000;
+
+interface Sample {
+  at: number;
+  rss: number;
+  heapUsed: number;
+  delayP99Ms: number;
+  delayMaxMs: number;
+  handles: number;
+}
+
+/** A stream client over node:http that counts the frames it reads. */
+function subscriber(base: string, key: string, path: string): Promise<{ frames: () => number; closed: () => boolean; close(): void }> {
+  return new Promise((resolve, reject) => {
+    let frames = 0;
+    let closed = false;
+    const req = httpRequest(`${base}${path}`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`stream ${path}: ${res.statusCode}`));
+      res.setEncoding('utf8').on('data', (chunk: string) => (frames += chunk.split('\n\n').length - 1));
+      res.on('close', () => (closed = true));
+      resolve({ frames: () => frames, closed: () => closed, close: () => req.destroy() });
+    });
+    req.on('error', () => (closed = true));
+    req.end();
+  });
+}
+
+/** Opens the game's stream on a raw socket and never reads from it: the kernel buffers fill, then the server's. */
+function stalledClient(port: number, key: string): Promise<{ socket: Socket; closedAt: () => number | null }> {
+  return new Promise((resolve, reject) => {
+    let closedAt: number | null = null;
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(`GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nAccept: text/event-stream\r\n\r\n`);
+      // Read the status line, then stop reading for good.
+      socket.once('data', (chunk) => {
+        if (!chunk.toString('latin1').startsWith('HTTP/1.1 200')) return reject(new Error(`stalled client: ${chunk.toString('latin1').slice(0, 80)}`));
+        socket.pause();
+        resolve({ socket, closedAt: () => closedAt });
+      });
+    });
+    socket.on('close', () => (closedAt = Date.now()));
+    socket.on('error', () => undefined);
+  });
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+
+describe('soak', () => {
+  let ctx: Awaited<ReturnType<typeof caseContext>>;
+  let svc: Instance | undefined;
+  let receiver: LocalServer | undefined;
+  let dir: string;
+
+  afterAll(async () => {
+    await svc?.stop();
+    await receiver?.close();
+    await ctx?.done();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it(`${MINUTES} min of mixed traffic with ${SUBSCRIBERS} subscribers: memory, event loop and handles hold steady; a client that never reads is cut off`, async () => {
+    ctx = await caseContext();
+    dir = mkdtempSync(join(tmpdir(), 'gh-soak-'));
+    const samplesFile = join(dir, 'samples.jsonl');
+    let delivered = 0;
+    receiver = await listenLocal((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        delivered++;
+        res.end('ok');
+      });
+    });
+    svc = await startInstance(ctx.db, {
+      LOG_LEVEL: 'warn',
+      NODE_OPTIONS: `--require ${join(__dirname, 'helpers', 'runtime-sampler.cjs')}`,
+      SOAK_SAMPLE_FILE: samplesFile,
+    });
+    const { base, port } = svc;
+    const game = await createGame(base, 'soak', ctx.secrets);
+    const auth = { authorization: `Bearer ${game.key}` };
+    ctx.secrets.add((await expectStatus(http(`${base}/v1/webhooks`, { method: 'POST', headers: auth, body: { url: receiver.url } }), 201)).body.secret);
+    const groups: string[] = [];
+    for (let i = 0; i < GROUPS; i++) {
+      groups.push((await expectStatus(http(`${base}/v1/groups`, { method: 'POST', headers: auth, body: { kind: 'guild', name: `soak ${i}`, visibility: 'public' } }), 201)).body.id);
+    }
+    const streams = await Promise.all(
+      Array.from({ length: SUBSCRIBERS }, (_, i) => subscriber(base, game.key, i % 2 ? '/v1/events' : `/v1/events/${groups[i % GROUPS]}`)),
+    );
+    const stalled = await stalledClient(port, game.key);
+
+    // Mixed traffic: joins, metadata updates, leaves, reads, friend requests; every answer counted.
+    const statuses = new Map<number, number>();
+    const count = (s: number) => statuses.set(s, (statuses.get(s) ?? 0) + 1);
+    const metadata = { blob: 'x'.repeat(METADATA_BYTES) };
+    const endAt = Date.now() + MINUTES * 60_000;
+    const warmUpEnd = Date.now() + (MINUTES * 60_000) / 3;
+    let n = 0;
+    const worker = async (w: number) => {
+      while (Date.now() < endAt) {
+        const group = groups[n % GROUPS];
+        const user = `w${w}-u${n++ % 50}`;
+        const call = (method: string, path: string, body?: unknown) => http(`${base}${path}`, { method, headers: auth, body }).then((r) => (count(r.status), r));
+        await call('POST', `/v1/groups/${group}/join`, { userId: user });
+        await call('PATCH', `/v1/groups/${group}/members/${user}`, { metadata });
+        await call('GET', `/v1/groups/${group}/members?limit=20`);
+        await call('POST', `/v1/groups/${group}/leave`, { userId: user });
+        const sent = await call('POST', `/v1/users/${user}/friend-requests`, { targetSvcUserId: `${user}-friend` });
+        if (sent.status === 201 && sent.body.request) await call('POST', `/v1/friend-requests/${sent.body.request.id}/accept`);
+        await call('DELETE', `/v1/users/${user}/friends/${user}-friend`);
+        await call('GET', `/v1/events/feed?limit=50`);
+      }
+    };
+    await Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
+    await sleep(2_000);
+
+    const samples = readFileSync(samplesFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Sample);
+    const steady = samples.filter((s) => s.at >= warmUpEnd);
+    const first = steady.slice(0, 20);
+    const last = steady.slice(-20);
+    const figures = {
+      minutes: MINUTES,
+      requests: [...statuses.values()].reduce((a, b) => a + b, 0),
+      statuses: Object.fromEntries(statuses),
+      webhookDeliveries: delivered,
+      framesRead: streams.reduce((a, s) => a + s.frames(), 0),
+      subscribersOpen: streams.filter((s) => !s.closed()).length,
+      rssAfterWarmUpMb: +(mean(first.map((s) => s.rss)) / 2 ** 20).toFixed(1),
+      rssAtEndMb: +(mean(last.map((s) => s.rss)) / 2 ** 20).toFixed(1),
+      eventLoopDelayP99Ms: +pct(steady.map((s) => s.delayP99Ms), 99).toFixed(1),
+      eventLoopDelayMaxMs: +Math.max(...steady.map((s) => s.delayMaxMs)).toFixed(1),
+      handlesAfterWarmUp: Math.round(mean(first.map((s) => s.handles))),
+      handlesAtEnd: Math.round(mean(last.map((s) => s.handles))),
+      stalledClientCutAfterS: stalled.closedAt() ? +((stalled.closedAt()! - (endAt - MINUTES * 60_000)) / 1000).toFixed(1) : null,
+    };
+    console.log(`soak figures: ${JSON.stringify(figures)}`);
+
+    expect([...statuses.keys()].filter((s) => s >= 500)).toEqual([]);
+    expect(figures.subscribersOpen).toBe(SUBSCRIBERS);
+    expect(figures.framesRead).toBeGreaterThan(SUBSCRIBERS);
+    expect(delivered).toBeGreaterThan(0);
+    expect(figures.rssAtEndMb).toBeLessThan(figures.rssAfterWarmUpMb * 1.1);
+    expect(figures.eventLoopDelayP99Ms).toBeLessThan(50);
+    expect(figures.handlesAtEnd).toBeLessThanOrEqual(figures.handlesAfterWarmUp * 1.1 + 10);
+    expect(stalled.closedAt()).not.toBeNull();
+    expect(ctx.secrets.leaks(svc.logs())).toEqual([]);
+    for (const s of streams) s.close();
+  }, MINUTES * 60_000 + 180_000);
+});
