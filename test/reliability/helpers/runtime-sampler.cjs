@@ -1,21 +1,32 @@
 // Preloaded into the service's process by the soak case (node --require): once a second it appends
-// the process's RSS, its event-loop delay since the last sample, and its count of active handles
-// (sockets, timers, ...) to SOAK_SAMPLE_FILE as one JSON line. The service itself is not changed.
+// the process's RSS, its event-loop delay (over the last second, and since the steady state began)
+// and its count of active handles (sockets, ...) to SOAK_SAMPLE_FILE as one JSON line. The file
+// SOAK_SAMPLE_FILE + '.steady' marks the end of the warm-up: once it exists, the steady-state
+// histogram starts again (a signal would not do: the service stops on SIGUSR2). The service
+// itself is not changed.
 'use strict';
-const { appendFileSync } = require('node:fs');
+const { appendFileSync, existsSync } = require('node:fs');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 
 const file = process.env.SOAK_SAMPLE_FILE;
 if (file) {
   const delay = monitorEventLoopDelay({ resolution: 10 });
+  const steady = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
+  steady.enable();
+  let warm = false;
   const timer = setInterval(() => {
+    if (!warm && existsSync(`${file}.steady`)) {
+      warm = true;
+      steady.reset();
+    }
     const sample = {
       at: Date.now(),
       rss: process.memoryUsage.rss(),
       heapUsed: process.memoryUsage().heapUsed,
       delayP99Ms: delay.percentile(99) / 1e6,
       delayMaxMs: delay.max / 1e6,
+      steadyDelayP99Ms: steady.percentile(99) / 1e6,
       handles: process.getActiveResourcesInfo().filter((r) => r !== 'Timeout').length,
     };
     delay.reset();
