@@ -30,12 +30,16 @@ export function statementName(text: string): string | undefined {
 }
 
 interface Connection {
+  submittedNamedStatements: Record<string, string>;
   parse(m: { text: string; name: string }): void;
   bind(m: { portal: string; statement: string; values: unknown[] }): void;
   execute(m: { portal: string }): void;
   sync(): void;
 }
 interface QueryInstance {
+  readonly name?: string;
+  readonly text: string;
+  hasBeenParsed(connection: Connection): boolean;
   _getRows(connection: Connection, rows?: number): void;
   prepare(connection: Connection): void;
   handleCommandComplete(msg: unknown, connection: Connection): void;
@@ -61,6 +65,13 @@ class PipelinedQuery extends Query {
   }
 
   override prepare(connection: Connection): void {
+    // A named statement not yet parsed here is parsed ahead of BEGIN: pg marks a name as parsed on
+    // the first ParseComplete of the batch, which must be the statement's own, or a statement the
+    // server failed to parse would be taken for prepared on this connection from then on.
+    if (this.name && this.before.length && !this.hasBeenParsed(connection)) {
+      connection.parse({ text: this.text, name: this.name });
+      connection.submittedNamedStatements[this.name] = this.text;
+    }
     for (const text of this.before) runUnnamed(connection, text);
     super.prepare(connection);
   }

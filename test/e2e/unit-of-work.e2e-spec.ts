@@ -219,6 +219,15 @@ describe('unit of work', () => {
       expect((await t.db.query(`SELECT 1 FROM games WHERE name LIKE 'after-%'`)).length).toBe(1);
     });
 
+    it('a first statement the server cannot parse fails with its own error every time, on every connection', async () => {
+      const errors = new Set<string>();
+      for (let i = 0; i < 25; i++) {
+        const err = await uow.run((tx) => tx.manager.query(`SELECT no_such_column + $1::int FROM games`, [1])).catch((e: Error) => e);
+        errors.add((err as Error).message);
+      }
+      expect([...errors]).toEqual(['column "no_such_column" does not exist']);
+    });
+
     it('a COMMIT that fails in the closing batch (a deferred constraint) rolls back, publishes nothing, and fails the mutation', async () => {
       await t.db.query(`CREATE TABLE IF NOT EXISTS uow_deferred (id int, CONSTRAINT uow_deferred_id UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)`);
       const before = published.length;
