@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres';
-import { subscribe, type StreamClient } from '../helpers/event-stream';
+import { subscribe, type StreamClient, type StreamFrame } from '../helpers/event-stream';
 import {
   http,
   killAll,
@@ -22,7 +22,8 @@ import {
  * instances and starts it again on the same port. While it is down every request answers 503
  * `service_unavailable` with Retry-After, fast and with a bounded log; a mutation caught by the
  * stop is whole or absent; once it is back both instances serve again without a restart, and a
- * live stream opened before the outage hears an event committed by the other instance after it.
+ * live stream opened before the outage hears an event committed by the other instance after it,
+ * and a game stream held through it receives every event that committed, once.
  */
 
 /** DECISIONS §30 / SPEC §4 /healthz: every answer during the outage within the health timeout. */
@@ -65,6 +66,8 @@ describe('database outage (built dist/src/main.js against its own Postgres)', ()
   let groupId: string;
   let inviteCode: string;
   let stream: StreamClient;
+  /** The game's stream, held on B through the outage. */
+  let gameStream: StreamClient;
   const torn: { name: string; status: number | string }[] = [];
   let stoppedAt = 0;
   let logMark = 0;
@@ -115,12 +118,14 @@ describe('database outage (built dist/src/main.js against its own Postgres)', ()
 
     // The stream lives on A; a join through B reaches it only through Postgres (LISTEN/NOTIFY).
     stream = await subscribe(a.url, key, groupId, { now: Date.now });
+    gameStream = await subscribe(b.url, key, null, { now: Date.now });
     ok(await http(`${b.url}/v1/groups/${groupId}/join`, { method: 'POST', headers: asGame(), body: { userId: 'before' } }), 201, 'join');
     await stream.until((f) => f.some((x) => x.event === 'member.joined' && x.data?.includes('"before"')), 15_000, 'the join before the outage');
   });
 
   afterAll(async () => {
     stream?.close();
+    gameStream?.close();
     await pg?.stop().catch(() => undefined);
     await killAll();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -308,5 +313,19 @@ describe('database outage (built dist/src/main.js against its own Postgres)', ()
     ok(await http(`${b.url}/v1/groups/${groupId}/join`, { method: 'POST', headers: asGame(), body: { userId: 'after' } }), 201, 'join after');
     await stream.until((f) => f.some((x) => x.event === 'member.joined' && x.data?.includes('"after"')), 10_000, 'the join after the outage');
     expect(a.proc.stdout()).toContain('listener reconnected');
+  });
+
+  it('a game stream held on the other instance through the outage receives every committed group.created once, and no other', async () => {
+    const committed: string[] = await withDb(async (c) =>
+      (await c.query(`SELECT name FROM groups WHERE name LIKE 'torn-%' ORDER BY name`)).rows.map((r: { name: string }) => r.name),
+    );
+    expect(committed.length).toBeGreaterThan(0);
+    const names = (frames: StreamFrame[]) =>
+      frames.filter((f) => f.event === 'group.created').map((f) => (JSON.parse(f.data!) as { group: { name: string } }).group.name);
+    await gameStream.until((f) => committed.every((n) => names(f).includes(n)), 20_000, 'every committed group.created on the game stream');
+    const seen = names(gameStream.frames).filter((n) => n.startsWith('torn-'));
+    expect([...seen].sort()).toEqual(committed);
+    const ids = gameStream.frames.map((f) => f.id);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });

@@ -22,12 +22,12 @@ export interface StreamOptions {
   idleTimeoutMs?: number;
 }
 
-/** Opens GET /v1/events/:groupId and resolves once the 200 headers arrived. */
-export function subscribe(base: string, key: string, groupId: string, options: StreamOptions): Promise<StreamClient> {
+/** Opens GET /v1/events/:groupId (the game's stream, GET /v1/events, when null) and resolves once the 200 headers arrived. */
+export function subscribe(base: string, key: string, groupId: string | null, options: StreamOptions): Promise<StreamClient> {
   return new Promise((resolve, reject) => {
     const frames: StreamFrame[] = [];
     const listeners = new Set<() => void>();
-    const req = httpRequest(`${base}/v1/events/${groupId}`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } }, (res) => {
+    const req = httpRequest(`${base}/v1/events${groupId === null ? '' : `/${groupId}`}`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } }, (res) => {
       if (res.statusCode !== 200) {
         res.resume();
         reject(new Error(`stream handshake: ${res.statusCode}`));
