@@ -15,8 +15,10 @@ export interface Party {
 /** The friends graph: relationship rows of the three types and the per-user visibility. */
 @Injectable()
 export class FriendsRepository {
-  /** Takes the advisory locks of {@link friendLockKeys}, in the order given (ascending). */
-  /** Takes the keys in the order given, in one statement (a target list is evaluated left to right). */
+  /**
+   * Takes the advisory locks of {@link friendLockKeys} in the order given (ascending), in one
+   * statement: a target list is evaluated left to right.
+   */
   async lock(m: EntityManager, keys: string[]): Promise<void> {
     if (!keys.length) return;
     await m.query(`SELECT ${keys.map((_, i) => `pg_advisory_xact_lock($${i + 1}::bigint)`).join(', ')}`, keys);
