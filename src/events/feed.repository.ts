@@ -67,7 +67,7 @@ export class FeedRepository {
 
   /** Up to `limit` events of the scope after `after`, in feed order, below the horizon. */
   async page(scope: FeedScope, after: FeedPosition, limit: number): Promise<FeedEvent[]> {
-    return (await this.pageRows<Row>('o.body', scope, after, limit)).map(toEvent);
+    return (await this.pageRows<Row>('p.body', scope, after, limit)).map(toEvent);
   }
 
   /**
@@ -75,7 +75,7 @@ export class FeedRepository {
    * rather than parsing a thousand bodies only to serialise them again.
    */
   pageText(scope: FeedScope, after: FeedPosition, limit: number): Promise<{ id: string; json: string }[]> {
-    return this.pageRows('o.id, o.body::text AS json', scope, after, limit);
+    return this.pageRows('p.id, p.body::text AS json', scope, after, limit);
   }
 
   private pageRows<R>(columns: string, scope: FeedScope, after: FeedPosition, limit: number): Promise<R[]> {
@@ -89,12 +89,18 @@ export class FeedRepository {
     }
     return sqlRows<R>(
       this.ds.manager,
-      // Ordered by the columns (o.), not by the text the select list gives the same names.
-      `SELECT ${columns}, o.xid::text AS xid, o.seq::text AS seq FROM outbox_events o
-       WHERE ${scopeCondition} AND (o.xid, o.seq) > ($2::xid8, $3::bigint) AND o.xid < ${HORIZON}
-         AND o.created_at >= now() - make_interval(days => $5) ${typeCondition}
-       ORDER BY o.xid, o.seq
-       LIMIT $4`,
+      // The bodies are read out (detoasted, cast) only for the page, above the LIMIT: on a table
+      // whose statistics lag behind (autovacuum off, or not yet run) the planner may sort every
+      // event of the game instead of walking the index, and that must not also decode every body.
+      // Ordered by the columns, not by the text the select list gives the same names.
+      `SELECT ${columns}, p.xid::text AS xid, p.seq::text AS seq FROM (
+         SELECT o.id, o.body, o.xid, o.seq FROM outbox_events o
+         WHERE ${scopeCondition} AND (o.xid, o.seq) > ($2::xid8, $3::bigint) AND o.xid < ${HORIZON}
+           AND o.created_at >= now() - make_interval(days => $5) ${typeCondition}
+         ORDER BY o.xid, o.seq
+         LIMIT $4
+       ) p
+       ORDER BY p.xid, p.seq`,
       params,
     );
   }
