@@ -19,8 +19,16 @@ const MINUTES = Number(process.env.SOAK_MINUTES || 3);
 const SUBSCRIBERS = 200;
 const GROUPS = 20;
 const WORKERS = 8;
-/** Member metadata of this size makes each member.updated frame large, so the stalled client's buffer fills. */
+/** Member metadata of this size makes each member.updated frame large. */
 const METADATA_BYTES = 10_000;
+/**
+ * Sent to the stalled client before the traffic starts, in 1 MiB frames: more than the kernel can
+ * hold for a socket nobody reads (on loopback its receive buffer grows up to tcp_rmem's maximum,
+ * 32 MiB here, plus up to 4 MiB on the sending side), so the server's own bound is always reached.
+ */
+const STALL_BURST_MB = 48;
+/** The server's bound on what it holds for one stream (stream-subscriber.ts), plus the frame that passes it. */
+const STREAM_BOUND_MB = 4 + 1;
 /** Each worker's pace: a soak is steady traffic, not the most the machine can take. */
 const REQUEST_EVERY_MS = 100;
 
@@ -32,6 +40,8 @@ interface Sample {
   delayMaxMs: number;
   steadyDelayP99Ms: number;
   handles: number;
+  socketBufferedBytes: number;
+  socketBufferedMaxBytes: number;
 }
 
 /** A stream client over node:http that counts the frames it reads. */
@@ -123,10 +133,20 @@ describe('soak', () => {
     for (let i = 0; i < GROUPS; i++) {
       groups.push((await expectStatus(http(`${base}/v1/groups`, { method: 'POST', headers: auth, body: { kind: 'guild', name: `soak ${i}`, visibility: 'public' } }), 201)).body.id);
     }
+    // The client that never reads follows a second game's stream, which a burst fills: the soak's
+    // own feed reads (of the first game) are not made to carry the burst's 48 MiB.
+    const stallGame = await createGame(base, 'soak-stall', ctx.secrets);
+    const stallAuth = { authorization: `Bearer ${stallGame.key}` };
+    const stallGroup = (await expectStatus(http(`${base}/v1/groups`, { method: 'POST', headers: stallAuth, body: { kind: 'guild', name: 'stall', visibility: 'public' } }), 201)).body.id;
+    await expectStatus(http(`${base}/v1/groups/${stallGroup}/join`, { method: 'POST', headers: stallAuth, body: { userId: 'stall-probe' } }), 201);
+    const stalled = await stalledClient(port, stallGame.key);
+    for (let i = 0; i < STALL_BURST_MB; i++) {
+      const body = { metadata: { i, blob: 'y'.repeat(2 ** 20) } };
+      await expectStatus(http(`${base}/v1/groups/${stallGroup}/members/stall-probe`, { method: 'PATCH', headers: stallAuth, body }), 200);
+    }
     const streams = await Promise.all(
       Array.from({ length: SUBSCRIBERS }, (_, i) => subscriber(base, game.key, i % 2 ? '/v1/events' : `/v1/events/${groups[i % GROUPS]}`)),
     );
-    const stalled = await stalledClient(port, game.key);
 
     // Mixed traffic: joins, metadata updates, leaves, reads, friend requests; every answer counted.
     const statuses = new Map<number, number>();
@@ -179,6 +199,9 @@ describe('soak', () => {
       heapAfterWarmUpMb: +(median(first.map((s) => s.heapUsed)) / 2 ** 20).toFixed(1),
       heapAtEndMb: +(median(last.map((s) => s.heapUsed)) / 2 ** 20).toFixed(1),
       rssEvery15sMb: samples.filter((_, i) => i % 15 === 0).map((s) => Math.round(s.rss / 2 ** 20)),
+      heapEvery15sMb: samples.filter((_, i) => i % 15 === 0).map((s) => Math.round(s.heapUsed / 2 ** 20)),
+      unsentEvery15sMb: samples.filter((_, i) => i % 15 === 0).map((s) => +(s.socketBufferedBytes / 2 ** 20).toFixed(1)),
+      unsentOneSocketMaxMb: +(Math.max(...samples.map((s) => s.socketBufferedMaxBytes)) / 2 ** 20).toFixed(1),
       eventLoopDelayP99Ms: +steady[steady.length - 1].steadyDelayP99Ms.toFixed(1),
       worstSecondDelayP99Ms: +Math.max(...steady.map((s) => s.delayP99Ms)).toFixed(1),
       eventLoopDelayMaxMs: +Math.max(...steady.map((s) => s.delayMaxMs)).toFixed(1),
@@ -195,9 +218,11 @@ describe('soak', () => {
     expect(figures.rssAtEndMb).toBeLessThan(figures.rssAfterWarmUpMb * 1.1);
     expect(figures.eventLoopDelayP99Ms).toBeLessThan(50);
     expect(figures.handlesAtEnd).toBeLessThanOrEqual(figures.handlesAfterWarmUp * 1.1 + 10);
-    // Cut off: what was still on the way (kernel buffers, and at most 4 MiB at the server) then the end.
+    // Cut off: the server never held more than its bound for one socket; the client then read what
+    // was still on the way (kernel buffers, and what the server had) and the end.
+    expect(figures.unsentOneSocketMaxMb).toBeLessThanOrEqual(STREAM_BOUND_MB);
     expect(stalledBytes).not.toBeNull();
-    expect(stalledBytes!).toBeLessThan(48 * 2 ** 20);
+    expect(stalledBytes!).toBeLessThan(STALL_BURST_MB * 2 ** 20);
     expect(ctx.secrets.leaks(svc.logs())).toEqual([]);
     for (const s of streams) s.close();
   }, MINUTES * 60_000 + 180_000);

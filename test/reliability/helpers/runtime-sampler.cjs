@@ -1,6 +1,7 @@
 // Preloaded into the service's process by the soak case (node --require): once a second it appends
-// the process's RSS, its event-loop delay (over the last second, and since the steady state began)
-// and its count of active handles (sockets, ...) to SOAK_SAMPLE_FILE as one JSON line. The file
+// the process's RSS, its event-loop delay (over the last second, and since the steady state began),
+// its count of active handles (sockets, ...) and the bytes its sockets hold unsent to
+// SOAK_SAMPLE_FILE as one JSON line. The file
 // SOAK_SAMPLE_FILE + '.steady' marks the end of the warm-up: once it exists, the steady-state
 // histogram starts again (a signal would not do: the service stops on SIGUSR2). The service
 // itself is not changed.
@@ -28,9 +29,22 @@ if (file) {
       delayMaxMs: delay.max / 1e6,
       steadyDelayP99Ms: steady.percentile(99) / 1e6,
       handles: process.getActiveResourcesInfo().filter((r) => r !== 'Timeout').length,
+      ...socketBuffers(),
     };
     delay.reset();
     appendFileSync(file, `${JSON.stringify(sample)}\n`);
   }, 1_000);
   timer.unref();
+}
+
+/** Bytes the process holds for its sockets to send: in total, and for the worst one. */
+function socketBuffers() {
+  let total = 0;
+  let max = 0;
+  for (const h of process._getActiveHandles()) {
+    const n = typeof h.writableLength === 'number' ? h.writableLength : 0;
+    total += n;
+    max = Math.max(max, n);
+  }
+  return { socketBufferedBytes: total, socketBufferedMaxBytes: max };
 }
