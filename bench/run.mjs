@@ -45,6 +45,7 @@ import { feedPositions, measureReplay, seedFeed } from './lib/feed.mjs';
 import { measureStream } from './lib/stream.mjs';
 import { measureWebhooks, startReceiver } from './lib/webhooks.mjs';
 import { runPgbench } from './lib/pgbench.mjs';
+import { statementStats } from './lib/statements.mjs';
 import { cycle, writeScenarios } from './lib/write-scenarios.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -122,6 +123,8 @@ async function main() {
   await q2.end();
   started.clients.splice(started.clients.indexOf(q2), 1);
   log(`seeded in ${(seeded.totalMs / 1000).toFixed(1)} s (${seeded.size})`);
+  const writeStatementStats = await statementStats(q);
+  if (!writeStatementStats) log('pg_stat_statements is not loaded on this server: the write scenarios are shown without their statements');
 
   // ---- 3. the ceilings of the write path: our SQL alone, then pgbench ----
   // Join/leave pairs: one user per public group, not a member of it; one worker per pair at a time.
@@ -221,11 +224,11 @@ async function main() {
     postmasterPid: db.postmasterPid,
   });
   const results = {};
-  const measure = async (keyName, name, target, pid = serverPid) => {
+  const measure = async (keyName, name, target, pid = serverPid, extra = {}) => {
     if (!wanted(keyName)) return;
     if (pid === serverPid && !isRunning(started.server)) throw new Error(`the server died:\n${started.server.tail()}`);
     log(`measuring: ${name}`);
-    results[keyName] = { name, ...(await measureHttp(target, opts(pid))) };
+    results[keyName] = { name, ...(await measureHttp(target, { ...opts(pid), ...extra })) };
     const r = results[keyName];
     const perRequest = (pct) => ((pct / 100) * CONF.durationS * 1000) / r.requests;
     log(
@@ -307,7 +310,7 @@ async function main() {
   }
   const creators = Array.from({ length: poolSize }, (_, i) => `p${3000 + i}`);
   const scenarios = writeScenarios({ base, headers: auth, api, many: pairs, hot, members, hotMembers, friendPairs, creators });
-  const runWrite = (s) => measure(s.key, s.name, { headers: auth, ...cycle({ base, headers: auth, ...s }) });
+  const runWrite = (s) => measure(s.key, s.name, { headers: auth, ...cycle({ base, headers: auth, ...s }) }, serverPid, { statements: writeStatementStats });
   const deliveredBefore = receiver.state.requests;
   await runWrite(scenarios[0]);
   const { n: backlog } = (await q.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`, [writeEndpointId])).rows[0];

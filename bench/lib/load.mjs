@@ -31,20 +31,26 @@ function cannon(opts) {
 /**
  * One scenario. `dbTransactions` (optional) reads the database's committed transactions. `target` is { url, headers, requests } as autocannon takes them (`requests` built
  * fresh for each run by `requests()` when it is a function, so per-run state starts clean);
- * `after` runs after each autocannon run (to repair state a cut-off run left behind).
+ * `after` runs after each autocannon run (to repair state a cut-off run left behind). `statements`
+ * (optional, statements.mjs) is reset before the measured run and read right after it.
  */
-export async function measureHttp({ url, headers, requests, after }, { connections, durationS, warmupS, aloneS, serverPid, postmasterPid, dbTransactions }) {
+export async function measureHttp(
+  { url, headers, requests, after },
+  { connections, durationS, warmupS, aloneS, serverPid, postmasterPid, dbTransactions, statements },
+) {
   const opts = () => ({ url, headers, requests: typeof requests === 'function' ? requests() : requests });
   if (warmupS > 0) {
     await cannon({ ...opts(), connections, duration: warmupS });
     await after?.();
   }
   const xacts0 = dbTransactions ? await dbTransactions() : NaN;
+  await statements?.reset();
   const cpu = cpuWindow({ serverPid, postmasterPid });
   const run = await cannon({ ...opts(), connections, duration: durationS });
   const r = run.result;
   const usage = cpu();
   const xacts = dbTransactions ? (await dbTransactions()) - xacts0 : NaN;
+  const statementTimes = statements ? await statements.top(r.requests.total) : undefined;
   const rss = serverPid ? procMb(serverPid, 'VmRSS') : NaN;
   await after?.();
   let alone = { p50: NaN };
@@ -67,5 +73,6 @@ export async function measureHttp({ url, headers, requests, after }, { connectio
     // Transactions the database committed per request: for reads, statements per request (each
     // runs on its own). Backends publish their counts about once a second, so this is within ~10 %.
     xactsPerRequest: xacts / r.requests.total,
+    statements: statementTimes,
   };
 }

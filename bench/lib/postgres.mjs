@@ -41,7 +41,8 @@ export async function openDatabase(root) {
     chmodSync(dataDir, 0o755); // the cluster runs as `postgres` when we are root
     log(`starting an embedded Postgres in ${dataDir}`);
     try {
-      embedded = await startEmbeddedPostgres({ dataDir, ephemeral: true });
+      // pg_stat_statements: where each write scenario's database time goes (statements.mjs).
+      embedded = await startEmbeddedPostgres({ dataDir, ephemeral: true, settings: { shared_preload_libraries: 'pg_stat_statements' } });
     } catch (err) {
       rmSync(dataDir, { recursive: true, force: true });
       throw err;

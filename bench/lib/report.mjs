@@ -240,6 +240,25 @@ export function renderReport(ctx) {
     for (const sql of list) p(`  - \`${short(sql)}\``);
   }
   p('');
+  const profiled = Object.values(r).filter((x) => x?.statements?.statements.length);
+  if (profiled.length) {
+    p("## Where each write scenario's database time goes (pg_stat_statements, over its measured run)", '');
+    p(
+      'Execution time inside Postgres only (not planning, not the wait for a CPU or a lock outside the statement), summed per request; ' +
+        'the statements with the most of it, with how often a request runs each one, its mean execution time, its share, and the shared buffers it touches and the WAL it writes a call.',
+      '',
+    );
+    for (const res of profiled) {
+      const st = res.statements;
+      p(`**${res.name}**: ${ms(st.msPerRequest)} ms of statement execution a request.`, '');
+      p('| Statement | Calls a request | Mean (ms) | Share | Buffers a call | WAL bytes a call |');
+      p('|---|--:|--:|--:|--:|--:|');
+      for (const x of st.statements) {
+        p(`| \`${short(x.sql).replace(/\|/g, '\\|')}\` | ${x.perRequest.toFixed(2)} | ${ms(x.meanMs)} | ${Math.round(x.share * 100)} % | ${int(x.blocksPerCall)} | ${int(x.walBytesPerCall)} |`);
+      }
+      p('');
+    }
+  }
   p("## The read scenarios' main statement (EXPLAIN ANALYZE, warm, one execution)", '');
   p('| Scenario | Execution (ms) | Planning (ms) | p99 under load (ms) |');
   p('|---|--:|--:|--:|');

@@ -24,6 +24,8 @@ export interface EmbeddedOptions {
   ephemeral?: boolean;
   /** Listen on this loopback port (a restart on the same address); a free one otherwise. */
   port?: number;
+  /** Server settings passed on the command line (`-c name=value`), e.g. a preloaded library. */
+  settings?: Record<string, string>;
 }
 
 /** A free loopback port, picked by the kernel. */
@@ -48,7 +50,7 @@ const running = new Set<ChildProcess>();
  * no unix socket. As root it runs as the `postgres` account (PostgreSQL refuses root), with the
  * programs and the cluster moved where that account can reach them when the folder cannot be.
  */
-export async function startEmbeddedPostgres({ dataDir, ephemeral = false, port }: EmbeddedOptions): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres({ dataDir, ephemeral = false, port, settings = {} }: EmbeddedOptions): Promise<EmbeddedPostgres> {
   writableFolder(dataDir);
   const account = serverAccount();
   const binaries = binariesFor(account);
@@ -73,6 +75,7 @@ export async function startEmbeddedPostgres({ dataDir, ephemeral = false, port }
   const password = readFileSync(passwordFile, 'utf8').trim();
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
   if (ephemeral) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  for (const [name, value] of Object.entries(settings)) flags.push('-c', `${name}=${value}`);
 
   for (let attempt = 0; ; attempt++) {
     const listenPort = port ?? (await freePort());

@@ -1,0 +1,40 @@
+// Where a scenario's database time goes: pg_stat_statements over the scenario's run, when the
+// server has it loaded (the embedded cluster the suite starts preloads it; a DATABASE_URL server
+// may not). Execution time only: planning is not tracked, and a prepared statement plans once.
+
+/** Returns `{ reset, top }`, or null when pg_stat_statements cannot be read on this server. */
+export async function statementStats(q) {
+  try {
+    await q.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await q.query('SELECT pg_stat_statements_reset()');
+  } catch {
+    return null;
+  }
+  return {
+    reset: () => q.query('SELECT pg_stat_statements_reset()'),
+    /** The statements with the most execution time since the reset, per request of the scenario. */
+    async top(requests, limit = 6) {
+      const { rows } = await q.query(
+        `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS sql, calls::float8 AS calls, total_exec_time AS total_ms,
+                sum(total_exec_time) OVER () AS all_ms, shared_blks_hit::float8 AS hits, shared_blks_dirtied::float8 AS dirtied,
+                wal_bytes::float8 AS wal_bytes
+         FROM pg_stat_statements
+         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+           AND query NOT LIKE '%pg_stat_database%' AND query NOT LIKE '%pg_stat_statements%'
+         ORDER BY total_exec_time DESC`,
+      );
+      const allMs = rows[0]?.all_ms ?? 0;
+      return {
+        msPerRequest: allMs / requests,
+        statements: rows.slice(0, limit).map((r) => ({
+          sql: r.sql,
+          perRequest: r.calls / requests,
+          meanMs: r.total_ms / r.calls,
+          share: allMs ? r.total_ms / allMs : 0,
+          blocksPerCall: r.hits / r.calls,
+          walBytesPerCall: r.wal_bytes / r.calls,
+        })),
+      };
+    },
+  };
+}
