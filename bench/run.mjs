@@ -235,6 +235,12 @@ async function main() {
       `  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, RSS ${Math.round(r.rss)} MB;` +
         ` CPU ms per request: server ${perRequest(r.cpu.server).toFixed(3)}, Postgres ${perRequest(r.cpu.postgres).toFixed(3)}; statements ${r.xactsPerRequest.toFixed(1)}`,
     );
+    if (r.statements) {
+      log(`  statement execution ${r.statements.msPerRequest.toFixed(3)} ms a request; the most of it:`);
+      for (const x of r.statements.statements.slice(0, 4)) {
+        log(`    ${x.perRequest.toFixed(2)}× ${x.meanMs.toFixed(3)} ms (${Math.round(x.share * 100)} %) ${x.sql.slice(0, 110)}`);
+      }
+    }
   };
 
   await measure('httpCeiling', 'HTTP ceiling: bare node:http, fixed JSON', { url: `http://127.0.0.1:${httpPort}/`, headers: auth }, httpCeiling.pid);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { sqlRows } from '../db/sql';
-import type { Visibility } from '../groups/group-row';
+import { memberCountSql, type Visibility } from '../groups/group-row';
 import type { MemberStatus } from '../members/member-row';
 import {
   ADMIN_GROUP_COLUMNS,
@@ -40,7 +40,7 @@ const GROUP_ORDER: Record<AdminGroupSort, (dir: string) => string> = {
   createdAt: (dir) => `g.created_at ${dir}, g.id ASC`,
   // Case-insensitive, then the exact text; byte order, so the order never depends on the database locale.
   name: (dir) => `lower(g.name) COLLATE "C" ${dir}, g.name COLLATE "C" ${dir}, g.id ASC`,
-  memberCount: (dir) => `g.active_member_count ${dir}, g.id ASC`,
+  memberCount: (dir) => `${memberCountSql('g')} ${dir}, g.id ASC`,
 };
 
 type Counted<R> = { total: number } & ({ id: string } & R | { id: null });

@@ -1,4 +1,4 @@
-import type { GroupRow } from '../groups/group-row';
+import { memberCountSql, type GroupRow } from '../groups/group-row';
 import type { MemberStatus } from '../members/member-row';
 
 /** An audit entry joined with the names of its game and group (admin audit items). */
@@ -40,7 +40,7 @@ export interface UserGameRow {
 export type AdminGroupRow = Omit<GroupRow, 'passcodeHash' | 'softDeletedAt'>;
 
 export const ADMIN_GROUP_COLUMNS = `g.id, g.game_id AS "gameId", g.kind, g.name, g.visibility, g.metadata,
-  g.default_role_id AS "defaultRoleId", g.parent_group_id AS "parentGroupId", g.active_member_count AS "memberCount",
+  g.default_role_id AS "defaultRoleId", g.parent_group_id AS "parentGroupId", ${memberCountSql('g')} AS "memberCount",
   g.created_at AS "createdAt", g.updated_at AS "updatedAt"`;
 
 export interface AdminMemberRoleRow {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { sqlRows } from '../db/sql';
+import { memberCountSql } from '../groups/group-row';
 import { ADMIN_AUDIT_COLUMNS, ADMIN_AUDIT_JOINS, type AdminAuditRow, type StatsRow, type UserGameRow } from './admin-rows';
 
 /** Where an audit page starts: strictly before an entry (exact keyset) or before an instant. */
@@ -31,8 +32,8 @@ export class AdminRepository {
               g.total_groups AS "totalGroups", g.total_active_members AS "totalActiveMembers",
               (SELECT count(*) FROM audit_entries
                 WHERE created_at >= now() - interval '24 hours' AND created_at <= now())::int AS "totalAuditEntriesLast24h"
-       FROM (SELECT count(*)::int AS total_groups, coalesce(sum(active_member_count), 0)::int AS total_active_members
-             FROM groups WHERE soft_deleted_at IS NULL) g`,
+       FROM (SELECT count(*)::int AS total_groups, coalesce(sum(${memberCountSql('g')}), 0)::int AS total_active_members
+             FROM groups g WHERE soft_deleted_at IS NULL) g`,
     );
     return row;
   }

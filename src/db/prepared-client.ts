@@ -47,8 +47,8 @@ interface QueryInstance {
 type QueryClass = new (config: { name?: string; text: string; values: unknown[] }, values?: unknown, callback?: unknown) => QueryInstance;
 
 /**
- * A statement sent in one round trip with the transaction control around it: `before` (BEGIN)
- * and `after` (COMMIT) ride in the same extended-protocol batch, ahead of the one Sync. An error
+ * A statement sent in one round trip with the transaction control around it: `before` (BEGIN,
+ * and what runBeforeNext queued) and `after` (COMMIT) ride in the same extended-protocol batch, ahead of the one Sync. An error
  * in the statement makes the server skip the rest up to the Sync, so a failed statement never
  * commits; the caller's ROLLBACK then ends the transaction as usual.
  */
@@ -104,7 +104,8 @@ const folded = (command: string) => Promise.resolve({ command, rowCount: null, r
  * the round trips of a unit of work cut down while `unitOfWork` is set:
  * - parameterised statements run as named prepared statements, parsed and planned once per
  *   connection instead of on every call (planning cost as much as executing them);
- * - BEGIN is not sent on its own but in the batch of the transaction's first statement;
+ * - BEGIN is not sent on its own but in the batch of the transaction's first statement, and so is
+ *   a statement queued by `runBeforeNext` (a group's lock) in the batch of the one after it;
  * - after `commitWithNext()`, the next statement carries the COMMIT, and the COMMIT that follows
  *   is answered here.
  */
@@ -113,6 +114,7 @@ export class ServiceClient extends Client {
   private beginPending = false;
   private commitNext = false;
   private commitSent = false;
+  private pendingBefore: string[] = [];
 
   constructor(config: ClientConfig) {
     super({ ...config, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
@@ -124,6 +126,16 @@ export class ServiceClient extends Client {
 
   endUnitOfWork(): void {
     this.unitOfWork = this.beginPending = this.commitNext = this.commitSent = false;
+    this.pendingBefore = [];
+  }
+
+  get inUnitOfWork(): boolean {
+    return this.unitOfWork;
+  }
+
+  /** `text` (no parameters, no rows: a CALL) is sent in the batch of the next statement, ahead of it. */
+  runBeforeNext(text: string): void {
+    this.pendingBefore.push(text);
   }
 
   /** The next statement is the transaction's last: it carries the COMMIT. */
@@ -142,18 +154,19 @@ export class ServiceClient extends Client {
     if ((text === 'COMMIT' || text === 'ROLLBACK') && !values && (this.beginPending || (text === 'COMMIT' && this.commitSent))) {
       // Nothing was begun, or the COMMIT already went with the last statement.
       this.beginPending = this.commitSent = false;
+      this.pendingBefore = [];
       return folded(text) as never;
     }
+    const before = [...(this.beginPending ? ['BEGIN'] : []), ...this.pendingBefore];
+    this.beginPending = false;
+    this.pendingBefore = [];
     if (!Array.isArray(values)) {
-      if (this.beginPending) {
-        this.beginPending = false;
-        return (this.plain(['BEGIN']) as unknown as Promise<unknown>).then(() => this.plain(args)) as never;
-      }
-      return this.plain(args);
+      if (!before.length) return this.plain(args);
+      const ahead = before.reduce<Promise<unknown>>((p, t) => p.then(() => this.plain([t])), Promise.resolve());
+      return ahead.then(() => this.plain(args)) as never;
     }
-    const before = this.beginPending ? ['BEGIN'] : [];
     const after = this.commitNext ? ['COMMIT'] : [];
-    this.beginPending = this.commitNext = false;
+    this.commitNext = false;
     const name = statementName(text);
     if (!name && !before.length && !after.length) return this.plain(args);
     return new Promise((resolve, reject) => {

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { ServiceClient } from './prepared-client';
 
 /**
  * Runs raw SQL and returns its rows. TypeORM answers UPDATE and DELETE with `[rows, rowCount]`
@@ -34,4 +35,14 @@ export async function preparedRows<R>(ds: DataSource, name: string, text: string
 export async function preparedOnPool<R>(m: EntityManager, name: string, text: string, values: unknown[]): Promise<R[]> {
   if (m.queryRunner) return sqlRows<R>(m, text, values);
   return preparedRows<R>(m.dataSource, name, text, values);
+}
+
+/**
+ * Runs `text` (a CALL: no parameters, no rows) before the next statement of `m`'s transaction:
+ * inside a unit of work it rides in that statement's batch, so it costs no round trip of its own.
+ */
+export async function beforeNextStatement(m: EntityManager, text: string): Promise<void> {
+  const client = (m.queryRunner as unknown as { databaseConnection?: unknown } | undefined)?.databaseConnection;
+  if (client instanceof ServiceClient && client.inUnitOfWork) return client.runBeforeNext(text);
+  await m.query(text);
 }

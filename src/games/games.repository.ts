@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { sqlRows } from '../db/sql';
+import { memberCountSql } from '../groups/group-row';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import { GameEntity } from './entities/game.entity';
 
@@ -50,7 +51,7 @@ export class GamesRepository {
               (SELECT count(*)::int FROM api_keys k WHERE k.game_id = g.id AND k.revoked_at IS NULL) AS api_key_count
        FROM unnest($1::uuid[]) AS g(id)
        LEFT JOIN LATERAL (
-         SELECT count(*)::int AS group_count, sum(gr.active_member_count)::int AS active_member_count
+         SELECT count(*)::int AS group_count, sum(${memberCountSql('gr')})::int AS active_member_count
          FROM groups gr WHERE gr.game_id = g.id AND gr.soft_deleted_at IS NULL
        ) c ON true`,
       [games.map((g) => g.id)],

@@ -18,7 +18,7 @@ export class GroupLookup {
     private readonly identity: IdentityService,
   ) {}
 
-  async live(m: EntityManager, gameId: string, groupId: string, lock = false): Promise<GroupRow> {
+  async live(m: EntityManager, gameId: string, groupId: string, lock: boolean | 'share' = false): Promise<GroupRow> {
     const group = isUuid(groupId) ? await this.groups.find(m, gameId, groupId, lock) : null;
     if (!group || group.softDeletedAt) throw ApiError.notFound('group');
     return group;

@@ -18,7 +18,14 @@ export interface GroupRow {
 export const VISIBILITIES = ['public', 'invite-only', 'secret'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 
+/**
+ * The active members of group `g`: its folded counter plus the deltas not yet folded into it
+ * (migration MemberCountDeltas), both read in the statement's snapshot, so always exact.
+ */
+export const memberCountSql = (g: string) =>
+  `(${g}.active_member_count + coalesce((SELECT sum(d.delta)::int FROM group_member_count_deltas d WHERE d.group_id = ${g}.id), 0))`;
+
 export const GROUP_COLUMNS = `g.id, g.game_id AS "gameId", g.kind, g.name, g.visibility, g.metadata,
   g.default_role_id AS "defaultRoleId", g.passcode_hash AS "passcodeHash", g.parent_group_id AS "parentGroupId",
-  g.active_member_count AS "memberCount", g.created_at AS "createdAt", g.updated_at AS "updatedAt",
+  ${memberCountSql('g')} AS "memberCount", g.created_at AS "createdAt", g.updated_at AS "updatedAt",
   g.soft_deleted_at AS "softDeletedAt"`;

@@ -4,10 +4,11 @@ import { MembersCoreModule } from '../members/members-core.module';
 import { GroupsController } from './groups.controller';
 import { GroupsCoreModule } from './groups-core.module';
 import { GroupsService } from './groups.service';
+import { MemberCountFolder } from './member-count-folder';
 
 @Module({
   imports: [GroupsCoreModule, MembersCoreModule, JoinRequestsCoreModule],
   controllers: [GroupsController],
-  providers: [GroupsService],
+  providers: [GroupsService, MemberCountFolder],
 })
 export class GroupsModule {}

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { banScopeSql, type BanScope } from '../bans/ban-checker';
-import { sqlRows } from '../db/sql';
+import { isUuid } from '../common/ids';
+import { beforeNextStatement, sqlRows } from '../db/sql';
 import { externalKey } from '../identity/identity.repository';
 import { GROUP_COLUMNS, type GroupRow, type Visibility } from './group-row';
 
@@ -34,6 +35,16 @@ export interface GroupListFilter {
   limit: number;
 }
 
+/**
+ * The CALL that takes group `id`'s lock (migration MemberCountDeltas): shared for a member write,
+ * exclusive for a write to the group itself. The id goes in as a literal (the CALL rides in
+ * another statement's batch, without parameters of its own), so it must be a uuid.
+ */
+function lockGroup(id: string, of: 'members' | 'group'): string {
+  if (!isUuid(id)) throw new Error(`not a group id: ${JSON.stringify(id.slice(0, 40))}`);
+  return `CALL ${of === 'members' ? 'svc_lock_group_members' : 'svc_lock_group'}('${id}')`;
+}
+
 const COLUMN: Record<keyof GroupChanges, string> = {
   name: 'name',
   visibility: 'visibility',
@@ -56,14 +67,17 @@ export class GroupsRepository {
   }
 
   /**
-   * The group of this game, soft-deleted or not (null when absent). `lock` takes the row lock that
-   * serialises the writes of one group; every writer takes it first (membership changes update the
-   * row's member counter anyway), so locks are always taken in the same order.
+   * The group of this game, soft-deleted or not (null when absent). `lock` takes the locks of a
+   * write to the group itself (settings, roles, deletion): the group's lock exclusive (it waits
+   * for the member writes in flight and holds new ones back) and its row; `'share'` is a member
+   * write's (see findWithUser). Every writer locks the group first, so locks are always taken in
+   * the same order.
    */
-  async find(m: EntityManager, gameId: string, id: string, lock = false): Promise<GroupRow | null> {
+  async find(m: EntityManager, gameId: string, id: string, lock: boolean | 'share' = false): Promise<GroupRow | null> {
+    if (lock) await beforeNextStatement(m, lockGroup(id, lock === 'share' ? 'members' : 'group'));
     const [row] = await sqlRows<GroupRow>(
       m,
-      `SELECT ${GROUP_COLUMNS} FROM groups g WHERE g.id = $1 AND g.game_id = $2${lock ? ' FOR NO KEY UPDATE' : ''}`,
+      `SELECT ${GROUP_COLUMNS} FROM groups g WHERE g.id = $1 AND g.game_id = $2${lock === true ? ' FOR NO KEY UPDATE' : ''}`,
       [id, gameId],
     );
     return row ?? null;
@@ -71,7 +85,11 @@ export class GroupsRepository {
 
   /**
    * The group, and in the same statement the internal id of a user named by external id (null
-   * when the game has never seen it) and, with `banScope`, the ban in force on that user.
+   * when the game has never seen it) and, with `banScope`, the ban in force on that user. `lock`
+   * is a member write's: the group's lock shared, taken before the statement reads (so it reads
+   * what a write to the group committed), in the same round trip. The group cannot change or go
+   * meanwhile, but writes to other members of it run side by side: nothing locks its row (the
+   * member counter does not write it: see memberCountSql).
    */
   async findWithUser(
     m: EntityManager,
@@ -80,13 +98,14 @@ export class GroupsRepository {
     externalUserId: string,
     { lock, banScope }: { lock: boolean; banScope: boolean },
   ): Promise<(GroupRow & { svcUserId: string | null; banScope: BanScope | null }) | null> {
+    if (lock) await beforeNextStatement(m, lockGroup(id, 'members'));
     const [row] = await sqlRows<GroupRow & { svcUserId: string | null; banScope: BanScope | null }>(
       m,
       `SELECT ${GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope"
        FROM groups g
        LEFT JOIN user_identities u
          ON u.game_id = g.game_id AND ${externalKey('u.external_id')} = ${externalKey('$3')} AND u.external_id = $3
-       WHERE g.id = $1 AND g.game_id = $2${lock ? ' FOR NO KEY UPDATE OF g' : ''}`,
+       WHERE g.id = $1 AND g.game_id = $2`,
       [id, gameId, externalUserId],
     );
     return row ?? null;

@@ -49,7 +49,7 @@ export class InvitationsService {
     }
     const expiresAt = dto.expiresIn === undefined ? null : parseExpiresIn(dto.expiresIn, Date.now());
     return this.uow.run(async (tx) => {
-      const group = await this.lookup.live(tx.manager, game.gameId, groupId, true);
+      const group = await this.lookup.live(tx.manager, game.gameId, groupId, 'share');
       const inv = await this.invitations.insert(tx.manager, {
         groupId: group.id,
         roleId: dto.roleId ?? null,
@@ -71,7 +71,7 @@ export class InvitationsService {
     const now = Date.now();
     const parsed = rows.map((row, index) => parseBulkRow(row, index, now));
     return this.uow.run(async (tx) => {
-      const group = await this.lookup.live(tx.manager, game.gameId, groupId, true);
+      const group = await this.lookup.live(tx.manager, game.gameId, groupId, 'share');
       const valid = parsed.filter((r): r is BulkRow => !('error' in r));
       const banned = await this.bans.scopes(tx.manager, game.gameId, group.id, [...new Set(valid.map((r) => r.userId))]);
       const results: BulkInviteResultDto[] = [];

@@ -39,7 +39,7 @@ export class MemberRolesService {
       const member = svcUserId ? await this.members.findByUser(tx.manager, group.id, svcUserId) : null;
       if (!member) throw ApiError.notFound('member');
       // Locked: a concurrent delete of the role finishes first (404) or waits for this change.
-      const role = await this.roleLookup.find(tx.manager, game, roleId, true);
+      const role = await this.roleLookup.find(tx.manager, game, roleId, 'key-share');
       if (role.groupId !== group.id) throw new ApiError('role_group_mismatch', 'the role belongs to another group');
       const changed =
         op === 'assign'

@@ -36,13 +36,17 @@ export class RolesRepository {
     return rows[0];
   }
 
-  /** A role of a game with its group's deletion state; `lock` serialises the role's writers. */
-  async findInGame(m: EntityManager, gameId: string, id: string, lock = false): Promise<(RoleRow & { groupDeleted: boolean }) | null> {
+  /**
+   * A role of a game with its group's deletion state. `lock` serialises the role's writers;
+   * `'key-share'` only keeps the role from being deleted meanwhile (an assignment's), so
+   * assignments of one role run side by side.
+   */
+  async findInGame(m: EntityManager, gameId: string, id: string, lock: boolean | 'key-share' = false): Promise<(RoleRow & { groupDeleted: boolean }) | null> {
     const [row] = await sqlRows<RoleRow & { groupDeleted: boolean }>(
       m,
       `SELECT ${ROLE_COLUMNS}, g.soft_deleted_at IS NOT NULL AS "groupDeleted"
        FROM roles r JOIN groups g ON g.id = r.group_id
-       WHERE r.id = $1 AND g.game_id = $2${lock ? ' FOR UPDATE OF r' : ''}`,
+       WHERE r.id = $1 AND g.game_id = $2${lock === 'key-share' ? ' FOR KEY SHARE OF r' : lock ? ' FOR UPDATE OF r' : ''}`,
       [id, gameId],
     );
     return row ?? null;

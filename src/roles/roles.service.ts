@@ -58,7 +58,7 @@ export class RolesService {
     const supplied = (Object.keys(dto) as (keyof UpdateRoleDto)[]).filter((k) => dto[k] !== undefined);
     if (!supplied.length) throw ApiError.badRequest('body must hold at least one of name, priority, color, isDefault');
     return this.uow.run(async (tx) => {
-      const role = await this.find(tx.manager, game, roleId, true);
+      const role = await this.lockForChange(tx.manager, game, roleId);
       const changes: RoleChanges = {};
       const before: Record<string, unknown> = {};
       const after: Record<string, unknown> = {};
@@ -81,7 +81,7 @@ export class RolesService {
   /** Hard delete; refused while any member holds the role (SPEC §4). */
   async delete(game: GameContext, roleId: string): Promise<void> {
     await this.uow.run(async (tx) => {
-      const role = await this.find(tx.manager, game, roleId, true);
+      const role = await this.lockForChange(tx.manager, game, roleId);
       if (await this.roles.hasAssignments(tx.manager, role.id)) {
         throw new ApiError('role_has_members', 'the role is still assigned to members: remove it from them first');
       }
@@ -121,8 +121,19 @@ export class RolesService {
     });
   }
 
-  /** A role of this game whose group is live; anything else is 404. */
-  async find(m: EntityManager, game: GameContext, roleId: string, lock = false): Promise<RoleRow> {
+  /**
+   * The role, for a change to it (update, delete): a write to its group, so the group's lock is
+   * taken first, exclusive: a join in flight that gives the role as the group's default finishes
+   * first, and none starts until this change commits.
+   */
+  private async lockForChange(m: EntityManager, game: GameContext, roleId: string): Promise<RoleRow> {
+    const { groupId } = await this.find(m, game, roleId);
+    await this.lookup.live(m, game.gameId, groupId, true);
+    return this.find(m, game, roleId, true);
+  }
+
+  /** A role of this game whose group is live; anything else is 404. `lock` as RolesRepository.findInGame. */
+  async find(m: EntityManager, game: GameContext, roleId: string, lock: boolean | 'key-share' = false): Promise<RoleRow> {
     const role = isUuid(roleId) ? await this.roles.findInGame(m, game.gameId, roleId, lock) : null;
     if (!role || role.groupDeleted) throw ApiError.notFound('role');
     return role;

@@ -47,10 +47,11 @@ describe('membership: join, leave, kick, rejoin and member reads', () => {
     expect(r.status).toBe(200);
     return r.body.memberCount;
   }
-  /** memberCount, checked against the counter column and the rows it counts. */
+  /** memberCount, checked against the counter (the column and the deltas not yet folded into it) and the rows it counts. */
   async function checkedCount(groupId: string): Promise<number> {
     const [row] = await t.db.query<{ counter: number; actual: string }>(
-      `SELECT g.active_member_count AS counter, (SELECT count(*) FROM members m WHERE m.group_id = g.id AND m.status = 'active') AS actual
+      `SELECT g.active_member_count + coalesce((SELECT sum(d.delta)::int FROM group_member_count_deltas d WHERE d.group_id = g.id), 0) AS counter,
+              (SELECT count(*) FROM members m WHERE m.group_id = g.id AND m.status = 'active') AS actual
        FROM groups g WHERE g.id = $1`,
       [groupId],
     );
