@@ -25,7 +25,7 @@
 // friendRequest, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, relationship,
 // auditFirst, auditDeep, stream, webhooks, feedPage, feedReplay, gameStream — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
-// writes a V8 CPU profile there when it stops).
+// writes a V8 CPU profile there when it stops; `node bench/cpu-profile-summary.mjs dir` reads it).
 // Exit code 1 when something failed to run (a missed target is reported, not a failure).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
