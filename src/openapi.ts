@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { PUBLIC_OPERATION_EXTENSION } from './common/auth/route-auth.decorator';
 import { SERVICE_VERSION } from './health/health.controller';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -13,8 +14,24 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion(SERVICE_VERSION)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'jk_<prefix>.<secret>' }, 'apiKey')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'jadm_… (SVC_ADMIN_TOKEN)' }, 'adminToken')
+    .addServer('/', 'this server')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  return markPublicOperations(SwaggerModule.createDocument(app, config));
+}
+
+/**
+ * Operations of @PublicRoute() handlers take no credential: `security: []`, overriding their
+ * controller's scheme (Nest drops an empty list from a method's own metadata).
+ */
+function markPublicOperations(document: OpenAPIObject): OpenAPIObject {
+  for (const item of Object.values(document.paths)) {
+    for (const op of Object.values(item) as Record<string, unknown>[]) {
+      if (typeof op !== 'object' || op === null || !(PUBLIC_OPERATION_EXTENSION in op)) continue;
+      delete op[PUBLIC_OPERATION_EXTENSION];
+      op.security = [];
+    }
+  }
+  return document;
 }
 
 /** `GET /openapi.json` and Swagger UI at `GET /docs`: public, outside `/v1`, no database access. */
