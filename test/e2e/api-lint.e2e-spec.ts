@@ -19,7 +19,15 @@ interface LintReport {
 
 it('Redocly lint (recommended rules) finds no error and no warning in the API document', () => {
   expect(PINNED).toMatch(/^@redocly\/cli@\d+\.\d+\.\d+$/);
-  const run = spawnSync('npx', ['--yes', PINNED!, 'lint', 'docs/api/openapi.json', '--format=json'], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
+  // The package named by flag, not by position, and without the npm_config_package an outer npx
+  // (CI runs the suite again under `npx --package node@24`) would pass down.
+  const { npm_config_package: _outer, ...env } = process.env;
+  const run = spawnSync('npx', ['--yes', `--package=${PINNED!}`, '--', 'redocly', 'lint', 'docs/api/openapi.json', '--format=json'], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
   const start = run.stdout.indexOf('{');
   if (start < 0) throw new Error(`redocly printed no report (exit ${run.status}): ${run.stderr.slice(-2000)}`);
   const report = JSON.parse(run.stdout.slice(start)) as LintReport;
