@@ -1,17 +1,17 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Writes to the members of one group side by side. memberCount without a write on the group's
- * row: the trigger on members appends +1 / -1 to
- * group_member_count_deltas instead of updating groups.active_member_count, so joins and leaves
- * of one group no longer queue on that row (a hot group's writers ran one at a time). A group's
- * count is its folded counter plus its unfolded deltas, read in the same snapshot: exact at every
- * moment. The folder (src/groups/member-count-folder.ts) moves deltas into the counter, each
- * batch in one statement, so the sum stays short.
- */
 /** Keeps the groups' lock keys apart from the service's other advisory locks (constants). */
 const GROUP_LOCK_SEED = 7_310_422_101;
 
+/**
+ * Writes to the members of one group side by side. memberCount without a write on the group's
+ * row: the trigger on members appends +1 / -1 to group_member_count_deltas instead of updating
+ * groups.active_member_count, so joins and leaves of one group no longer queue on that row (a
+ * hot group's writers ran one at a time). A group's count is its folded counter plus its
+ * unfolded deltas, read in the same snapshot: exact at every moment. The folder
+ * (src/groups/member-count-folder.ts) moves deltas into the counter, each batch in one
+ * statement, so the sum stays short.
+ */
 export class MemberCountDeltas1764600000000 implements MigrationInterface {
   name = 'MemberCountDeltas1764600000000';
 

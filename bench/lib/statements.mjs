@@ -16,8 +16,7 @@ export async function statementStats(q) {
     async top(requests, limit = 6) {
       const { rows } = await q.query(
         `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS sql, calls::float8 AS calls, total_exec_time AS total_ms,
-                sum(total_exec_time) OVER () AS all_ms, shared_blks_hit::float8 AS hits, shared_blks_dirtied::float8 AS dirtied,
-                wal_bytes::float8 AS wal_bytes
+                sum(total_exec_time) OVER () AS all_ms, shared_blks_hit::float8 AS hits, wal_bytes::float8 AS wal_bytes
          FROM pg_stat_statements
          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
            AND query NOT LIKE '%pg_stat_database%' AND query NOT LIKE '%pg_stat_statements%'

@@ -48,9 +48,9 @@ type QueryClass = new (config: { name?: string; text: string; values: unknown[] 
 
 /**
  * A statement sent in one round trip with the transaction control around it: `before` (BEGIN,
- * and what runBeforeNext queued) and `after` (COMMIT) ride in the same extended-protocol batch, ahead of the one Sync. An error
- * in the statement makes the server skip the rest up to the Sync, so a failed statement never
- * commits; the caller's ROLLBACK then ends the transaction as usual.
+ * and what runBeforeNext queued) and `after` (COMMIT) ride in the same extended-protocol batch,
+ * ahead of the one Sync. An error in the statement makes the server skip the rest up to the Sync,
+ * so a failed statement never commits; the caller's ROLLBACK then ends the transaction as usual.
  */
 class PipelinedQuery extends Query {
   private completions = 0;
