@@ -179,9 +179,10 @@ it('the attempts are written by the batched result statement: no statement of th
   let statements: string[];
   try {
     await tick();
-    statements = spies.flatMap((spy) =>
-      spy.mock.calls.map(([sql]) => (typeof sql === 'string' ? sql : String((sql as { text: string }).text))),
-    );
+    // The member-count folder runs each second on its own: its statements are not the worker's.
+    statements = spies
+      .flatMap((spy) => spy.mock.calls.map(([sql]) => (typeof sql === 'string' ? sql : String((sql as { text: string }).text))))
+      .filter((s) => !s.includes('group_member_count_deltas') && !s.includes('lock_timeout'));
   } finally {
     for (const spy of spies) spy.mockRestore();
   }
