@@ -40,7 +40,7 @@ async function buildDocument() {
   const { FastifyAdapter } = require('@nestjs/platform-fastify');
   const { AppModule } = require(join(dist, 'app.module.js'));
   const { parseSettings } = require(join(dist, 'config', 'settings.js'));
-  const { buildOpenApiDocument } = require(join(dist, 'openapi.js'));
+  const { buildOpenApiDocument } = require(join(dist, 'openapi'));
 
   const settings = parseSettings({ NODE_ENV: 'production', LOG_LEVEL: 'silent' });
   const app = await NestFactory.create(AppModule.forRoot(settings), new FastifyAdapter(), {

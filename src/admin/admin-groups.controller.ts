@@ -24,7 +24,7 @@ export class AdminGroupsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: "A game's live groups: filters, sort, offset pagination with total and hasMore" })
+  @ApiOperation({ operationId: 'adminListGroups', summary: "A game's live groups: filters, sort, offset pagination with total and hasMore" })
   @ApiOkResponse({ type: AdminGroupListDto })
   @ApiErrors(400, 401, 404)
   list(@Param('gameId') gameId: string, @Query() query: AdminGroupsQueryDto): Promise<AdminGroupListDto> {
@@ -32,7 +32,7 @@ export class AdminGroupsController {
   }
 
   @Get(':groupId')
-  @ApiOperation({ summary: 'A live group of the game' })
+  @ApiOperation({ operationId: 'adminGetGroup', summary: 'A live group of the game' })
   @ApiOkResponse({ type: AdminGroupDto })
   @ApiErrors(401, 404)
   get(@Param('gameId') gameId: string, @Param('groupId') groupId: string): Promise<AdminGroupDto> {
@@ -40,7 +40,7 @@ export class AdminGroupsController {
   }
 
   @Get(':groupId/members')
-  @ApiOperation({ summary: "A group's members with internal ids and roles as objects, offset pagination" })
+  @ApiOperation({ operationId: 'adminListGroupMembers', summary: "A group's members with internal ids and roles as objects, offset pagination" })
   @ApiOkResponse({ type: AdminMemberListDto })
   @ApiErrors(400, 401, 404)
   members(
@@ -52,7 +52,7 @@ export class AdminGroupsController {
   }
 
   @Get(':groupId/audit')
-  @ApiOperation({ summary: "Search a live group's audit log, newest first; same filters as the game audit" })
+  @ApiOperation({ operationId: 'adminSearchGroupAudit', summary: "Search a live group's audit log, newest first; same filters as the game audit" })
   @ApiOkResponse({ type: AdminAuditPageDto })
   @ApiErrors(400, 401, 404)
   audit(

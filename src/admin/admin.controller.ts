@@ -23,7 +23,7 @@ export class AdminController {
   ) {}
 
   @Get('stats')
-  @ApiOperation({ summary: 'Service-wide totals: games, live groups, their active members, audit entries of the last 24 h' })
+  @ApiOperation({ operationId: 'adminGetStats', summary: 'Service-wide totals: games, live groups, their active members, audit entries of the last 24 h' })
   @ApiOkResponse({ type: AdminStatsDto })
   @ApiErrors(401)
   stats(): Promise<AdminStatsDto> {
@@ -31,7 +31,7 @@ export class AdminController {
   }
 
   @Get('audit')
-  @ApiOperation({ summary: 'The newest audit entries across every game, with game and group names' })
+  @ApiOperation({ operationId: 'adminListLatestAudit', summary: 'The newest audit entries across every game, with game and group names' })
   @ApiOkResponse({ type: AdminAuditListDto })
   @ApiErrors(400, 401)
   latestAudit(@Query() query: AdminAuditQueryDto): Promise<AdminAuditListDto> {
@@ -39,7 +39,7 @@ export class AdminController {
   }
 
   @Get('games/:gameId/audit')
-  @ApiOperation({ summary: "Search a game's audit log, newest first; filters are AND-combined" })
+  @ApiOperation({ operationId: 'adminSearchGameAudit', summary: "Search a game's audit log, newest first; filters are AND-combined" })
   @ApiOkResponse({ type: AdminAuditPageDto })
   @ApiErrors(400, 401, 404)
   gameAudit(@Param('gameId') gameId: string, @Query() query: AdminAuditSearchQueryDto): Promise<AdminAuditPageDto> {

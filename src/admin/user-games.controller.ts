@@ -14,7 +14,7 @@ export class UserGamesController {
   constructor(private readonly admin: AdminService) {}
 
   @Get()
-  @ApiOperation({ summary: 'The games an internal user has an identity in, with active memberships per game' })
+  @ApiOperation({ operationId: 'listUserGames', summary: 'The games an internal user has an identity in, with active memberships per game' })
   @ApiOkResponse({ type: UserGamesDto })
   @ApiErrors(401)
   games(@Param('svcUserId') svcUserId: string): Promise<UserGamesDto> {

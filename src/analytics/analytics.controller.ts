@@ -21,7 +21,7 @@ export class AnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}
 
   @Get('group-churn')
-  @ApiOperation({ summary: 'Tenure of departures from groups created in the window, in five bins' })
+  @ApiOperation({ operationId: 'adminGetGroupChurn', summary: 'Tenure of departures from groups created in the window, in five bins' })
   @ApiOkResponse({ type: GroupChurnDto })
   @ApiErrors(400, 401, 404)
   groupChurn(@Param('gameId') gameId: string, @Query() query: AnalyticsWindowQueryDto): Promise<GroupChurnDto> {
@@ -29,7 +29,7 @@ export class AnalyticsController {
   }
 
   @Get('group-growth')
-  @ApiOperation({ summary: 'Active members over time of the top groups at `to`, and of all the others' })
+  @ApiOperation({ operationId: 'adminGetGroupGrowth', summary: 'Active members over time of the top groups at `to`, and of all the others' })
   @ApiOkResponse({ type: GroupGrowthDto })
   @ApiErrors(400, 401, 404)
   groupGrowth(@Param('gameId') gameId: string, @Query() query: GroupGrowthQueryDto): Promise<GroupGrowthDto> {
@@ -37,7 +37,7 @@ export class AnalyticsController {
   }
 
   @Get('member-activity')
-  @ApiOperation({ summary: 'Audit entries of the game’s groups per UTC weekday and hour (7 × 24)' })
+  @ApiOperation({ operationId: 'adminGetMemberActivity', summary: 'Audit entries of the game’s groups per UTC weekday and hour (7 × 24)' })
   @ApiOkResponse({ type: MemberActivityDto })
   @ApiErrors(400, 401, 404)
   memberActivity(@Param('gameId') gameId: string, @Query() query: AnalyticsWindowQueryDto): Promise<MemberActivityDto> {
@@ -45,7 +45,7 @@ export class AnalyticsController {
   }
 
   @Get('role-distribution')
-  @ApiOperation({ summary: 'Role assignments of active members by role name: the top 10 and the rest' })
+  @ApiOperation({ operationId: 'adminGetRoleDistribution', summary: 'Role assignments of active members by role name: the top 10 and the rest' })
   @ApiOkResponse({ type: RoleDistributionDto })
   @ApiErrors(401, 404)
   roleDistribution(@Param('gameId') gameId: string): Promise<RoleDistributionDto> {
@@ -53,7 +53,7 @@ export class AnalyticsController {
   }
 
   @Get('permission-usage')
-  @ApiOperation({ summary: 'Role grants and member overrides per permission key: the top 15 and the rest' })
+  @ApiOperation({ operationId: 'adminGetPermissionUsage', summary: 'Role grants and member overrides per permission key: the top 15 and the rest' })
   @ApiOkResponse({ type: PermissionUsageDto })
   @ApiErrors(401, 404)
   permissionUsage(@Param('gameId') gameId: string): Promise<PermissionUsageDto> {

@@ -13,7 +13,7 @@ export class AuditController {
   constructor(private readonly audit: AuditService) {}
 
   @Get()
-  @ApiOperation({ summary: "A group's audit log, newest first; nextCursor is the id of the last entry" })
+  @ApiOperation({ operationId: 'listGroupAudit', summary: "A group's audit log, newest first; nextCursor is the id of the last entry" })
   @ApiPageResponse(AuditEntryDto)
   @ApiErrors(400, 401, 404)
   list(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: GroupAuditQueryDto): Promise<Page<AuditEntryDto>> {

@@ -18,7 +18,7 @@ export class BansController {
   ) {}
 
   @Post('bans')
-  @ApiOperation({ summary: 'Ban a user game-wide (unknown body fields are refused)' })
+  @ApiOperation({ operationId: 'banUser', summary: 'Ban a user game-wide (unknown body fields are refused)' })
   @ApiCreatedResponse({ type: BanDto })
   @ApiErrors(400, 401)
   ban(@CurrentGame() game: GameContext, @Body() body: CreateBanDto): Promise<BanDto> {
@@ -26,7 +26,7 @@ export class BansController {
   }
 
   @Get('bans')
-  @ApiOperation({ summary: 'Game-wide bans in force, newest first; expired ones with includeExpired=true' })
+  @ApiOperation({ operationId: 'listBans', summary: 'Game-wide bans in force, newest first; expired ones with includeExpired=true' })
   @ApiPageResponse(BanDto)
   @ApiErrors(400, 401)
   list(@CurrentGame() game: GameContext, @Query() query: ListBansQueryDto): Promise<Page<BanDto>> {
@@ -34,7 +34,7 @@ export class BansController {
   }
 
   @Get('bans/:userId')
-  @ApiOperation({ summary: "A user's game-wide ban in force" })
+  @ApiOperation({ operationId: 'getBan', summary: "A user's game-wide ban in force" })
   @ApiOkResponse({ type: BanDto })
   @ApiErrors(401, 404)
   get(@CurrentGame() game: GameContext, @Param('userId') userId: string): Promise<BanDto> {
@@ -43,7 +43,7 @@ export class BansController {
 
   @Delete('bans/:userId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Lift a game-wide ban in force' })
+  @ApiOperation({ operationId: 'liftBan', summary: 'Lift a game-wide ban in force' })
   @ApiNoContentResponse()
   @ApiErrors(401, 404)
   async lift(@CurrentGame() game: GameContext, @Param('userId') userId: string): Promise<void> {
@@ -51,7 +51,7 @@ export class BansController {
   }
 
   @Get('bans/:userId/history')
-  @ApiOperation({ summary: "A user's ban history at both scopes, newest first" })
+  @ApiOperation({ operationId: 'getBanHistory', summary: "A user's ban history at both scopes, newest first" })
   @ApiPageResponse(BanHistoryEntryDto)
   @ApiErrors(400, 401)
   history(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() query: BanHistoryQueryDto): Promise<Page<BanHistoryEntryDto>> {
@@ -59,7 +59,7 @@ export class BansController {
   }
 
   @Post('groups/:id/bans')
-  @ApiOperation({ summary: 'Ban a user from a group (a non-member gets a banned member row)' })
+  @ApiOperation({ operationId: 'banFromGroup', summary: 'Ban a user from a group (a non-member gets a banned member row)' })
   @ApiCreatedResponse({ type: MemberDto })
   @ApiErrors(400, 401, 404)
   banFromGroup(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: GroupBanDto): Promise<MemberDto> {
@@ -67,7 +67,7 @@ export class BansController {
   }
 
   @Delete('groups/:id/bans/:userId')
-  @ApiOperation({ summary: 'Lift a group ban: the member is left' })
+  @ApiOperation({ operationId: 'unbanFromGroup', summary: 'Lift a group ban: the member is left' })
   @ApiOkResponse({ type: MemberDto })
   @ApiErrors(401, 404)
   unbanFromGroup(@CurrentGame() game: GameContext, @Param('id') id: string, @Param('userId') userId: string): Promise<MemberDto> {

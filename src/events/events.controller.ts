@@ -34,20 +34,20 @@ export class EventsController {
 
   // Declared before `:groupId`, which would otherwise be asked to find a group called "feed".
   @Get('feed')
-  @ApiOperation({ summary: "A page of the game's event feed: every event, in feed order, resumable with nextAfter" })
+  @ApiOperation({ operationId: 'getEventFeed', summary: "A page of the game's event feed: every event, in feed order, resumable with nextAfter" })
   @ApiOkResponse({ type: FeedPageDto })
-  @ApiErrors(400, 401, 410)
+  @ApiErrors(400, 401, 'events_expired')
   @Header('content-type', 'application/json; charset=utf-8')
   page(@CurrentGame() game: GameContext, @Query() query: FeedQueryDto): Promise<FeedPageJson> {
     return this.feed.page(game.gameId, query);
   }
 
   @Get()
-  @ApiOperation({ summary: `The game's stream (Server-Sent Events): every event after \`after\` replayed, then live. ${FRAMES}` })
+  @ApiOperation({ operationId: 'streamGameEvents', summary: `The game's stream (Server-Sent Events): every event after \`after\` replayed, then live. ${FRAMES}` })
   @ApiProduces('text/event-stream')
   @ApiHeader(LAST_EVENT_ID)
   @ApiResponse({ status: 200, description: 'the stream; reconnect with the last id seen to resume without a gap' })
-  @ApiErrors(400, 401, 410)
+  @ApiErrors(400, 401, 'events_expired')
   async gameStream(
     @CurrentGame() game: GameContext,
     @Query() query: GameStreamQueryDto,
@@ -61,11 +61,11 @@ export class EventsController {
   }
 
   @Get(':groupId')
-  @ApiOperation({ summary: `A group's stream (Server-Sent Events): live, or replayed from \`after\` then live. ${FRAMES}` })
+  @ApiOperation({ operationId: 'streamGroupEvents', summary: `A group's stream (Server-Sent Events): live, or replayed from \`after\` then live. ${FRAMES}` })
   @ApiProduces('text/event-stream')
   @ApiHeader(LAST_EVENT_ID)
   @ApiResponse({ status: 200, description: 'the stream; reconnect with the last id seen to resume without a gap' })
-  @ApiErrors(400, 401, 404, 410)
+  @ApiErrors(400, 401, 404, 'events_expired')
   async stream(
     @CurrentGame() game: GameContext,
     @Param('groupId') groupId: string,

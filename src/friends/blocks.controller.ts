@@ -15,7 +15,7 @@ export class BlocksController {
   constructor(private readonly blocks: BlocksService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Block a user: removes friendship and pending requests both ways (idempotent)' })
+  @ApiOperation({ operationId: 'blockUser', summary: 'Block a user: removes friendship and pending requests both ways (idempotent)' })
   @ApiCreatedResponse({ type: BlockDto, description: 'block added' })
   @ApiOkResponse({ type: BlockDto, description: 'the block was already in place' })
   @ApiErrors(400, 401, 404)
@@ -31,7 +31,7 @@ export class BlocksController {
   }
 
   @Get()
-  @ApiOperation({ summary: "A user's outbound blocks, newest first" })
+  @ApiOperation({ operationId: 'listBlocks', summary: "A user's outbound blocks, newest first" })
   @ApiPageResponse(BlockDto)
   @ApiErrors(400, 401, 404)
   list(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() query: PageQueryDto): Promise<Page<BlockDto>> {
@@ -40,7 +40,7 @@ export class BlocksController {
 
   @Delete(':otherUserId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Remove a block' })
+  @ApiOperation({ operationId: 'unblockUser', summary: 'Remove a block' })
   @ApiNoContentResponse()
   @ApiErrors(401, 404)
   async unblock(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Param('otherUserId') otherUserId: string): Promise<void> {

@@ -18,7 +18,7 @@ export class FriendRequestsController {
   constructor(private readonly requests: FriendRequestsService) {}
 
   @Post('users/:userId/friend-requests')
-  @ApiOperation({ summary: 'Send a friend request (accepted at once when the game sets requestsRequired=false)' })
+  @ApiOperation({ operationId: 'sendFriendRequest', summary: 'Send a friend request (accepted at once when the game sets requestsRequired=false)' })
   @ApiCreatedResponse({ type: SendFriendRequestResultDto })
   @ApiErrors(400, 401, 404)
   send(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Body() body: TargetUserDto): Promise<SendFriendRequestResultDto> {
@@ -26,7 +26,7 @@ export class FriendRequestsController {
   }
 
   @Get('users/:userId/friend-requests')
-  @ApiOperation({ summary: "A user's pending requests, inbound and outbound, as complete sets" })
+  @ApiOperation({ operationId: 'listFriendRequests', summary: "A user's pending requests, inbound and outbound, as complete sets" })
   @ApiOkResponse({ type: FriendRequestsDto })
   @ApiErrors(400, 401, 404)
   list(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() query: FriendRequestsQueryDto): Promise<FriendRequestsDto> {
@@ -35,7 +35,7 @@ export class FriendRequestsController {
 
   @Post('friend-requests/:id/accept')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Accept a request: it becomes a friendship (both rows, one transaction)' })
+  @ApiOperation({ operationId: 'acceptFriendRequest', summary: 'Accept a request: it becomes a friendship (both rows, one transaction)' })
   @ApiOkResponse({ type: AcceptFriendRequestResultDto })
   @ApiErrors(400, 401, 404)
   accept(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<AcceptFriendRequestResultDto> {
@@ -44,7 +44,7 @@ export class FriendRequestsController {
 
   @Post('friend-requests/:id/decline')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Decline a request: it is deleted' })
+  @ApiOperation({ operationId: 'declineFriendRequest', summary: 'Decline a request: it is deleted' })
   @ApiNoContentResponse()
   @ApiErrors(401, 404)
   async decline(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<void> {
@@ -53,7 +53,7 @@ export class FriendRequestsController {
 
   @Delete('friend-requests/:id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'The sender cancels the request' })
+  @ApiOperation({ operationId: 'cancelFriendRequest', summary: 'The sender cancels the request' })
   @ApiNoContentResponse()
   @ApiErrors(401, 404)
   async cancel(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<void> {

@@ -12,7 +12,7 @@ export class FriendTagsController {
   constructor(private readonly tags: FriendTagsService) {}
 
   @Get('users/:userId/friend-tags')
-  @ApiOperation({ summary: "A user's friend tags in the calling game, sorted by name" })
+  @ApiOperation({ operationId: 'listFriendTags', summary: "A user's friend tags in the calling game, sorted by name" })
   @ApiOkResponse({ type: FriendTagListDto })
   @ApiErrors(401, 404)
   list(@CurrentGame() game: GameContext, @Param('userId') userId: string): Promise<FriendTagListDto> {
@@ -20,7 +20,7 @@ export class FriendTagsController {
   }
 
   @Post('users/:userId/friend-tags')
-  @ApiOperation({
+  @ApiOperation({ operationId: 'createFriendTag',
     summary: 'Create a friend tag (capped by friends.tags.maxPerUser)',
     description: 'A user the game has never seen is anchored first, so the answer is 201, not 404; 404 means friends or tags are off.',
   })
@@ -31,7 +31,7 @@ export class FriendTagsController {
   }
 
   @Patch('friend-tags/:id')
-  @ApiOperation({ summary: 'Rename or recolour a tag (color null clears it)' })
+  @ApiOperation({ operationId: 'updateFriendTag', summary: 'Rename or recolour a tag (color null clears it)' })
   @ApiOkResponse({ type: FriendTagDto })
   @ApiErrors(400, 401, 404)
   update(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: UpdateFriendTagDto): Promise<FriendTagDto> {
@@ -40,7 +40,7 @@ export class FriendTagsController {
 
   @Delete('friend-tags/:id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a tag and every attachment of it' })
+  @ApiOperation({ operationId: 'deleteFriendTag', summary: 'Delete a tag and every attachment of it' })
   @ApiNoContentResponse()
   @ApiErrors(401, 404)
   async delete(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<void> {
@@ -48,7 +48,7 @@ export class FriendTagsController {
   }
 
   @Put('users/:userId/friends/:otherUserId/tags')
-  @ApiOperation({ summary: "Replace the owner's tag set on a friend; [] clears it" })
+  @ApiOperation({ operationId: 'setFriendTags', summary: "Replace the owner's tag set on a friend; [] clears it" })
   @ApiOkResponse({ type: FriendshipDto })
   @ApiErrors(400, 401, 404)
   set(

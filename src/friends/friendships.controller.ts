@@ -13,7 +13,7 @@ export class FriendshipsController {
   constructor(private readonly friendships: FriendshipsService) {}
 
   @Get()
-  @ApiOperation({ summary: "A user's friends, newest friendship first; viewer applies the owner's visibility" })
+  @ApiOperation({ operationId: 'listFriends', summary: "A user's friends, newest friendship first; viewer applies the owner's visibility" })
   @ApiPageResponse(FriendshipDto)
   @ApiErrors(400, 401, 404)
   list(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() query: FriendsListQueryDto): Promise<Page<FriendshipDto>> {
@@ -22,7 +22,7 @@ export class FriendshipsController {
 
   @Delete(':otherUserId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Remove a friend: both rows, one transaction' })
+  @ApiOperation({ operationId: 'removeFriend', summary: 'Remove a friend: both rows, one transaction' })
   @ApiNoContentResponse()
   @ApiErrors(401, 404)
   async remove(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Param('otherUserId') otherUserId: string): Promise<void> {
@@ -30,7 +30,7 @@ export class FriendshipsController {
   }
 
   @Get(':otherUserId/relationship')
-  @ApiOperation({ summary: 'The relationship state the viewer (:userId) sees with another user, and since when' })
+  @ApiOperation({ operationId: 'getRelationship', summary: 'The relationship state the viewer (:userId) sees with another user, and since when' })
   @ApiOkResponse({ type: RelationshipDto })
   @ApiErrors(400, 401, 404)
   relationship(

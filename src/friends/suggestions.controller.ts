@@ -12,7 +12,7 @@ export class SuggestionsController {
   constructor(private readonly suggestions: SuggestionsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Friends of friends sharing at least friends.discovery.minMutuals mutual friends' })
+  @ApiOperation({ operationId: 'suggestFriends', summary: 'Friends of friends sharing at least friends.discovery.minMutuals mutual friends' })
   @ApiOkResponse({ type: SuggestionsDto })
   @ApiErrors(400, 401, 404)
   suggest(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() query: SuggestionsQueryDto): Promise<SuggestionsDto> {

@@ -12,7 +12,7 @@ export class VisibilityController {
   constructor(private readonly visibility: VisibilityService) {}
 
   @Get()
-  @ApiOperation({ summary: "A user's friendsListVisibility (or the configured default) and the game's allowed values" })
+  @ApiOperation({ operationId: 'getFriendsVisibility', summary: "A user's friendsListVisibility (or the configured default) and the game's allowed values" })
   @ApiOkResponse({ type: VisibilityDto })
   @ApiErrors(401, 404)
   get(@CurrentGame() game: GameContext, @Param('userId') userId: string): Promise<VisibilityDto> {
@@ -20,7 +20,7 @@ export class VisibilityController {
   }
 
   @Patch()
-  @ApiOperation({
+  @ApiOperation({ operationId: 'setFriendsVisibility',
     summary: "Set a user's friendsListVisibility to one of the game's allowed values",
     description: 'A user the game has never seen is anchored first, so the answer is 200, not 404; 404 means friends are off.',
   })

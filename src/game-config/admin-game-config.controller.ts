@@ -13,7 +13,7 @@ export class AdminGameConfigController {
   constructor(private readonly configs: GameConfigService) {}
 
   @Get()
-  @ApiOperation({ summary: "A game's config, resolved with the defaults, and its networkId" })
+  @ApiOperation({ operationId: 'adminGetGameConfig', summary: "A game's config, resolved with the defaults, and its networkId" })
   @ApiOkResponse({ type: GameConfigDto })
   @ApiErrors(401, 404)
   get(@Param('gameId') gameId: string): Promise<GameConfigDto> {
@@ -21,7 +21,7 @@ export class AdminGameConfigController {
   }
 
   @Patch()
-  @ApiOperation({ summary: 'Deep-merge a partial config (null resets a branch) and/or set the networkId' })
+  @ApiOperation({ operationId: 'adminUpdateGameConfig', summary: 'Deep-merge a partial config (null resets a branch) and/or set the networkId' })
   @ApiOkResponse({ type: GameConfigDto })
   @ApiErrors(400, 401, 404)
   patch(@Param('gameId') gameId: string, @Body() body: PatchGameConfigDto): Promise<GameConfigDto> {

@@ -14,7 +14,7 @@ export class AdminGamesController {
   constructor(private readonly games: GamesService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a game' })
+  @ApiOperation({ operationId: 'adminCreateGame', summary: 'Create a game' })
   @ApiCreatedResponse({ type: AdminGameDto })
   @ApiErrors(400, 401)
   create(@Body() body: CreateGameDto): Promise<AdminGameDto> {
@@ -22,7 +22,7 @@ export class AdminGamesController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List games, newest first' })
+  @ApiOperation({ operationId: 'adminListGames', summary: 'List games, newest first' })
   @ApiOkResponse({ type: AdminGameListDto })
   @ApiErrors(400, 401)
   list(@Query() query: AdminGamesQueryDto): Promise<AdminGameListDto> {
@@ -30,7 +30,7 @@ export class AdminGamesController {
   }
 
   @Get(':gameId')
-  @ApiOperation({ summary: 'Get a game with its counts' })
+  @ApiOperation({ operationId: 'adminGetGame', summary: 'Get a game with its counts' })
   @ApiOkResponse({ type: AdminGameDto })
   @ApiErrors(401, 404)
   get(@Param('gameId') gameId: string): Promise<AdminGameDto> {
@@ -38,7 +38,7 @@ export class AdminGamesController {
   }
 
   @Get(':gameId/api-keys')
-  @ApiOperation({ summary: 'List the API keys of a game, revoked ones included' })
+  @ApiOperation({ operationId: 'adminListApiKeys', summary: 'List the API keys of a game, revoked ones included' })
   @ApiOkResponse({ type: ApiKeyListDto })
   @ApiErrors(401, 404)
   listKeys(@Param('gameId') gameId: string): Promise<ApiKeyListDto> {
@@ -46,7 +46,7 @@ export class AdminGamesController {
   }
 
   @Post(':gameId/api-keys')
-  @ApiOperation({ summary: 'Mint an API key; the full key is returned only in this response' })
+  @ApiOperation({ operationId: 'adminMintApiKey', summary: 'Mint an API key; the full key is returned only in this response' })
   @ApiCreatedResponse({ type: MintedApiKeyDto })
   @ApiErrors(401, 404)
   mintKey(@Param('gameId') gameId: string): Promise<MintedApiKeyDto> {
@@ -55,7 +55,7 @@ export class AdminGamesController {
 
   @Post(':gameId/api-keys/:keyId/revoke')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Revoke an API key (idempotent)' })
+  @ApiOperation({ operationId: 'adminRevokeApiKey', summary: 'Revoke an API key (idempotent)' })
   @ApiOkResponse({ type: ApiKeyDto })
   @ApiErrors(401, 404)
   revokeKey(@Param('gameId') gameId: string, @Param('keyId') keyId: string): Promise<ApiKeyDto> {

@@ -12,7 +12,7 @@ export class WhoamiController {
   constructor(private readonly games: GamesService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Verify an API key: the game and key it resolves to' })
+  @ApiOperation({ operationId: 'whoami', summary: 'Verify an API key: the game and key it resolves to' })
   @ApiOkResponse({ type: WhoamiDto })
   @ApiErrors(401)
   whoami(@CurrentGame() game: GameContext): Promise<WhoamiDto> {

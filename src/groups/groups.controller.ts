@@ -15,7 +15,7 @@ export class GroupsController {
   constructor(private readonly groups: GroupsService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a group; with creatorUserId the creator joins in the same transaction' })
+  @ApiOperation({ operationId: 'createGroup', summary: 'Create a group; with creatorUserId the creator joins in the same transaction' })
   @ApiCreatedResponse({ type: GroupDto })
   @ApiErrors(400, 401)
   create(@CurrentGame() game: GameContext, @Body() body: CreateGroupDto): Promise<GroupDto> {
@@ -23,7 +23,7 @@ export class GroupsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List groups, newest first; viewer hides secret groups they are not in' })
+  @ApiOperation({ operationId: 'listGroups', summary: 'List groups, newest first; viewer hides secret groups they are not in' })
   @ApiPageResponse(GroupDto)
   @ApiErrors(400, 401)
   list(@CurrentGame() game: GameContext, @Query() query: ListGroupsQueryDto): Promise<Page<GroupDto>> {
@@ -31,7 +31,7 @@ export class GroupsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get a group; with viewer, a secret group is 404 unless they are an active member' })
+  @ApiOperation({ operationId: 'getGroup', summary: 'Get a group; with viewer, a secret group is 404 unless they are an active member' })
   @ApiOkResponse({ type: GroupDto })
   @ApiErrors(401, 404)
   get(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: ViewerQueryDto): Promise<GroupDto> {
@@ -39,7 +39,7 @@ export class GroupsController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Update a group; a no-op changes nothing and writes no audit' })
+  @ApiOperation({ operationId: 'updateGroup', summary: 'Update a group; a no-op changes nothing and writes no audit' })
   @ApiOkResponse({ type: GroupDto })
   @ApiErrors(400, 401, 404)
   update(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: UpdateGroupDto): Promise<GroupDto> {
@@ -47,7 +47,7 @@ export class GroupsController {
   }
 
   @Delete(':id')
-  @ApiOperation({ summary: 'Soft-delete a group (restorable for 7 days), or with hard=true remove it for good' })
+  @ApiOperation({ operationId: 'deleteGroup', summary: 'Soft-delete a group (restorable for 7 days), or with hard=true remove it for good' })
   @ApiOkResponse({ type: GroupDto, description: 'soft delete' })
   @ApiNoContentResponse({ description: 'hard delete' })
   @ApiErrors(401, 404)
@@ -65,23 +65,23 @@ export class GroupsController {
 
   @Post(':id/restore')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Restore a soft-deleted group within 7 days' })
+  @ApiOperation({ operationId: 'restoreGroup', summary: 'Restore a soft-deleted group within 7 days' })
   @ApiOkResponse({ type: GroupDto })
-  @ApiErrors(401, 404, 410)
+  @ApiErrors(401, 404, 'restore_window_expired')
   restore(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<GroupDto> {
     return this.groups.restore(game, id);
   }
 
   @Put(':id/parent')
-  @ApiOperation({ summary: 'Set (or with null clear) the parent group; cycles are refused' })
+  @ApiOperation({ operationId: 'setGroupParent', summary: 'Set (or with null clear) the parent group; cycles are refused' })
   @ApiOkResponse({ type: GroupDto })
-  @ApiErrors(400, 401, 404)
+  @ApiErrors(400, 'parent_cycle', 401, 404)
   setParent(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: SetParentDto): Promise<GroupDto> {
     return this.groups.setParent(game, id, body.parentGroupId);
   }
 
   @Get(':id/children')
-  @ApiOperation({ summary: 'List the live child groups, newest first' })
+  @ApiOperation({ operationId: 'listChildGroups', summary: 'List the live child groups, newest first' })
   @ApiPageResponse(GroupDto)
   @ApiErrors(400, 401, 404)
   children(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: ListGroupsQueryDto): Promise<Page<GroupDto>> {

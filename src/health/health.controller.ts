@@ -16,14 +16,14 @@ export class HealthController {
   constructor(private readonly health: HealthService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Liveness; touches no database' })
+  @ApiOperation({ operationId: 'getLiveness', summary: 'Liveness; touches no database' })
   @ApiOkResponse({ type: LivenessDto })
   liveness(): LivenessDto {
     return { name: 'guildhall', version: SERVICE_VERSION };
   }
 
   @Get('healthz')
-  @ApiOperation({ summary: 'Readiness: database ping (2 s) and webhook worker heartbeat (60 s)' })
+  @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness: database ping (2 s) and webhook worker heartbeat (60 s)' })
   @ApiOkResponse({ type: ReadinessDto })
   @ApiServiceUnavailableResponse({ type: ReadinessDto, description: 'status degraded, with a reason per failing component' })
   async readiness(@Res({ passthrough: true }) res: StatusSettable): Promise<ReadinessDto> {

@@ -13,9 +13,9 @@ export class AdminIdentityLinksController {
   constructor(private readonly links: IdentityLinksService) {}
 
   @Put(':externalUserId')
-  @ApiOperation({ summary: "Anchor an external id of this game to an existing internal user (idempotent)" })
+  @ApiOperation({ operationId: 'adminLinkIdentity', summary: "Anchor an external id of this game to an existing internal user (idempotent)" })
   @ApiOkResponse({ type: IdentityLinkDto })
-  @ApiErrors(400, 401, 404, 409)
+  @ApiErrors(400, 401, 404, 'already_linked')
   link(
     @Param('gameId') gameId: string,
     @Param('externalUserId') externalUserId: string,

@@ -23,7 +23,7 @@ export class InvitationsController {
   constructor(private readonly invitations: InvitationsService) {}
 
   @Post('groups/:id/invitations')
-  @ApiOperation({ summary: 'Create an invitation code, open or for one user' })
+  @ApiOperation({ operationId: 'createInvitation', summary: 'Create an invitation code, open or for one user' })
   @ApiCreatedResponse({ type: InvitationDto })
   @ApiErrors(400, 401, 404)
   create(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: CreateInvitationDto): Promise<InvitationDto> {
@@ -32,7 +32,7 @@ export class InvitationsController {
 
   @Post('groups/:id/bulk-invite')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Invite up to 1000 users at once; per-row results in row order' })
+  @ApiOperation({ operationId: 'bulkInvite', summary: 'Invite up to 1000 users at once; per-row results in row order' })
   @ApiOkResponse({ type: BulkInviteResponseDto })
   @ApiErrors(400, 401, 404)
   bulkInvite(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: BulkInviteDto): Promise<BulkInviteResponseDto> {
@@ -40,7 +40,7 @@ export class InvitationsController {
   }
 
   @Get('groups/:id/invitations')
-  @ApiOperation({ summary: 'List the invitations of a group; used and expired ones only on request' })
+  @ApiOperation({ operationId: 'listInvitations', summary: 'List the invitations of a group; used and expired ones only on request' })
   @ApiPageResponse(InvitationDto)
   @ApiErrors(400, 401, 404)
   list(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: ListInvitationsQueryDto): Promise<Page<InvitationDto>> {
@@ -49,7 +49,7 @@ export class InvitationsController {
 
   @Get('invitations/:code')
   @PublicRoute()
-  @ApiOperation({ summary: 'Preview a code (public, no key); does not gate on expiry' })
+  @ApiOperation({ operationId: 'previewInvitation', summary: 'Preview a code (public, no key); does not gate on expiry' })
   @ApiOkResponse({ type: InvitationDto })
   @ApiErrors(404)
   preview(@Param('code') code: string): Promise<InvitationDto> {
@@ -58,7 +58,7 @@ export class InvitationsController {
 
   @Delete('invitations/:code')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Revoke an unused code; a used code is kept' })
+  @ApiOperation({ operationId: 'revokeInvitation', summary: 'Revoke an unused code; a used code is kept' })
   @ApiNoContentResponse()
   @ApiErrors(401, 404)
   async revoke(@CurrentGame() game: GameContext, @Param('code') code: string): Promise<void> {
@@ -66,18 +66,18 @@ export class InvitationsController {
   }
 
   @Post('invitations/:code/accept')
-  @ApiOperation({ summary: 'Redeem a code: the user becomes an active member' })
+  @ApiOperation({ operationId: 'acceptInvitation', summary: 'Redeem a code: the user becomes an active member' })
   @ApiCreatedResponse({ type: MemberDto })
-  @ApiErrors(400, 401, 403, 404, 409, 410)
+  @ApiErrors(400, 401, 'permission_denied', 'banned', 404, 'already_member', 'invitation_used', 'invitation_expired')
   accept(@CurrentGame() game: GameContext, @Param('code') code: string, @Body() body: AcceptInvitationDto): Promise<MemberDto> {
     return this.invitations.accept(game, code, body.userId);
   }
 
   @Post('invitations/:code/decline')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Decline a code; it is used up' })
+  @ApiOperation({ operationId: 'declineInvitation', summary: 'Decline a code; it is used up' })
   @ApiNoContentResponse()
-  @ApiErrors(401, 403, 404, 410)
+  @ApiErrors(400, 401, 'permission_denied', 404, 'invitation_used', 'invitation_expired')
   async decline(@CurrentGame() game: GameContext, @Param('code') code: string, @Body() body: DeclineInvitationDto): Promise<void> {
     await this.invitations.decline(game, code, body.userId);
   }

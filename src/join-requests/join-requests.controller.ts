@@ -23,15 +23,15 @@ export class JoinRequestsController {
   constructor(private readonly joinRequests: JoinRequestsService) {}
 
   @Post('groups/:id/join-requests')
-  @ApiOperation({ summary: 'Ask to join an invite-only group (a public group is joined directly; a secret one is 404)' })
+  @ApiOperation({ operationId: 'createJoinRequest', summary: 'Ask to join an invite-only group (a public group is joined directly; a secret one is 404)' })
   @ApiCreatedResponse({ type: JoinRequestDto })
-  @ApiErrors(400, 401, 403, 404, 409)
+  @ApiErrors(400, 401, 'banned', 404, 'already_member', 'join_request_pending')
   create(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: CreateJoinRequestDto): Promise<JoinRequestDto> {
     return this.joinRequests.create(game, id, body);
   }
 
   @Get('groups/:id/join-requests')
-  @ApiOperation({ summary: "A group's join requests, newest first; pending ones unless status says otherwise" })
+  @ApiOperation({ operationId: 'listGroupJoinRequests', summary: "A group's join requests, newest first; pending ones unless status says otherwise" })
   @ApiPageResponse(JoinRequestDto)
   @ApiErrors(400, 401, 404)
   listForGroup(
@@ -43,7 +43,7 @@ export class JoinRequestsController {
   }
 
   @Get('users/:userId/join-requests')
-  @ApiOperation({ summary: "A user's join requests in live groups, newest first, every status unless status narrows it" })
+  @ApiOperation({ operationId: 'listUserJoinRequests', summary: "A user's join requests in live groups, newest first, every status unless status narrows it" })
   @ApiPageResponse(JoinRequestDto)
   @ApiErrors(400, 401)
   listForUser(
@@ -56,27 +56,27 @@ export class JoinRequestsController {
 
   @Post('join-requests/:id/approve')
   @HttpCode(200)
-  @ApiOperation({ summary: `Approve a pending request: the user becomes an active member. ${NO_PERMISSION_RULE}` })
+  @ApiOperation({ operationId: 'approveJoinRequest', summary: `Approve a pending request: the user becomes an active member. ${NO_PERMISSION_RULE}` })
   @ApiOkResponse({ type: ApprovedJoinRequestDto })
-  @ApiErrors(400, 401, 403, 404, 409, 410)
+  @ApiErrors(400, 401, 'banned', 404, 'already_member', 'join_request_closed')
   approve(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: ApproveJoinRequestDto): Promise<ApprovedJoinRequestDto> {
     return this.joinRequests.approve(game, id, body);
   }
 
   @Post('join-requests/:id/decline')
   @HttpCode(200)
-  @ApiOperation({ summary: `Decline a pending request. ${NO_PERMISSION_RULE}` })
+  @ApiOperation({ operationId: 'declineJoinRequest', summary: `Decline a pending request. ${NO_PERMISSION_RULE}` })
   @ApiOkResponse({ type: JoinRequestDto })
-  @ApiErrors(400, 401, 404, 410)
+  @ApiErrors(400, 401, 404, 'join_request_closed')
   decline(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: DeclineJoinRequestDto): Promise<JoinRequestDto> {
     return this.joinRequests.decline(game, id, body);
   }
 
   @Post('join-requests/:id/cancel')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Withdraw a pending request, on behalf of the user who made it' })
+  @ApiOperation({ operationId: 'cancelJoinRequest', summary: 'Withdraw a pending request, on behalf of the user who made it' })
   @ApiOkResponse({ type: JoinRequestDto })
-  @ApiErrors(401, 404, 410)
+  @ApiErrors(401, 404, 'join_request_closed')
   cancel(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<JoinRequestDto> {
     return this.joinRequests.cancel(game, id);
   }

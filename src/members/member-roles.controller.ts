@@ -13,17 +13,17 @@ export class MemberRolesController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Assign a role of the group to a member (idempotent)' })
+  @ApiOperation({ operationId: 'assignMemberRole', summary: 'Assign a role of the group to a member (idempotent)' })
   @ApiOkResponse({ type: MemberDto })
-  @ApiErrors(400, 401, 404)
+  @ApiErrors(400, 'role_group_mismatch', 401, 404)
   assign(@CurrentGame() game: GameContext, @Param('id') id: string, @Param('userId') userId: string, @Param('roleId') roleId: string) {
     return this.memberRoles.assign(game, id, userId, roleId);
   }
 
   @Delete()
-  @ApiOperation({ summary: 'Remove a role from a member (idempotent)' })
+  @ApiOperation({ operationId: 'removeMemberRole', summary: 'Remove a role from a member (idempotent)' })
   @ApiOkResponse({ type: MemberDto })
-  @ApiErrors(400, 401, 404)
+  @ApiErrors(400, 'role_group_mismatch', 401, 404)
   remove(@CurrentGame() game: GameContext, @Param('id') id: string, @Param('userId') userId: string, @Param('roleId') roleId: string) {
     return this.memberRoles.remove(game, id, userId, roleId);
   }

@@ -13,16 +13,16 @@ export class MembersController {
   constructor(private readonly members: MembersService) {}
 
   @Post('groups/:id/join')
-  @ApiOperation({ summary: 'Join a public group (passcode when it has one)' })
+  @ApiOperation({ operationId: 'joinGroup', summary: 'Join a public group (passcode when it has one)' })
   @ApiCreatedResponse({ type: MemberDto })
-  @ApiErrors(400, 401, 403, 404, 409)
+  @ApiErrors(400, 401, 'permission_denied', 'banned', 'passcode_required', 'passcode_invalid', 404, 'already_member')
   join(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: JoinGroupDto): Promise<MemberDto> {
     return this.members.join(game, id, body);
   }
 
   @Post('groups/:id/leave')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Leave a group; only an active member changes, others come back unchanged' })
+  @ApiOperation({ operationId: 'leaveGroup', summary: 'Leave a group; only an active member changes, others come back unchanged' })
   @ApiOkResponse({ type: MemberDto })
   @ApiErrors(400, 401, 404)
   leave(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: UserIdBodyDto): Promise<MemberDto> {
@@ -31,7 +31,7 @@ export class MembersController {
 
   @Post('groups/:id/members/:userId/kick')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Kick a member (idempotent on members who are not active)' })
+  @ApiOperation({ operationId: 'kickMember', summary: 'Kick a member (idempotent on members who are not active)' })
   @ApiOkResponse({ type: MemberDto })
   @ApiErrors(400, 401, 404)
   kick(
@@ -44,7 +44,7 @@ export class MembersController {
   }
 
   @Get('groups/:id/members')
-  @ApiOperation({ summary: 'List the members of a group, latest joiners first; filter by status' })
+  @ApiOperation({ operationId: 'listMembers', summary: 'List the members of a group, latest joiners first; filter by status' })
   @ApiPageResponse(MemberDto)
   @ApiErrors(400, 401, 404)
   list(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: ListMembersQueryDto): Promise<Page<MemberDto>> {
@@ -52,7 +52,7 @@ export class MembersController {
   }
 
   @Get('groups/:id/members/:userId')
-  @ApiOperation({ summary: 'The member row of a user in a group, whatever its status' })
+  @ApiOperation({ operationId: 'getGroupMember', summary: 'The member row of a user in a group, whatever its status' })
   @ApiOkResponse({ type: MemberDto })
   @ApiErrors(401, 404)
   getInGroup(@CurrentGame() game: GameContext, @Param('id') id: string, @Param('userId') userId: string): Promise<MemberDto> {
@@ -60,7 +60,7 @@ export class MembersController {
   }
 
   @Patch('groups/:id/members/:userId')
-  @ApiOperation({ summary: 'Update member metadata and notes' })
+  @ApiOperation({ operationId: 'updateMember', summary: 'Update member metadata and notes' })
   @ApiOkResponse({ type: MemberDto })
   @ApiErrors(400, 401, 404)
   update(
@@ -73,7 +73,7 @@ export class MembersController {
   }
 
   @Get('members/:id')
-  @ApiOperation({ summary: 'A member by id' })
+  @ApiOperation({ operationId: 'getMember', summary: 'A member by id' })
   @ApiOkResponse({ type: MemberDto })
   @ApiErrors(401, 404)
   get(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<MemberDto> {
@@ -81,7 +81,7 @@ export class MembersController {
   }
 
   @Get('users/:userId/members')
-  @ApiOperation({ summary: "A user's memberships in live groups, latest first (bare array, at most 1000)" })
+  @ApiOperation({ operationId: 'listUserMemberships', summary: "A user's memberships in live groups, latest first (bare array, at most 1000)" })
   @ApiOkResponse({ type: [MemberDto] })
   @ApiErrors(400, 401)
   forUser(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() query: UserMembersQueryDto): Promise<MemberDto[]> {

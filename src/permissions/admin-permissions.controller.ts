@@ -18,7 +18,7 @@ export class AdminPermissionsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: "The game's permission catalog: every key ever granted, by name" })
+  @ApiOperation({ operationId: 'adminGetPermissionCatalog', summary: "The game's permission catalog: every key ever granted, by name" })
   @ApiOkResponse({ type: CatalogDto })
   @ApiErrors(401, 404)
   async catalog(@Param('gameId') gameId: string): Promise<CatalogDto> {
@@ -27,7 +27,7 @@ export class AdminPermissionsController {
   }
 
   @Get('check')
-  @ApiOperation({ summary: 'The permission check of the game route, scoped to the path game' })
+  @ApiOperation({ operationId: 'adminCheckPermission', summary: 'The permission check of the game route, scoped to the path game' })
   @ApiOkResponse({ type: PermissionCheckResultDto })
   @ApiErrors(400, 401, 404)
   async check(@Param('gameId') gameId: string, @Query() q: PermissionCheckQueryDto): Promise<PermissionCheckResult> {

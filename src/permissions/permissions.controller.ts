@@ -13,7 +13,7 @@ export class PermissionsController {
   constructor(private readonly permissions: PermissionsService) {}
 
   @Get('permissions/check')
-  @ApiOperation({ summary: 'May this user do this in this group? none → override → role → default' })
+  @ApiOperation({ operationId: 'checkPermission', summary: 'May this user do this in this group? none → override → role → default' })
   @ApiOkResponse({ type: PermissionCheckResultDto })
   @ApiErrors(400, 401, 404)
   check(@CurrentGame() game: GameContext, @Query() q: PermissionCheckQueryDto): PermissionCheckResult | Promise<PermissionCheckResult> {
@@ -22,7 +22,7 @@ export class PermissionsController {
 
   @Post('groups/:id/members/:userId/permissions/:permission')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Set a member permission override (body optional: allowed defaults to true)' })
+  @ApiOperation({ operationId: 'setPermissionOverride', summary: 'Set a member permission override (body optional: allowed defaults to true)' })
   @ApiOkResponse({ type: OverrideDto })
   @ApiErrors(400, 401, 404)
   setOverride(
@@ -37,7 +37,7 @@ export class PermissionsController {
 
   @Delete('groups/:id/members/:userId/permissions/:permission')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Clear a member permission override (idempotent)' })
+  @ApiOperation({ operationId: 'clearPermissionOverride', summary: 'Clear a member permission override (idempotent)' })
   @ApiNoContentResponse()
   @ApiErrors(400, 401, 404)
   async clearOverride(

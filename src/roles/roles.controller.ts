@@ -12,15 +12,15 @@ export class RolesController {
   constructor(private readonly roles: RolesService) {}
 
   @Post('groups/:id/roles')
-  @ApiOperation({ summary: 'Create a role in a group' })
+  @ApiOperation({ operationId: 'createRole', summary: 'Create a role in a group' })
   @ApiCreatedResponse({ type: RoleDto })
-  @ApiErrors(400, 401, 404, 409)
+  @ApiErrors(400, 401, 404, 'role_name_taken')
   create(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: CreateRoleDto): Promise<RoleDto> {
     return this.roles.create(game, id, body);
   }
 
   @Get('groups/:id/roles')
-  @ApiOperation({ summary: "A group's roles (bare array), priority descending then id descending" })
+  @ApiOperation({ operationId: 'listRoles', summary: "A group's roles (bare array), priority descending then id descending" })
   @ApiOkResponse({ type: [RoleDto] })
   @ApiErrors(401, 404)
   list(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<RoleDto[]> {
@@ -28,7 +28,7 @@ export class RolesController {
   }
 
   @Get('roles/:id')
-  @ApiOperation({ summary: 'A role' })
+  @ApiOperation({ operationId: 'getRole', summary: 'A role' })
   @ApiOkResponse({ type: RoleDto })
   @ApiErrors(401, 404)
   get(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<RoleDto> {
@@ -36,25 +36,25 @@ export class RolesController {
   }
 
   @Patch('roles/:id')
-  @ApiOperation({ summary: 'Update a role; a no-op writes nothing' })
+  @ApiOperation({ operationId: 'updateRole', summary: 'Update a role; a no-op writes nothing' })
   @ApiOkResponse({ type: RoleDto })
-  @ApiErrors(400, 401, 404, 409)
+  @ApiErrors(400, 401, 404, 'role_name_taken')
   update(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: UpdateRoleDto): Promise<RoleDto> {
     return this.roles.update(game, id, body);
   }
 
   @Delete('roles/:id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a role that no member holds' })
+  @ApiOperation({ operationId: 'deleteRole', summary: 'Delete a role that no member holds' })
   @ApiNoContentResponse()
-  @ApiErrors(401, 404, 409)
+  @ApiErrors(401, 404, 'role_has_members')
   async delete(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<void> {
     await this.roles.delete(game, id);
   }
 
   @Post('roles/:id/permissions')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Grant a permission key to a role (idempotent)' })
+  @ApiOperation({ operationId: 'grantRolePermission', summary: 'Grant a permission key to a role (idempotent)' })
   @ApiOkResponse({ type: RoleDto })
   @ApiErrors(400, 401, 404)
   grant(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: GrantPermissionDto): Promise<RoleDto> {
@@ -62,7 +62,7 @@ export class RolesController {
   }
 
   @Delete('roles/:id/permissions/:permission')
-  @ApiOperation({ summary: 'Revoke a permission key from a role (idempotent)' })
+  @ApiOperation({ operationId: 'revokeRolePermission', summary: 'Revoke a permission key from a role (idempotent)' })
   @ApiOkResponse({ type: RoleDto })
   @ApiErrors(401, 404)
   revoke(@CurrentGame() game: GameContext, @Param('id') id: string, @Param('permission') permission: string): Promise<RoleDto> {

@@ -13,7 +13,7 @@ export class DeliveryLogController {
   constructor(private readonly log: DeliveryLogService) {}
 
   @Get(':id/deliveries')
-  @ApiOperation({ summary: "List an endpoint's deliveries, newest first, optionally of one status" })
+  @ApiOperation({ operationId: 'listWebhookDeliveries', summary: "List an endpoint's deliveries, newest first, optionally of one status" })
   @ApiPageResponse(WebhookDeliveryDto)
   @ApiErrors(400, 401, 404)
   list(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: DeliveryLogQueryDto): Promise<Page<WebhookDeliveryDto>> {
@@ -21,7 +21,7 @@ export class DeliveryLogController {
   }
 
   @Get(':id/deliveries/:deliveryId')
-  @ApiOperation({ summary: 'One delivery with every attempt: when, the status code or error, how long it took' })
+  @ApiOperation({ operationId: 'getWebhookDelivery', summary: 'One delivery with every attempt: when, the status code or error, how long it took' })
   @ApiOkResponse({ type: WebhookDeliveryDetailDto })
   @ApiErrors(401, 404)
   get(@CurrentGame() game: GameContext, @Param('id') id: string, @Param('deliveryId') deliveryId: string): Promise<WebhookDeliveryDetailDto> {

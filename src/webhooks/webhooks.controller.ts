@@ -14,7 +14,7 @@ export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Register a webhook endpoint; the signing secret is returned only here' })
+  @ApiOperation({ operationId: 'createWebhook', summary: 'Register a webhook endpoint; the signing secret is returned only here' })
   @ApiCreatedResponse({ type: CreatedWebhookDto })
   @ApiErrors(400, 401)
   create(@CurrentGame() game: GameContext, @Body() body: CreateWebhookDto): Promise<CreatedWebhookDto> {
@@ -22,7 +22,7 @@ export class WebhooksController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List webhook endpoints, newest first (no secrets)' })
+  @ApiOperation({ operationId: 'listWebhooks', summary: 'List webhook endpoints, newest first (no secrets)' })
   @ApiPageResponse(WebhookDto)
   @ApiErrors(400, 401)
   list(@CurrentGame() game: GameContext, @Query() query: PageQueryDto): Promise<Page<WebhookDto>> {
@@ -30,7 +30,7 @@ export class WebhooksController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change url, events, format, or mute/unmute an endpoint' })
+  @ApiOperation({ operationId: 'updateWebhook', summary: 'Change url, events, format, or mute/unmute an endpoint' })
   @ApiOkResponse({ type: WebhookDto })
   @ApiErrors(400, 401, 404)
   update(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
@@ -39,7 +39,7 @@ export class WebhooksController {
 
   @Post(':id/rotate-secret')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Replace the signing secret; the old one goes on signing beside it for graceSeconds' })
+  @ApiOperation({ operationId: 'rotateWebhookSecret', summary: 'Replace the signing secret; the old one goes on signing beside it for graceSeconds' })
   @ApiBody({ type: RotateSecretDto, required: false, description: 'may be omitted: a generated secret, an hour of grace' })
   @ApiOkResponse({ type: RotatedSecretDto })
   @ApiErrors(400, 401, 404)
@@ -49,7 +49,7 @@ export class WebhooksController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Remove an endpoint and its pending deliveries' })
+  @ApiOperation({ operationId: 'deleteWebhook', summary: 'Remove an endpoint and its pending deliveries' })
   @ApiNoContentResponse()
   @ApiErrors(401, 404)
   async delete(@CurrentGame() game: GameContext, @Param('id') id: string): Promise<void> {

@@ -158,7 +158,7 @@ describe('the horizon: a transaction that commits late is never skipped', () => 
     await c.connect();
     await c.query('BEGIN');
     await c.query(
-      `INSERT INTO outbox_events (id, game_id, type, body) VALUES ($1::text, $2::uuid, 'game.user.banned', jsonb_build_object('id', $1::text, 'type', 'game.user.banned', 'gameId', $2::text))`,
+      `INSERT INTO outbox_events (id, game_id, type, body) VALUES ($1::text, $2::uuid, 'game.user.banned', jsonb_build_object('id', $1::text, 'type', 'game.user.banned', 'gameId', $2::text, 'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))`,
       [id, gameId],
     );
     await c.query(`SELECT pg_notify('svc_events', $1)`, [gameId]);

@@ -20,7 +20,8 @@ async function insertEvents(gameId: string, n: number, daysAgo: number, prefix: 
   const rows = await t.db.query<{ id: string }>(
     `INSERT INTO outbox_events (id, game_id, type, body, created_at)
      SELECT $3 || lpad(to_hex(i), 24 - length($3), '0'), $1::uuid, 'game.user.banned',
-            jsonb_build_object('id', $3 || lpad(to_hex(i), 24 - length($3), '0'), 'type', 'game.user.banned', 'gameId', $1::text),
+            jsonb_build_object('id', $3 || lpad(to_hex(i), 24 - length($3), '0'), 'type', 'game.user.banned', 'gameId', $1::text,
+                               'occurredAt', to_char((now() - $4::float8 * interval '1 day') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
             now() - $4::float8 * interval '1 day'
      FROM generate_series(1, $2) AS i
      RETURNING id`,

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { ERROR_STATUS } from '../../src/common/errors/error-codes';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /** The API document: every route, public, outside /v1, served without touching the database. */
@@ -81,22 +82,72 @@ describe('OpenAPI document', () => {
     expect(r.body.components.securitySchemes).toHaveProperty('apiKey');
     expect(r.body.components.securitySchemes).toHaveProperty('adminToken');
     const create = r.body.paths['/v1/admin/games'].post;
-    expect(create.responses['400'].content['application/json'].schema.$ref).toContain('ErrorEnvelopeDto');
+    expect(create.responses['400'].content['application/json'].schema.allOf[0].$ref).toContain('ErrorEnvelopeDto');
+    expect(create.responses['401'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['invalid_admin_token']);
     expect(create.security).toEqual([{ adminToken: [] }]);
   });
 
   it('documents 503 service_unavailable with the envelope on every /v1 operation: any may find the database down (DECISIONS §30)', async () => {
     const doc = (await t.http.get('/openapi.json')).body;
     const missing: string[] = [];
-    for (const [path, ops] of Object.entries<Record<string, { responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> }>>(doc.paths)) {
+    for (const [path, ops] of Object.entries<Record<string, { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>(doc.paths)) {
       if (!path.startsWith('/v1/')) continue;
       for (const [method, op] of Object.entries(ops)) {
         // Any media type: the live stream's errors are listed under the type it produces.
-        const schemas = Object.values(op.responses['503']?.content ?? {}).map((c) => c.schema?.$ref ?? '');
+        const schemas = Object.values(op.responses['503']?.content ?? {}).map((c) => JSON.stringify(c.schema ?? {}));
         if (!schemas.some((ref) => ref.includes('ErrorEnvelopeDto'))) missing.push(`${method} ${path}`);
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('every operation has a readable unique operationId, a summary, and an example request and answer', async () => {
+    const doc = (await t.http.get('/openapi.json')).body;
+    const ids: string[] = [];
+    const problems: string[] = [];
+    type Media = Record<string, { schema?: unknown; example?: unknown }>;
+    for (const [path, ops] of Object.entries<Record<string, { operationId: string; summary?: string; requestBody?: { content: Media }; responses: Record<string, { content?: Media }> }>>(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method} ${path}`;
+        ids.push(op.operationId);
+        if (!/^[a-z][A-Za-z]+$/.test(op.operationId)) problems.push(`${where}: operationId ${op.operationId}`);
+        if (!op.summary) problems.push(`${where}: no summary`);
+        const body = op.requestBody?.content['application/json'];
+        if (body && body.example === undefined) problems.push(`${where}: no example request`);
+        const answers = Object.entries(op.responses).filter(([status, r]) => Number(status) < 300 && r.content?.['application/json']);
+        for (const [status, r] of answers) if (r.content!['application/json'].example === undefined) problems.push(`${where} ${status}: no example answer`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['createGroup', 'joinGroup', 'getEventFeed', 'adminCreateGame']));
+  });
+
+  it("every error answer lists its possible codes, each of its status, with an example envelope", async () => {
+    const doc = (await t.http.get('/openapi.json')).body;
+    const statusOf = Object.fromEntries(Object.entries(ERROR_STATUS));
+    const problems: string[] = [];
+    for (const [path, ops] of Object.entries<Record<string, { responses: Record<string, { content?: Record<string, { schema: { allOf?: Array<{ properties?: { code?: { enum: string[] } } }> }; example?: { code: string } }> }> }>>(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, r] of Object.entries(op.responses)) {
+          // /healthz's 503 is its health report (degraded), not an error envelope.
+          if (Number(status) < 400 || path === '/healthz') continue;
+          for (const [type, media] of Object.entries(r.content ?? {})) {
+            const codes = media.schema.allOf?.[1]?.properties?.code?.enum ?? [];
+            const where = `${method} ${path} ${status} ${type}`;
+            if (codes.length === 0) problems.push(`${where}: no code enum`);
+            for (const code of codes) if (statusOf[code] !== Number(status)) problems.push(`${where}: ${code} is a ${statusOf[code]}`);
+            if (!media.example || !codes.includes(media.example.code)) problems.push(`${where}: example ${JSON.stringify(media.example)}`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    const join = doc.paths['/v1/groups/{id}/join'].post.responses;
+    expect(join['403'].content['application/json'].schema.allOf[1].properties.code.enum.sort()).toEqual(['banned', 'passcode_invalid', 'passcode_required', 'permission_denied']);
+    expect(join['409'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['already_member']);
+    expect(join['415'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['unsupported_media_type']);
+    expect(doc.paths['/v1/invitations/{code}'].get.responses).not.toHaveProperty('401');
   });
 
   it('GET /docs serves Swagger UI without credentials', async () => {

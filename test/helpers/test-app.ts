@@ -3,6 +3,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/app.factory';
 import { parseSettings } from '../../src/config/settings';
+import { answerCheck, checkAnswers } from './answer-schemas';
 import { createTestDatabase, type TestDatabase } from './test-db';
 
 export const ADMIN_TOKEN = 'jadm_test_0123456789abcdef0123';
@@ -16,7 +17,8 @@ export interface TestApp {
 
 /**
  * The production app (same factory as main.ts) on a database of its own. `env` overrides the
- * settings; pass `db` to run a second instance on the same database.
+ * settings; pass `db` to run a second instance on the same database. Every 2xx JSON answer is
+ * checked against the API document (answer-schemas.ts); close() fails on a mismatch.
  */
 export async function startTestApp(env: Record<string, string> = {}, db?: TestDatabase): Promise<TestApp> {
   const database = db ?? (await createTestDatabase());
@@ -30,6 +32,7 @@ export async function startTestApp(env: Record<string, string> = {}, db?: TestDa
     ...env,
   });
   const app = await createApp(settings);
+  checkAnswers(app);
   return {
     app,
     http: request(app.getHttpServer()),
@@ -37,6 +40,8 @@ export async function startTestApp(env: Record<string, string> = {}, db?: TestDa
     close: async () => {
       await app.close();
       if (!db) await database.drop();
+      const mismatches = answerCheck.mismatches.splice(0);
+      if (mismatches.length > 0) throw new Error(`answers that do not match the API document:\n${[...new Set(mismatches)].join('\n')}`);
     },
   };
 }

@@ -1,0 +1,48 @@
+import { errorResponseSchema } from '../common/errors/api-error-responses.decorator';
+import { completeErrorAnswers, type Operation, type Response } from './error-answers';
+
+const error = (...codes: string[]): Response => ({ description: 'x', content: { 'application/json': { schema: errorResponseSchema(codes) } } });
+const codes = (op: Operation, status: string) =>
+  (op.responses?.[status] as unknown as { content: { 'application/json': { schema: { allOf: Array<{ properties?: { code?: { enum: string[] } } }> } } } })
+    .content['application/json'].schema.allOf[1].properties?.code?.enum;
+
+describe('completeErrorAnswers', () => {
+  const bothCredentials = () => ({ 401: error('invalid_api_key', 'invalid_admin_token'), 404: error('not_found') });
+
+  it("keeps the 401 code of the route's credential", () => {
+    const game: Operation = { security: [{ apiKey: [] }], responses: bothCredentials() };
+    const admin: Operation = { security: [{ adminToken: [] }], responses: bothCredentials() };
+    completeErrorAnswers(game);
+    completeErrorAnswers(admin);
+    expect(codes(game, '401')).toEqual(['invalid_api_key']);
+    expect(codes(admin, '401')).toEqual(['invalid_admin_token']);
+  });
+
+  it("keeps a stream's error answers under the media type it produces", () => {
+    const stream: Operation = {
+      security: [{ apiKey: [] }],
+      responses: { 200: { content: { 'text/event-stream': {} } }, 401: { content: { 'text/event-stream': { schema: errorResponseSchema(['invalid_api_key', 'invalid_admin_token']) } } } },
+    };
+    completeErrorAnswers(stream);
+    expect(Object.keys(stream.responses?.['401'].content ?? {})).toEqual(['text/event-stream']);
+    expect(stream.responses?.['401'].content?.['text/event-stream'].example).toMatchObject({ code: 'invalid_api_key', status: 401 });
+  });
+
+  it('drops 401 from a public route', () => {
+    const op: Operation = { security: [], responses: bothCredentials() };
+    completeErrorAnswers(op);
+    expect(op.responses).not.toHaveProperty('401');
+  });
+
+  it('adds 413 and 415 to a route with a body, and an example envelope to every error answer', () => {
+    const op: Operation = { security: [{ apiKey: [] }], requestBody: {}, responses: { 409: error('already_member', 'join_request_pending') } };
+    completeErrorAnswers(op);
+    expect(codes(op, '413')).toEqual(['payload_too_large']);
+    expect(codes(op, '415')).toEqual(['unsupported_media_type']);
+    expect(op.responses?.['409'].content?.['application/json'].example).toEqual({
+      code: 'already_member',
+      status: 409,
+      message: expect.stringContaining('already a member'),
+    });
+  });
+});
