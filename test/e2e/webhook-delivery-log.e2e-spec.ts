@@ -179,10 +179,11 @@ it('the attempts are written by the batched result statement: no statement of th
   let statements: string[];
   try {
     await tick();
-    // The member-count folder runs each second on its own: its statements are not the worker's.
+    // Only the worker's: other background work (the member-count folder, the event relay) runs on
+    // its own schedule and, on a busy machine, lands inside the tick too.
     statements = spies
       .flatMap((spy) => spy.mock.calls.map(([sql]) => (typeof sql === 'string' ? sql : String((sql as { text: string }).text))))
-      .filter((s) => !s.includes('group_member_count_deltas') && !s.includes('lock_timeout'));
+      .filter((s) => s.includes('webhook_'));
   } finally {
     for (const spy of spies) spy.mockRestore();
   }
@@ -190,7 +191,7 @@ it('the attempts are written by the batched result statement: no statement of th
   const logging = statements.filter((s) => s.includes('webhook_delivery_attempts'));
   expect(logging.length).toBeGreaterThanOrEqual(1);
   for (const s of logging) expect(s).toContain('UPDATE webhook_deliveries');
-  expect(statements.length).toBeLessThan(12);
+  if (statements.length >= 12) throw new Error(`${statements.length} worker statements for 12 deliveries:\n${statements.join('\n')}`);
   const [{ n }] = await t.db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1`,
     [h.id],
