@@ -1,0 +1,7 @@
+export { createGuildhallClient, type GuildhallClient, type GuildhallClientOptions } from './client.js';
+export { GuildhallError, type ErrorCode } from './errors.js';
+export { followFeed, type FeedEvent, type FeedEventType, type FollowFeedOptions } from './follow-feed.js';
+export type { HeaderSource } from './headers.js';
+export { paginate, type PageInit, type PageItem, type PaginatedPath } from './paginate.js';
+export type { components, operations, paths } from './schema.js';
+export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookVerificationFailure } from './verify-webhook.js';
