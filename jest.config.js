@@ -1,4 +1,5 @@
-// Unit tests sit beside the code (src, *.spec.ts); e2e tests (test/e2e) run the real app on a real Postgres.
+// Unit tests sit beside the code (src, *.spec.ts); e2e tests (test/e2e) run the real app on a real Postgres;
+// the TypeScript client's tests (clients/typescript/test) run it against the real app too.
 const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)s$': ['@swc/jest'] },
@@ -13,5 +14,12 @@ module.exports = {
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+    {
+      ...shared,
+      displayName: 'client',
+      testMatch: ['<rootDir>/clients/typescript/test/**/*.spec.ts'],
+      // The client's sources import './x.js' (what its ES module build needs): resolve them to the .ts files.
+      moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    },
   ],
 };
