@@ -1,35 +1,27 @@
 import { Controller, Get, Header, Headers, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { DataSource } from 'typeorm';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
-import { nodeObjects } from '../common/http/node-objects';
-import { GroupLookup } from '../groups/group-lookup';
 import { FeedPageDto, FeedQueryDto, GameStreamQueryDto, GroupStreamQueryDto } from './dto/feed.dto';
-import { EventStreams } from './event-streams';
-import { parseEventId, parseEventTypes } from './feed-position';
 import { FeedService, type FeedPageJson } from './feed.service';
+import { StreamOpener } from './stream-opener';
 
-const LAST_EVENT_ID = {
+/** The documentation of the streams' header and frames, shared with the operator's streams. */
+export const LAST_EVENT_ID = {
   name: 'last-event-id',
   required: false,
   description: 'the id of the last event received, as browsers send it on reconnect; the after parameter wins over it',
 };
-const FRAMES = '`id` (event id), `event` (type), `data` (JSON body as webhooks receive it); `:heartbeat` every 30 s';
+export const FRAMES = '`id` (event id), `event` (type), `data` (JSON body as webhooks receive it); `:heartbeat` every 30 s';
 
-/**
- * Handshake failures are ordinary envelopes: everything that can fail (auth, group, `after`,
- * `types`) is settled before the stream sends its headers.
- */
+/** Handshake failures are ordinary envelopes: the guard and StreamOpener settle everything first. */
 @ApiTags('events')
 @ApiBearerAuth('apiKey')
 @Controller('v1/events')
 export class EventsController {
   constructor(
-    private readonly ds: DataSource,
-    private readonly lookup: GroupLookup,
-    private readonly streams: EventStreams,
     private readonly feed: FeedService,
+    private readonly opener: StreamOpener,
   ) {}
 
   // Declared before `:groupId`, which would otherwise be asked to find a group called "feed".
@@ -55,9 +47,7 @@ export class EventsController {
     @Req() req: unknown,
     @Res() res: unknown,
   ): Promise<void> {
-    const types = parseEventTypes(query.types);
-    const after = await this.after(game.gameId, query.after, lastEventId);
-    await this.streams.open(game.gameId, { types: types && new Set(types) }, after, () => nodeObjects(req, res));
+    await this.opener.game(game.gameId, { ...query, lastEventId }, req, res);
   }
 
   @Get(':groupId')
@@ -74,13 +64,6 @@ export class EventsController {
     @Req() req: unknown,
     @Res() res: unknown,
   ): Promise<void> {
-    const group = await this.lookup.visible(this.ds.manager, game.gameId, groupId, query.viewer);
-    const after = await this.after(game.gameId, query.after, lastEventId);
-    await this.streams.open(game.gameId, { groupId: group.id }, after, () => nodeObjects(req, res));
-  }
-
-  private async after(gameId: string, query: string | undefined, header: string | undefined) {
-    const id = query !== undefined ? parseEventId(query, 'after') : parseEventId(header, 'Last-Event-ID');
-    return id ? this.feed.resolve(gameId, id) : null;
+    await this.opener.group(game.gameId, groupId, query.viewer, { after: query.after, lastEventId }, req, res);
   }
 }

@@ -5,12 +5,13 @@ import { EventStreams } from './event-streams';
 import { EventsController } from './events.controller';
 import { FeedRepository } from './feed.repository';
 import { FeedService } from './feed.service';
+import { StreamOpener } from './stream-opener';
 
 @Global()
 @Module({
   imports: [GroupsCoreModule],
   controllers: [EventsController],
-  providers: [EventBus, EventStreams, FeedRepository, FeedService],
-  exports: [EventBus],
+  providers: [EventBus, EventStreams, FeedRepository, FeedService, StreamOpener],
+  exports: [EventBus, FeedService, StreamOpener],
 })
 export class EventsModule {}
