@@ -11,5 +11,6 @@ import { GroupBansService } from './group-bans.service';
   imports: [BansCoreModule, GroupsCoreModule, MembersCoreModule, JoinRequestsCoreModule],
   controllers: [BansController],
   providers: [BansService, GroupBansService],
+  exports: [BansService],
 })
 export class BansModule {}

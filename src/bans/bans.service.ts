@@ -100,7 +100,7 @@ export class BansService {
     return toBanDto(ban);
   }
 
-  async list(game: GameContext, q: ListBansQueryDto): Promise<Page<BanDto>> {
+  async list(game: Pick<GameContext, 'gameId'>, q: ListBansQueryDto): Promise<Page<BanDto>> {
     const scope = `bans:${game.gameId}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);

@@ -45,7 +45,7 @@ export class RolesService {
     });
   }
 
-  async list(game: GameContext, groupId: string): Promise<RoleDto[]> {
+  async list(game: Pick<GameContext, 'gameId'>, groupId: string): Promise<RoleDto[]> {
     const group = await this.lookup.live(this.ds.manager, game.gameId, groupId);
     return (await this.roles.listForGroup(this.ds.manager, group.id)).map(toRoleDto);
   }

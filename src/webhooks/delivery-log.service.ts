@@ -23,7 +23,7 @@ export class DeliveryLogService {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  async list(game: GameContext, endpointId: string, q: DeliveryLogQueryDto): Promise<Page<WebhookDeliveryDto>> {
+  async list(game: Pick<GameContext, 'gameId'>, endpointId: string, q: DeliveryLogQueryDto): Promise<Page<WebhookDeliveryDto>> {
     const scope = `webhook-deliveries:${endpointId}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
@@ -33,7 +33,7 @@ export class DeliveryLogService {
     return toPage(rows, limit, toDeliveryDto, (r: DeliveryLogRow) => encodeKeyset(scope, r.createdAt, r.id));
   }
 
-  async get(game: GameContext, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDetailDto> {
+  async get(game: Pick<GameContext, 'gameId'>, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDetailDto> {
     const row = isUuid(endpointId) && isUuid(deliveryId) ? await this.log.find(this.ds.manager, game.gameId, endpointId, deliveryId) : null;
     if (!row) throw ApiError.notFound('delivery');
     const attempts = await this.log.attempts(this.ds.manager, row.id);

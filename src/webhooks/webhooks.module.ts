@@ -10,6 +10,6 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   controllers: [WebhooksController, DeliveryLogController],
   providers: [WebhooksRepository, WebhooksService, DeliveryLogRepository, DeliveryLogService, DeliveryWorker],
-  exports: [DeliveryWorker],
+  exports: [DeliveryWorker, WebhooksService, DeliveryLogService],
 })
 export class WebhooksModule {}

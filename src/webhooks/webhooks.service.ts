@@ -49,7 +49,7 @@ export class WebhooksService {
     });
   }
 
-  async list(game: GameContext, q: { limit?: string; cursor?: string }): Promise<Page<WebhookDto>> {
+  async list(game: Pick<GameContext, 'gameId'>, q: { limit?: string; cursor?: string }): Promise<Page<WebhookDto>> {
     const scope = `webhooks:${game.gameId}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const rows = await this.repo.list(this.ds.manager, game.gameId, decodeKeyset(q.cursor, scope), limit);
