@@ -1206,6 +1206,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/games/{gameId}/groups/{groupId}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A live group's roles (bare array), as GET /v1/groups/{id}/roles answers them */
+        get: operations["adminListGroupRoles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/bans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's game-wide bans in force, newest first, as GET /v1/bans answers them */
+        get: operations["adminListBans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/events/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the game's event feed, as GET /v1/events/feed answers it */
+        get: operations["adminGetEventFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's stream (Server-Sent Events), as GET /v1/events: every event after `after` replayed, then live. `id` (event id), `event` (type), `data` (JSON body as webhooks receive it); `:heartbeat` every 30 s */
+        get: operations["adminStreamGameEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/groups/{groupId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A live group's stream (Server-Sent Events), as GET /v1/events/{groupId} without a viewer. `id` (event id), `event` (type), `data` (JSON body as webhooks receive it); `:heartbeat` every 30 s */
+        get: operations["adminStreamGroupEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's webhook endpoints, newest first, without secrets, as GET /v1/webhooks answers them */
+        get: operations["adminListWebhooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's deliveries, newest first, optionally of one status, as the game route answers them */
+        get: operations["adminListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/webhooks/{id}/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One delivery with every attempt: when, the status code or error, how long it took */
+        get: operations["adminGetWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/games/{gameId}/analytics/group-churn": {
         parameters: {
             query?: never;
@@ -2229,6 +2365,97 @@ export interface components {
             /** @description gameId ascending; [] for a user with no identity */
             games: components["schemas"]["UserGameDto"][];
         };
+        WebhookDto: {
+            id: string;
+            gameId: string;
+            url: string;
+            /** @description empty = every type */
+            events: string[];
+            /** @enum {string} */
+            format: "svc" | "discord" | "slack" | "standard";
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description muted while set
+             */
+            disabledAt: string | null;
+            /**
+             * Format: date-time
+             * @description until then the secret replaced by the last rotation signs beside the current one; null when none does
+             */
+            previousSecretExpiresAt: string | null;
+        };
+        WebhookDeliveryDto: {
+            /** @description the delivery id (the x-svc-delivery-id header of svc deliveries) */
+            id: string;
+            /** @description the event id, the same on every attempt and for every endpoint */
+            eventId: string;
+            /** @description null only once the event itself is past retention */
+            eventType: string | null;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            /** @description attempts made (or in flight) so far, at most 6 */
+            attempts: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description when the next attempt is due; null once delivered or failed
+             */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /** Format: date-time */
+            deliveredAt: string | null;
+            /** @description the HTTP status of the last answer; null when none came */
+            lastStatusCode: number | null;
+            /** @example HTTP 503 */
+            lastError: string | null;
+        };
+        WebhookAttemptDto: {
+            /** @description 1 to 6 */
+            number: number;
+            /**
+             * Format: date-time
+             * @description when the attempt was taken up
+             */
+            at: string;
+            /** @description the HTTP status answered; null on a network error or timeout */
+            statusCode: number | null;
+            /** @example no response within 10000 ms */
+            error: string | null;
+            durationMs: number;
+        };
+        WebhookDeliveryDetailDto: {
+            /** @description the delivery id (the x-svc-delivery-id header of svc deliveries) */
+            id: string;
+            /** @description the event id, the same on every attempt and for every endpoint */
+            eventId: string;
+            /** @description null only once the event itself is past retention */
+            eventType: string | null;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            /** @description attempts made (or in flight) so far, at most 6 */
+            attempts: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description when the next attempt is due; null once delivered or failed
+             */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /** Format: date-time */
+            deliveredAt: string | null;
+            /** @description the HTTP status of the last answer; null when none came */
+            lastStatusCode: number | null;
+            /** @example HTTP 503 */
+            lastError: string | null;
+            /** @description every recorded attempt, oldest first */
+            attemptLog: components["schemas"]["WebhookAttemptDto"][];
+        };
         ChurnBinDto: {
             /** @example 1h - 1d */
             label: string;
@@ -2355,27 +2582,6 @@ export interface components {
              */
             standardSecret: string;
         };
-        WebhookDto: {
-            id: string;
-            gameId: string;
-            url: string;
-            /** @description empty = every type */
-            events: string[];
-            /** @enum {string} */
-            format: "svc" | "discord" | "slack" | "standard";
-            /** Format: date-time */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description muted while set
-             */
-            disabledAt: string | null;
-            /**
-             * Format: date-time
-             * @description until then the secret replaced by the last rotation signs beside the current one; null when none does
-             */
-            previousSecretExpiresAt: string | null;
-        };
         UpdateWebhookDto: {
             url?: string;
             /** @description replaces the list; [] = every type */
@@ -2407,76 +2613,6 @@ export interface components {
              * @description when the replaced secret stops signing; null with graceSeconds 0
              */
             previousSecretExpiresAt: string | null;
-        };
-        WebhookDeliveryDto: {
-            /** @description the delivery id (the x-svc-delivery-id header of svc deliveries) */
-            id: string;
-            /** @description the event id, the same on every attempt and for every endpoint */
-            eventId: string;
-            /** @description null only once the event itself is past retention */
-            eventType: string | null;
-            /** @enum {string} */
-            status: "pending" | "delivered" | "failed";
-            /** @description attempts made (or in flight) so far, at most 6 */
-            attempts: number;
-            /** Format: date-time */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description when the next attempt is due; null once delivered or failed
-             */
-            nextAttemptAt: string | null;
-            /** Format: date-time */
-            lastAttemptAt: string | null;
-            /** Format: date-time */
-            deliveredAt: string | null;
-            /** @description the HTTP status of the last answer; null when none came */
-            lastStatusCode: number | null;
-            /** @example HTTP 503 */
-            lastError: string | null;
-        };
-        WebhookAttemptDto: {
-            /** @description 1 to 6 */
-            number: number;
-            /**
-             * Format: date-time
-             * @description when the attempt was taken up
-             */
-            at: string;
-            /** @description the HTTP status answered; null on a network error or timeout */
-            statusCode: number | null;
-            /** @example no response within 10000 ms */
-            error: string | null;
-            durationMs: number;
-        };
-        WebhookDeliveryDetailDto: {
-            /** @description the delivery id (the x-svc-delivery-id header of svc deliveries) */
-            id: string;
-            /** @description the event id, the same on every attempt and for every endpoint */
-            eventId: string;
-            /** @description null only once the event itself is past retention */
-            eventType: string | null;
-            /** @enum {string} */
-            status: "pending" | "delivered" | "failed";
-            /** @description attempts made (or in flight) so far, at most 6 */
-            attempts: number;
-            /** Format: date-time */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description when the next attempt is due; null once delivered or failed
-             */
-            nextAttemptAt: string | null;
-            /** Format: date-time */
-            lastAttemptAt: string | null;
-            /** Format: date-time */
-            deliveredAt: string | null;
-            /** @description the HTTP status of the last answer; null when none came */
-            lastStatusCode: number | null;
-            /** @example HTTP 503 */
-            lastError: string | null;
-            /** @description every recorded attempt, oldest first */
-            attemptLog: components["schemas"]["WebhookAttemptDto"][];
         };
         LivenessDto: {
             /** @example guildhall */
@@ -17334,6 +17470,1283 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminListGroupRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *         "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *         "name": "Night Watch",
+                     *         "priority": 3,
+                     *         "color": "color",
+                     *         "isDefault": true,
+                     *         "permissions": [
+                     *           "chat.send"
+                     *         ],
+                     *         "createdAt": "2026-03-14T09:26:53.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["RoleDto"][];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminListBans: {
+        parameters: {
+            query?: {
+                /** @description page size, from 1 to the page cap (SVC_MAX_PAGE_SIZE) */
+                limit?: number;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+                includeExpired?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "userId": "player-1842",
+                     *           "bannedAt": "2026-03-14T09:26:53.000Z",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *           "reason": "Welcome aboard",
+                     *           "bannedBy": "player-1842"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["BanDto"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminGetEventFeed: {
+        parameters: {
+            query?: {
+                /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired. Absent: from the oldest retained event */
+                after?: string;
+                limit?: number;
+                /** @description comma list of event types to keep (24 published types; an unknown one is 400) */
+                types?: string;
+            };
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "019a7c3e5f10a1b2c3d4e5f6",
+                     *           "type": "group.created",
+                     *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "occurredAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "nextAfter": "019a7c3e5f10a1b2c3d4e5f6"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FeedPageDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Gone */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "events_expired",
+                     *       "status": 410,
+                     *       "message": "events before this position are past retention"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "events_expired";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminStreamGameEvents: {
+        parameters: {
+            query?: {
+                /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; replayed, then live. Also read from the Last-Event-ID header. Absent: live only */
+                after?: string;
+                /** @description comma list of event types to keep (24 published types; an unknown one is 400) */
+                types?: string;
+            };
+            header?: {
+                /** @description the id of the last event received, as browsers send it on reconnect; the after parameter wins over it */
+                "last-event-id"?: string;
+            };
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the stream; reconnect with the last id seen to resume without a gap */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Gone */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "events_expired",
+                     *       "status": 410,
+                     *       "message": "events before this position are past retention"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "events_expired";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminStreamGroupEvents: {
+        parameters: {
+            query?: {
+                /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; the group's events after it are replayed, then live. Also read from the Last-Event-ID header */
+                after?: string;
+            };
+            header?: {
+                /** @description the id of the last event received, as browsers send it on reconnect; the after parameter wins over it */
+                "last-event-id"?: string;
+            };
+            path: {
+                gameId: string;
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the stream; reconnect with the last id seen to resume without a gap */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Gone */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "events_expired",
+                     *       "status": 410,
+                     *       "message": "events before this position are past retention"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "events_expired";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminListWebhooks: {
+        parameters: {
+            query?: {
+                /** @description page size, from 1 to the page cap (SVC_MAX_PAGE_SIZE) */
+                limit?: number;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "url": "https://game.example/hooks/guildhall",
+                     *           "events": [
+                     *             "member.joined"
+                     *           ],
+                     *           "format": "svc",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "disabledAt": "2026-03-14T09:26:53.000Z",
+                     *           "previousSecretExpiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["WebhookDto"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description page size, from 1 to the page cap (SVC_MAX_PAGE_SIZE) */
+                limit?: number;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+                /** @description only the deliveries in this status; omitted = all */
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                gameId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "eventId": "019a7c3e5f10a1b2c3d4e5f6",
+                     *           "eventType": "member.joined",
+                     *           "status": "pending",
+                     *           "attempts": 3,
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "nextAttemptAt": "2026-03-14T09:26:53.000Z",
+                     *           "lastAttemptAt": "2026-03-14T09:26:53.000Z",
+                     *           "deliveredAt": "2026-03-14T09:26:53.000Z",
+                     *           "lastStatusCode": 3,
+                     *           "lastError": "HTTP 503"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["WebhookDeliveryDto"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminGetWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *       "eventId": "019a7c3e5f10a1b2c3d4e5f6",
+                     *       "eventType": "member.joined",
+                     *       "status": "pending",
+                     *       "attempts": 3,
+                     *       "createdAt": "2026-03-14T09:26:53.000Z",
+                     *       "nextAttemptAt": "2026-03-14T09:26:53.000Z",
+                     *       "lastAttemptAt": "2026-03-14T09:26:53.000Z",
+                     *       "deliveredAt": "2026-03-14T09:26:53.000Z",
+                     *       "lastStatusCode": 3,
+                     *       "lastError": "HTTP 503",
+                     *       "attemptLog": [
+                     *         {
+                     *           "number": 3,
+                     *           "at": "2026-03-14T09:26:53.000Z",
+                     *           "statusCode": 3,
+                     *           "error": "no response within 10000 ms",
+                     *           "durationMs": 3
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryDetailDto"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
                     };
                 };
             };
