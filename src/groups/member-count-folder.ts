@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { logFailure } from '../common/errors/log-failure';
 import { PeriodicTask } from '../common/scheduling/periodic-task';
 import { sqlRows } from '../db/sql';
+import { transaction } from '../db/transaction';
 
 export const FOLD_EVERY_MS = 1000;
 /** Groups folded per statement. */
@@ -59,7 +60,9 @@ export class MemberCountFolder implements OnApplicationBootstrap, BeforeApplicat
   /** One batch; null when a group's lock was not had in time. */
   private async foldBatch(): Promise<{ groups: number; deltas: number } | null> {
     try {
-      return await this.ds.transaction(async (m) => {
+      // Not ds.transaction: a connection lost between its statements must fail as the database being
+      // away (a warn line), not as TypeORM's "runner already released" (an error with a stack).
+      return await transaction(this.ds, async (m) => {
         await m.query(`SET LOCAL lock_timeout = '${FOLD_LOCK_TIMEOUT}'`);
         const [row] = await sqlRows<{ groups: number; deltas: number }>(
           m,
