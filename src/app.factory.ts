@@ -12,6 +12,7 @@ import { rateLimitCheck } from './common/rate-limit/rate-limit-check';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id/request-id';
 import { SvcValidationPipe } from './common/validation/validation.pipe';
 import type { Settings } from './config/settings';
+import { mountConsole } from './console/mount-console';
 import { quietBoot } from './logging';
 import { mountOpenApi } from './openapi';
 
@@ -84,6 +85,7 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
   }) as JsonParser);
 
   mountOpenApi(app);
+  await mountConsole(app, settings);
   await app.init();
   await adapter.getInstance().ready();
   return app;

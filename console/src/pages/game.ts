@@ -1,0 +1,29 @@
+import { api } from '../api';
+import { h } from '../dom';
+import { count, when } from '../format';
+import type { PageContext } from '../page';
+import type { Game } from '../types';
+import { idCode, load, pageHeader } from '../ui';
+import { analyticsSection } from './analytics';
+import { headline } from './headline';
+import { keysSection } from './keys';
+
+/** One game: its headline numbers, its API keys and its five analytics. */
+export async function gamePage(ctx: PageContext): Promise<void> {
+  const { main, params, signal } = ctx;
+  const head = h('section', { 'aria-label': 'Game' });
+  main.append(head);
+  await load(head, async () => {
+    const game = await api<Game>(`/v1/admin/games/${params.gameId}`, { signal });
+    document.title = `${game.name} · Guildhall console`;
+    return [
+      pageHeader(game.name, h('p', { class: 'muted' }, 'Game ', idCode(game.id), ` · created ${when(game.createdAt)}`)),
+      headline([
+        ['Live groups', game.groupCount],
+        ['Active members', game.activeMemberCount],
+        ['API keys', count(game.apiKeyCount)],
+      ]),
+    ];
+  }, 'Loading the game');
+  main.append(keysSection(params.gameId, signal), analyticsSection(ctx));
+}

@@ -1,0 +1,101 @@
+import { api } from '../api';
+import { field, h } from '../dom';
+import { count, when } from '../format';
+import type { PageContext } from '../page';
+import { go, href, hrefWith } from '../router';
+import type { AuditEntry, CursorPage, Group, Member, OffsetPage, Role } from '../types';
+import { badge, cursorPager, empty, idCode, labelled, load, offsetPager, pageHeader, select, table } from '../ui';
+import { auditEntries } from './audit-entries';
+
+const MEMBERS_PAGE = 25;
+const TABS: Array<[tab: string, label: string]> = [
+  ['members', 'Members'],
+  ['roles', 'Roles'],
+  ['bans', 'Banned members'],
+  ['audit', 'Audit history'],
+];
+
+/** One group: its members (paged, by status), roles, banned members and audit history. */
+export async function groupPage({ main, params, route, signal }: PageContext): Promise<void> {
+  const base = `/v1/admin/games/${params.gameId}/groups/${params.groupId}`;
+  const tab = route.query.get('tab') ?? 'members';
+  const head = h('section', { 'aria-label': 'Group' });
+  const body = h('section', { id: 'group-tab', 'aria-labelledby': 'group-tab-h' });
+  main.append(head, tabs(route.path, tab), body);
+  await load(head, async () => {
+    const g = await api<Group>(base, { signal });
+    return [
+      pageHeader(g.name, h('p', { class: 'muted' }, `${g.kind} · `, badge(g.visibility), ` · ${count(g.memberCount)} members · created ${when(g.createdAt)} · id `, idCode(g.id))),
+      h('p', {}, h('a', { href: href(['games', params.gameId, 'live'], { group: g.id }) }, 'Watch this group live →')),
+    ];
+  }, 'Loading the group');
+  const label = TABS.find(([t]) => t === tab)?.[1] ?? 'Members';
+  body.append(h('h2', { id: 'group-tab-h' }, label));
+  const content = h('div');
+  body.append(content);
+  if (tab === 'roles') return load(content, () => roles(base, signal), 'Loading roles');
+  if (tab === 'audit') return load(content, () => audit(base, params.gameId, route, signal), 'Loading the audit history');
+  const status = tab === 'bans' ? 'banned' : route.query.get('status') ?? 'active';
+  if (tab !== 'bans') body.insertBefore(memberFilters(route, status), content);
+  return load(content, () => members(base, route, status, signal), 'Loading members');
+}
+
+function tabs(path: string[], current: string): HTMLElement {
+  return h('nav', { class: 'tabs', 'aria-label': 'Group sections' }, h('ul', {}, TABS.map(([tab, label]) => h('li', {}, h('a', { href: href(path, { tab }), 'aria-current': tab === current ? 'page' : undefined }, label)))));
+}
+
+function memberFilters(route: PageContext['route'], status: string): HTMLElement {
+  const form: HTMLFormElement = h(
+    'form',
+    {
+      class: 'inline filters',
+      role: 'search',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        go(href(route.path, { tab: 'members', status: field(form, 'status'), q: field(form, 'q') }));
+      },
+    },
+    labelled('Status', select('status', ['active', 'invited', 'left', 'kicked', 'banned'].map((s) => [s, s]), status)),
+    labelled('User id contains', h('input', { name: 'q', type: 'search', value: route.query.get('q') ?? '', autocomplete: 'off' })),
+    h('button', { type: 'submit' }, 'Filter'),
+  );
+  return form;
+}
+
+async function members(base: string, route: PageContext['route'], status: string, signal: AbortSignal) {
+  const offset = Number(route.query.get('offset') ?? 0) || 0;
+  const page = await api<OffsetPage<Member>>(`${base}/members`, { query: { status, q: route.query.get('q') ?? '', limit: MEMBERS_PAGE, offset }, signal });
+  if (page.total === 0) return empty(status === 'banned' ? 'Nobody is banned from this group.' : `No ${status} members.`);
+  return [
+    table('Members', [
+      { label: 'User', cell: (m) => h('code', {}, m.externalUserId) },
+      { label: 'Internal id', cell: (m) => idCode(m.svcUserId) },
+      { label: 'Status', cell: (m) => badge(m.status, m.status === 'active' ? 'ok' : m.status === 'banned' || m.status === 'kicked' ? 'bad' : 'neutral') },
+      { label: 'Roles', cell: (m) => (m.roles.length ? m.roles.map((r) => badge(r.name)) : '—') },
+      { label: 'Joined', cell: (m) => when(m.joinedAt) },
+      { label: 'Left', cell: (m) => when(m.leftAt) },
+    ], page.items),
+    offsetPager(offset, MEMBERS_PAGE, page.items.length, page.total, (o) => hrefWith(route, { offset: o || '' })),
+  ];
+}
+
+async function roles(base: string, signal: AbortSignal) {
+  const items = await api<Role[]>(`${base}/roles`, { signal });
+  if (items.length === 0) return empty('This group has no roles.');
+  return table('Roles', [
+    { label: 'Name', cell: (r) => [r.name, r.isDefault && [' ', badge('default')]] },
+    { label: 'Priority', numeric: true, cell: (r) => String(r.priority) },
+    { label: 'Permissions', cell: (r) => (r.permissions.length ? h('ul', { class: 'plain' }, r.permissions.map((p) => h('li', {}, h('code', {}, p)))) : '—') },
+    { label: 'Created', cell: (r) => when(r.createdAt) },
+  ], items);
+}
+
+async function audit(base: string, gameId: string, route: PageContext['route'], signal: AbortSignal) {
+  const before = route.query.get('before') ?? '';
+  const page = await api<CursorPage<AuditEntry>>(`${base}/audit`, { query: { limit: 50, before }, signal });
+  if (page.items.length === 0) return empty('No audit entries.');
+  return [
+    auditEntries(gameId, page.items, false),
+    cursorPager(!before, hrefWith(route, { before: '' }), page.nextCursor ? hrefWith(route, { before: page.nextCursor }) : null),
+  ];
+}
