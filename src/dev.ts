@@ -45,6 +45,7 @@ async function main(): Promise<void> {
       `  demo game    ${demo.gameId}`,
       `  API key      ${demo.apiKey}`,
       `  API docs     ${url}/docs`,
+      `  console      ${url}/console/  (sign in with the admin token)`,
       `(kept in ${shown(dataDir)}/; delete that folder to start from scratch)`,
       '',
       'Try it:',
