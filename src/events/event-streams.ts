@@ -203,8 +203,9 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   private dispatch(tail: GameTail, e: FeedEvent): void {
-    let frame: string | undefined;
-    const once = () => (frame ??= eventFrame(e.body));
+    // Encoded once: every subscriber's socket then writes the same bytes instead of encoding its own copy.
+    let frame: Buffer | undefined;
+    const once = () => (frame ??= Buffer.from(eventFrame(e.body)));
     for (const sub of tail.subs) sub.offer(e, once);
   }
 

@@ -35,7 +35,7 @@ export class StreamSubscriber {
    * committed then (but still waited below the horizon) are not its to receive.
    */
   startedAfter: TxSnapshot | null = null;
-  private held: { position: FeedPosition; frame: string }[] | null;
+  private held: { position: FeedPosition; frame: Buffer }[] | null;
 
   constructor(
     readonly gameId: string,
@@ -54,7 +54,7 @@ export class StreamSubscriber {
   }
 
   /** An event from the live tail, in feed order; `frame` is shared by every subscriber. */
-  offer(e: FeedEvent, frame: () => string): void {
+  offer(e: FeedEvent, frame: () => Buffer): void {
     if (this.closed || !this.accepts(e.body)) return;
     if (!this.live) {
       const held = this.held!;
@@ -95,7 +95,7 @@ export class StreamSubscriber {
     this.live = true;
   }
 
-  write(frame: string): void {
+  write(frame: string | Buffer): void {
     if (this.closed) return;
     if (this.res.writableLength > MAX_BUFFERED_BYTES) {
       this.res.destroy();

@@ -1,13 +1,14 @@
 // Preloaded into the service's process by the soak case (node --require): once a second it appends
 // the process's RSS, its event-loop delay (over the last second, and since the steady state began),
-// its count of active handles (sockets, ...) and the bytes its sockets hold unsent to
+// the share of that second its loop was busy (a delay with a busy loop is work, with an idle one
+// it is waiting for a core), its count of active handles (sockets, ...) and the bytes its sockets hold unsent to
 // SOAK_SAMPLE_FILE as one JSON line. The file
 // SOAK_SAMPLE_FILE + '.steady' marks the end of the warm-up: once it exists, the steady-state
 // histogram starts again (a signal would not do: the service stops on SIGUSR2). The service
 // itself is not changed.
 'use strict';
 const { appendFileSync, existsSync } = require('node:fs');
-const { monitorEventLoopDelay } = require('node:perf_hooks');
+const { monitorEventLoopDelay, performance } = require('node:perf_hooks');
 
 const file = process.env.SOAK_SAMPLE_FILE;
 if (file) {
@@ -16,11 +17,14 @@ if (file) {
   delay.enable();
   steady.enable();
   let warm = false;
+  let elu = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     if (!warm && existsSync(`${file}.steady`)) {
       warm = true;
       steady.reset();
     }
+    const busy = performance.eventLoopUtilization(elu);
+    elu = performance.eventLoopUtilization();
     const sample = {
       at: Date.now(),
       rss: process.memoryUsage.rss(),
@@ -28,6 +32,7 @@ if (file) {
       delayP99Ms: delay.percentile(99) / 1e6,
       delayMaxMs: delay.max / 1e6,
       steadyDelayP99Ms: steady.percentile(99) / 1e6,
+      utilization: busy.utilization,
       handles: process.getActiveResourcesInfo().filter((r) => r !== 'Timeout').length,
       ...socketBuffers(),
     };
