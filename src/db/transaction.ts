@@ -39,15 +39,23 @@ export async function transaction<T>(
       throw err;
     }
   } catch (err) {
-    const released = err instanceof QueryRunnerProviderAlreadyReleasedError || err instanceof QueryRunnerAlreadyReleasedError;
-    if (!released) throw err;
-    // Only a lost connection releases the runner mid-transaction; its error event may not have
-    // reached us (the socket ended rather than erred), so say what happened without it.
-    throw lost ?? new Error('Connection terminated during a transaction', { cause: err });
+    throw whyReleased(err, lost, 'a transaction');
   } finally {
     if (connection instanceof ServiceClient) connection.endUnitOfWork();
     // The connection goes back to the pool (when still alive) and serves other transactions.
     connection?.removeListener('error', remember);
     await runner.release();
   }
+}
+
+/**
+ * The error to report when work on a query runner failed with `err`: TypeORM's "already released"
+ * means the connection died under the runner (only that releases it mid-work), so the connection's
+ * own error (`lost`, from its error event) is the reason; when the socket ended without one, an
+ * error that says so. Any other error is itself the reason.
+ */
+export function whyReleased(err: unknown, lost: unknown, during: string): unknown {
+  const released = err instanceof QueryRunnerProviderAlreadyReleasedError || err instanceof QueryRunnerAlreadyReleasedError;
+  if (!released) return err;
+  return lost ?? new Error(`Connection terminated during ${during}`, { cause: err });
 }

@@ -50,11 +50,21 @@ export class HealthService implements OnModuleDestroy {
     const ping = this.ds
       .query('SELECT 1')
       .then((): ComponentHealthDto => ({ ok: true }))
-      .catch((err: Error): ComponentHealthDto => ({ ok: false, reason: `database error: ${err.message}` }));
+      .catch((err: Error): ComponentHealthDto => ({ ok: false, reason: `database error: ${failureCode(err)}` }));
     try {
       return await Promise.race([ping, timeout]);
     } finally {
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * What failed, without the driver's message: /healthz is public, and a message such as
+ * "connect ECONNREFUSED 10.0.3.7:5432" would tell anyone where the database lives. The code (an
+ * errno such as ECONNREFUSED, or a SQLSTATE such as 57P01) is enough to act on; the details are in
+ * the logs of the requests that failed.
+ */
+export function failureCode(err: Error & { code?: unknown }): string {
+  return typeof err.code === 'string' && /^[A-Z0-9_]{1,32}$/.test(err.code) ? err.code : err.name;
 }

@@ -1,11 +1,13 @@
+import type { EventEmitter } from 'node:events';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 import { logFailure } from '../common/errors/log-failure';
 import { PeriodicTask } from '../common/scheduling/periodic-task';
 import { SETTINGS } from '../config/settings.module';
 import type { Settings } from '../config/settings';
 import { sqlRows } from '../db/sql';
+import { transaction, whyReleased } from '../db/transaction';
 import { GroupsRepository } from '../groups/groups.repository';
 import { RESTORE_WINDOW_DAYS } from '../groups/groups.service';
 import { clearExpiredPreviousSecrets, removeExpiredDeliveries } from '../webhooks/webhook-retention';
@@ -55,14 +57,20 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
   /** One sweep, unless another instance holds the lock. */
   async sweep(): Promise<SweepResult> {
     // The lock lives on one connection for the whole sweep, across the batches' own transactions.
-    const runner = this.ds.createQueryRunner();
-    await runner.connect();
+    const runner = this.ds.createQueryRunner() as QueryRunner & { releasePostgresConnection(err?: Error): Promise<void> };
+    const connection = (await runner.connect()) as EventEmitter;
+    let lost: unknown;
+    const remember = (err: unknown) => (lost ??= err);
+    connection.on('error', remember);
+    let unlockFailure: Error | undefined;
     try {
       const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [SWEEPER_LOCK]);
       if (!locked) return { swept: false, groupsRemoved: 0, outboxEventsRemoved: 0, webhookDeliveriesRemoved: 0, previousSecretsCleared: 0 };
       try {
         // SPEC §3: soft-deleted groups past the restore window go, with everything that cascades.
-        const groupsRemoved = await runner.manager.transaction((m) => this.groups.purgeSoftDeleted(m, RESTORE_WINDOW_DAYS));
+        // Its transaction runs through db/transaction, so a connection lost inside it fails as
+        // "database unavailable", not as TypeORM's "already released".
+        const groupsRemoved = await transaction(this.ds, (m) => this.groups.purgeSoftDeleted(m, RESTORE_WINDOW_DAYS));
         // The delivery log is kept as long as the events it delivered, and goes first so that a
         // listed delivery still names its event's type.
         const { removed: webhookDeliveriesRemoved } = await removeExpiredDeliveries(runner.manager, this.settings.eventRetentionDays);
@@ -75,10 +83,16 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
         }
         return { swept: true, groupsRemoved, outboxEventsRemoved, webhookDeliveriesRemoved, previousSecretsCleared };
       } finally {
-        await runner.query('SELECT pg_advisory_unlock($1)', [SWEEPER_LOCK]);
+        // A connection that died took its session lock with it; the error that killed it is the
+        // sweep's failure, not this unlock's. One that lives but cannot unlock is closed below
+        // instead of pooled, so the lock never outlives the sweep.
+        if (!runner.isReleased) await runner.query('SELECT pg_advisory_unlock($1)', [SWEEPER_LOCK]).catch((err: Error) => (unlockFailure = err));
       }
+    } catch (err) {
+      throw whyReleased(err, lost, 'the sweep');
     } finally {
-      await runner.release();
+      connection.removeListener('error', remember);
+      await runner.releasePostgresConnection(unlockFailure);
     }
   }
 }

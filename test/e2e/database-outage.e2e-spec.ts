@@ -195,6 +195,9 @@ describe('database outage (built dist/src/main.js against its own Postgres)', ()
     const { res, ms } = await timed(() => http(`${a.url}/healthz`));
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ status: 'degraded', db: { ok: false, reason: expect.any(String) } });
+    // Public: it names the failure, never the database's address.
+    expect(res.body.db.reason).toMatch(/^database (error: [A-Za-z0-9_]+|did not answer within \d+ ms)$/);
+    expect(JSON.stringify(res.body)).not.toContain(`:${pgPort}`);
     expect(ms).toBeLessThan(ANSWER_WITHIN_MS);
     expect((await http(`${a.url}/`)).status).toBe(200);
   });

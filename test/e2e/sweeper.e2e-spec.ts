@@ -1,6 +1,7 @@
 import { Client } from 'pg';
+import { databaseUnavailableCause } from '../../src/common/errors/db-unavailable';
 import { SweeperService } from '../../src/sweeper/sweeper.service';
-import { newGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { authedGame, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 describe('hourly sweeper', () => {
   let t: TestApp;
@@ -47,5 +48,68 @@ describe('hourly sweeper', () => {
     } finally {
       await second.close();
     }
+  });
+  describe('a connection lost in the middle of a sweep', () => {
+    /**
+     * A group soft-deleted past the restore window, its row locked by another transaction: the
+     * sweep's purge waits on it, which holds the sweep still while a test ends a connection.
+     */
+    async function sweepHeldByPurge(): Promise<{ sweeping: Promise<unknown>; blocker: Client }> {
+      const { auth } = await authedGame(t);
+      const created = await t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'purged', visibility: 'public' });
+      expect(created.status).toBe(201);
+      await t.db.query(`UPDATE groups SET soft_deleted_at = now() - interval '8 days' WHERE id = $1`, [created.body.id]);
+      const blocker = new Client({ connectionString: t.db.url });
+      await blocker.connect();
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM groups WHERE id = $1 FOR UPDATE', [created.body.id]);
+      const sweeping = t.app.get(SweeperService).sweep().then(
+        (r) => r,
+        (err: unknown) => err,
+      );
+      await waitFor(async () => (await backends(`wait_event_type = 'Lock' AND query LIKE 'DELETE FROM groups%'`)).length === 1);
+      return { sweeping, blocker };
+    }
+
+    const backends = async (where: string) =>
+      (await t.db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND ${where}`)).map((r) => r.pid);
+
+    async function waitFor(check: () => Promise<boolean>): Promise<void> {
+      for (let i = 0; i < 200; i++) {
+        if (await check()) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error('timed out');
+    }
+
+    it("the purge's connection: the sweep fails as database unavailable, and the next sweep takes the lock", async () => {
+      const { sweeping, blocker } = await sweepHeldByPurge();
+      try {
+        const [purger] = await backends(`wait_event_type = 'Lock' AND query LIKE 'DELETE FROM groups%'`);
+        await t.db.query('SELECT pg_terminate_backend($1)', [purger]);
+        const err = await sweeping;
+        expect(err).toBeInstanceOf(Error);
+        expect(databaseUnavailableCause(err)).not.toBeNull();
+      } finally {
+        await blocker.query('ROLLBACK');
+        await blocker.end();
+      }
+      await expect(t.app.get(SweeperService).sweep()).resolves.toMatchObject({ swept: true, groupsRemoved: 1 });
+    });
+
+    it('the connection holding the sweep lock: the sweep fails as database unavailable, and the next sweep takes the lock', async () => {
+      const { sweeping, blocker } = await sweepHeldByPurge();
+      try {
+        const [holder] = await backends(`state = 'idle' AND query LIKE '%pg_try_advisory_lock%'`);
+        await t.db.query('SELECT pg_terminate_backend($1)', [holder]);
+      } finally {
+        await blocker.query('ROLLBACK');
+        await blocker.end();
+      }
+      const err = await sweeping;
+      expect(err).toBeInstanceOf(Error);
+      expect(databaseUnavailableCause(err)).not.toBeNull();
+      await expect(t.app.get(SweeperService).sweep()).resolves.toMatchObject({ swept: true });
+    });
   });
 });
