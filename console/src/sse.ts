@@ -6,7 +6,8 @@ export type { SseMessage };
 
 /**
  * Follows a stream of the admin API until `signal` aborts. EventSource cannot send the token in a
- * header, so this reads it with fetch; after a drop it reconnects from the last id it received.
+ * header, so this reads it with fetch; after a drop it reconnects from the last id it received
+ * (before any event, the one the stream opened with), as EventSource would.
  */
 export async function follow(
   path: string,
@@ -26,10 +27,9 @@ export async function follow(
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        for (const message of parser.push(value)) {
-          if (message.id) after = message.id;
-          onMessage(message);
-        }
+        for (const message of parser.push(value)) onMessage(message);
+        // The last event's id, or before any event the id the stream opened with (where it began).
+        after = parser.lastEventId ?? after;
       }
     } catch (err) {
       if (signal.aborted) return;

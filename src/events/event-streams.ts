@@ -23,6 +23,8 @@ const SAFETY_POLL_MS = 1000;
 interface GameTail {
   /** The last event of the game this instance has handed to its subscribers. */
   position: FeedPosition;
+  /** That event's id; null while the game has no event. */
+  lastId: string | null;
   subs: Set<StreamSubscriber>;
 }
 
@@ -36,7 +38,7 @@ interface GameTail {
 export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(EventStreams.name);
   private readonly games = new Map<string, GameTail>();
-  private readonly starting = new Map<string, Promise<FeedPosition>>();
+  private readonly starting = new Map<string, Promise<{ position: FeedPosition; id: string | null }>>();
   private subscription?: Subscription;
   private timers: NodeJS.Timeout[] = [];
   private retry?: NodeJS.Timeout;
@@ -101,6 +103,11 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
       [REQUEST_ID_HEADER]: requestIdOf(req) ?? '',
     });
     res.write(':ok\n\n');
+    // A live-only stream names where it starts, in a frame with no data (EventSource records the id
+    // and dispatches nothing): a client whose connection drops before its first event resumes with
+    // after=<that id> and misses nothing. The replay from there may also hold events of transactions
+    // that committed just before this stream began, never one it already had.
+    if (!after && tail.lastId !== null) res.write(`id: ${tail.lastId}\n\n`);
     if (after) {
       this.replay(sub).catch((err) => {
         logFailure(this.logger, err, 'stream replay failed; closing the stream', { gameId });
@@ -126,14 +133,14 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
       if (existing) return existing;
       let start = this.starting.get(gameId);
       if (!start) {
-        start = this.repo.head(gameId).then((p) => p ?? { xid: 0n, seq: 0n });
+        start = this.repo.head(gameId).then((h) => h ?? { position: { xid: 0n, seq: 0n }, id: null });
         this.starting.set(gameId, start);
         start.finally(() => this.starting.delete(gameId)).catch(() => undefined);
       }
-      const position = await start;
+      const head = await start;
       // Another opener may have created it meanwhile: theirs is the one polled.
       if (!this.games.has(gameId)) {
-        this.games.set(gameId, { position, subs: new Set() });
+        this.games.set(gameId, { position: head.position, lastId: head.id, subs: new Set() });
         // A commit announced while the tail was starting found nothing to wake.
         this.wake();
       }
@@ -179,6 +186,7 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
           if (!list?.length || this.games.get(gameId) !== tail || tail.position !== position) continue;
           for (const e of list) this.dispatch(tail, e);
           tail.position = list[list.length - 1].position;
+          tail.lastId = list[list.length - 1].body.id;
           if (list.length === TAIL_BATCH) this.again = true;
         }
         if (held) this.retryLater(HELD_RETRY_MS);

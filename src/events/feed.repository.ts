@@ -105,16 +105,16 @@ export class FeedRepository {
     );
   }
 
-  /** The last event of the game below the horizon: a live-only reader starts after it. */
-  async head(gameId: string): Promise<FeedPosition | null> {
-    const [row] = await sqlRows<{ xid: string; seq: string }>(
+  /** The last event of the game below the horizon, and its id: a live-only reader starts after it. */
+  async head(gameId: string): Promise<{ position: FeedPosition; id: string } | null> {
+    const [row] = await sqlRows<{ id: string; xid: string; seq: string }>(
       this.ds.manager,
-      `SELECT o.xid::text AS xid, o.seq::text AS seq FROM outbox_events o
+      `SELECT o.id, o.xid::text AS xid, o.seq::text AS seq FROM outbox_events o
        WHERE o.game_id = $1 AND o.xid < ${HORIZON}
        ORDER BY o.xid DESC, o.seq DESC LIMIT 1`,
       [gameId],
     );
-    return row ? positionOf(row) : null;
+    return row ? { position: positionOf(row), id: row.id } : null;
   }
 
   /** Which transactions have committed as of now: a live-only stream starts after them. */

@@ -35,7 +35,7 @@ async function sse(path: string, headers: Record<string, string>): Promise<SseSt
   return s;
 }
 /** The event frames of a stream, without the `:ok` and heartbeat comments. */
-const events = (s: SseStream): SseFrame[] => s.frames.filter((f) => f.id !== undefined);
+const events = (s: SseStream): SseFrame[] => s.frames.filter((f) => f.data !== undefined);
 const until = (s: SseStream, count: number) => s.waitFor(() => events(s).length >= count, 10_000, `${count} events`);
 
 /** A handshake that failed: the status and the envelope, as the game routes answer it. */

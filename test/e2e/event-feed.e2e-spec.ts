@@ -229,10 +229,37 @@ describe('GET /v1/events (the game\'s stream)', () => {
     await s.waitFor(() => s.ids().length === 2, 10_000, 'two live events');
     const ids = await outboxIds(g.gameId);
     expect(s.ids()).toEqual(ids.slice(5));
-    const frames = s.frames.filter((f) => f.id);
+    const frames = s.frames.filter((f) => f.data !== undefined);
     expect(frames.map((f) => f.event)).toEqual(['member.joined', 'game.user.unbanned']);
+    // Before them, with no data, the id of the game's last event when the stream began.
+    expect(s.frames.filter((f) => f.id !== undefined && f.data === undefined).map((f) => f.id)).toEqual([ids[4]]);
     const stored = await t.db.query<{ body: unknown }>(`SELECT body FROM outbox_events WHERE id = $1`, [frames[1].id]);
     expect(JSON.parse(frames[1].data!)).toEqual(stored[0].body);
+  });
+
+  it('a client that drops before its first event resumes after the opening id and misses nothing', async () => {
+    const g = await busyGame();
+    const first = await sse('/v1/events', g.auth);
+    await first.waitFor(() => first.frames.some((f) => f.id !== undefined), 10_000, 'the opening id');
+    const opening = first.frames.find((f) => f.id !== undefined)!;
+    expect([opening.id, opening.event, opening.data]).toEqual([g.ids[4], undefined, undefined]);
+    first.close();
+    // While no connection is open, two events commit.
+    await joinOk(t, g.auth, g.groupId, 'u5');
+    await t.http.delete('/v1/bans/cheater').set(g.auth).expect(204);
+    const resumed = await sse(`/v1/events?after=${opening.id}`, g.auth);
+    await resumed.waitFor(() => resumed.ids().length === 2, 10_000, 'the two events of the gap');
+    expect(resumed.ids()).toEqual((await outboxIds(g.gameId)).slice(5));
+    resumed.close();
+  });
+
+  it('a game without events opens its stream with no id; the first event then carries one', async () => {
+    const g = await authedGame(t);
+    const s = await sse('/v1/events', g.auth);
+    await postGroup(t, g.auth, { kind: 'guild', name: 'First', visibility: 'public' });
+    await s.waitFor(() => s.ids().length === 1, 10_000, 'group.created');
+    expect(s.frames.filter((f) => f.id !== undefined)).toHaveLength(1);
+    s.close();
   });
 
   it('with after (query or Last-Event-ID): the retained events after it, then live, each once', async () => {

@@ -239,8 +239,12 @@ describe('events on the stream', () => {
     expect(e).toMatchObject({ type: 'member.joined', gameId, groupId: g.id, occurredAt: expect.stringMatching(ISO_MS) });
     expect(e.member).toMatchObject({ id: member.id, groupId: g.id, userId: 'alice', status: 'active', roles: expect.any(Array), joinedAt: member.joinedAt });
     expect(e.id).not.toBe(member.id);
-    // Only comments and event frames on the wire.
-    for (const f of s.frames) expect(f.data !== undefined || (f.comments.length > 0 && f.raw.split('\n').every((l) => l.startsWith(':')))).toBe(true);
+    // On the wire: comments, event frames, and first the id-only frame naming the game's last event
+    // (here the group's creation), which a client resumes after if it drops before an event.
+    const [created] = await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE game_id = $1 AND type = 'group.created'`, [gameId]);
+    const fields = s.frames.filter((f) => !f.raw.split('\n').every((l) => l.startsWith(':')));
+    expect(fields[0].raw).toBe(`id: ${created.id}`);
+    for (const f of fields.slice(1)) expect(f.data).toBeDefined();
   });
 
   it('delivers every group-scoped event of the group in commit order (update, join, leave, delete)', async () => {

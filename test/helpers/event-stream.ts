@@ -46,7 +46,8 @@ export function subscribe(base: string, key: string, groupId: string | null, opt
             const m = /^(id|event|data): ?(.*)$/.exec(line);
             if (m) frame[m[1] as 'id' | 'event' | 'data'] = m[2];
           }
-          if (frame.id || frame.event || frame.data) frames.push(frame);
+          // As EventSource: a block without data (the id-only frame a live-only stream opens with) is no event.
+          if (frame.data !== undefined) frames.push(frame);
         }
         listeners.forEach((l) => l());
       });

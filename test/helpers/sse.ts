@@ -14,7 +14,7 @@ export interface SseStream {
   /** The parsed JSON body of a non-200 answer (the error envelope). */
   body: Record<string, unknown> | null;
   frames: SseFrame[];
-  /** Ids of the event frames, in arrival order. */
+  /** Ids of the event frames (those with data), in arrival order. */
   ids(): string[];
   /** Resolves once `cond` holds, checking at every chunk. */
   waitFor(cond: () => boolean, ms: number, what: string): Promise<void>;
@@ -52,7 +52,7 @@ export function openSse(base: string, path: string, headers: Record<string, stri
         headers: res.headers,
         body: null,
         frames: [],
-        ids: () => s.frames.filter((f) => f.id !== undefined).map((f) => f.id!),
+        ids: () => s.frames.filter((f) => f.id !== undefined && f.data !== undefined).map((f) => f.id!),
         ended,
         waitFor: (cond, ms, what) =>
           new Promise<void>((ok, fail) => {

@@ -119,7 +119,11 @@ async function* connect(options: FollowFeedOptions, position: { after: string | 
         const chunk = await reader.read().catch(() => null);
         if (chunk === null || chunk.done) return 0;
         alive();
-        for (const message of parser.push(decoder.decode(chunk.value, { stream: true }))) {
+        const messages = parser.push(decoder.decode(chunk.value, { stream: true }));
+        // A stream opened without `after` names where it starts before any event: from then on a
+        // reconnection resumes there, so what happens while it is down is replayed, not lost.
+        if (position.after === undefined && parser.lastEventId !== undefined && !messages.length) position.after = parser.lastEventId;
+        for (const message of messages) {
           if (message.id === undefined) continue;
           const event = JSON.parse(message.data) as FeedEvent;
           position.after = message.id;

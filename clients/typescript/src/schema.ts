@@ -2806,7 +2806,7 @@ export interface operations {
     streamGameEvents: {
         parameters: {
             query?: {
-                /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; replayed, then live. Also read from the Last-Event-ID header. Absent: live only */
+                /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; replayed, then live. Also read from the Last-Event-ID header. Absent: live only, opening with an id-only frame that names the game's last event (resume after it if the connection drops before an event) */
                 after?: string;
                 /** @description comma list of event types to keep (24 published types; an unknown one is 400) */
                 types?: string;
@@ -18011,7 +18011,7 @@ export interface operations {
     adminStreamGameEvents: {
         parameters: {
             query?: {
-                /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; replayed, then live. Also read from the Last-Event-ID header. Absent: live only */
+                /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; replayed, then live. Also read from the Last-Event-ID header. Absent: live only, opening with an id-only frame that names the game's last event (resume after it if the connection drops before an event) */
                 after?: string;
                 /** @description comma list of event types to keep (24 published types; an unknown one is 400) */
                 types?: string;

@@ -14,6 +14,7 @@ export class SseParser {
   private id: string | undefined;
   private event: string | undefined;
   private data: string[] = [];
+  private lastId: string | undefined;
 
   /** The messages the text completes; comments (heartbeats) and empty messages yield nothing. */
   push(text: string): SseMessage[] {
@@ -55,7 +56,16 @@ export class SseParser {
     return null;
   }
 
+  /**
+   * The id of the last complete message, data or not, as EventSource's lastEventId: a message with
+   * only an id (how a live-only stream names where it starts) dispatches nothing but sets it.
+   */
+  get lastEventId(): string | undefined {
+    return this.lastId;
+  }
+
   private dispatch(): SseMessage | null {
+    this.lastId = this.id;
     const message = this.data.length ? { id: this.id, event: this.event, data: this.data.join('\n') } : null;
     this.event = undefined;
     this.data = [];

@@ -1,4 +1,5 @@
 import { createGuildhallClient, followFeed, GuildhallError, type FeedEvent, type FollowFeedOptions } from '../src/index.js';
+import { EventStreams } from '../../../src/events/event-streams';
 import { gameClient, recordingFetch, rejection, startService, waitFor, type GameClient, type Service } from './support';
 
 /**
@@ -106,6 +107,39 @@ describe('followFeed', () => {
     expect(recorder.calls.map((c) => new URL(c.url).searchParams.get('after'))).toEqual([start, lastBeforeDrop]);
     expect(f.events.map((e) => (e.member as { userId: string }).userId)).toEqual(Array.from({ length: 11 }, (_, i) => `u${i + 1}`));
     expect(f.ids()).toEqual(await feedIds(g, start, 11));
+  });
+
+  it('without `after`, a connection dropped before its first event resumes where the stream began: nothing is lost', async () => {
+    let openGate!: () => void;
+    const gate = new Promise<void>((r) => (openGate = r));
+    const recorder = recordingFetch();
+    let attempts = 0;
+    const gatedFetch: typeof fetch = async (input, init) => {
+      if (++attempts > 1) await gate;
+      return recorder.fetch(input, init);
+    };
+    const g = await gameClient(s);
+    const groupId = await publicGroup(g, 'founder');
+    const [, last] = await feedIds(g, undefined, 2);
+
+    const f = follow({ baseUrl: s.baseUrl, apiKey: g.key, fetch: gatedFetch });
+    try {
+      await waitFor(() => recorder.calls.length === 1 && s.t.app.get(EventStreams).size > 0, 5_000, 'the live stream to open');
+      // Its opening frames (':ok', then the id) are written with the headers; give the client a moment to read them.
+      await new Promise((r) => setTimeout(r, 250));
+      s.t.app.getHttpServer().closeAllConnections();
+      await waitFor(() => attempts === 2, 5_000, 'the follower to ask for a new connection');
+      await join(g, groupId, ['gap1', 'gap2']);
+      openGate();
+      await waitFor(() => f.events.length === 2, SETTLE_MS, 'the events committed while disconnected');
+    } finally {
+      openGate();
+      await f.stop();
+    }
+
+    // The first connection asked for no position; the stream named the game's last event, and the second resumed there.
+    expect(recorder.calls.map((c) => new URL(c.url).searchParams.get('after'))).toEqual([null, last]);
+    expect(f.events.map((e) => (e.member as { userId: string }).userId)).toEqual(['gap1', 'gap2']);
   });
 
   it('types keeps only those event types', async () => {

@@ -39,4 +39,15 @@ describe('SseParser', () => {
     const sut = new SseParser();
     expect(sut.push('event: lonely\n\ndata: d\n\n')).toEqual([{ id: undefined, event: undefined, data: 'd' }]);
   });
+
+  it('an id-only message dispatches nothing but sets lastEventId, once its blank line arrives', () => {
+    const sut = new SseParser();
+    expect(sut.lastEventId).toBeUndefined();
+    expect(sut.push(':ok\n\nid: 0190ff\n')).toEqual([]);
+    expect(sut.lastEventId).toBeUndefined();
+    expect(sut.push('\n')).toEqual([]);
+    expect(sut.lastEventId).toBe('0190ff');
+    expect(sut.push('id: 0191aa\ndata: x\n\n')).toEqual([{ id: '0191aa', event: undefined, data: 'x' }]);
+    expect(sut.lastEventId).toBe('0191aa');
+  });
 });

@@ -25,7 +25,7 @@ export class FeedQueryDto {
 
 /** `GET /v1/events`: the game's stream. */
 export class GameStreamQueryDto {
-  @ApiPropertyOptional({ description: `${AFTER}; replayed, then live. Also read from the Last-Event-ID header. Absent: live only`, pattern: '^[0-9a-f]{24}$' })
+  @ApiPropertyOptional({ description: `${AFTER}; replayed, then live. Also read from the Last-Event-ID header. Absent: live only, opening with an id-only frame that names the game's last event (resume after it if the connection drops before an event)`, pattern: '^[0-9a-f]{24}$' })
   @IsOptional()
   @IsString()
   after?: string;
