@@ -7,7 +7,7 @@ import { PeriodicTask } from '../common/scheduling/periodic-task';
 import { SETTINGS } from '../config/settings.module';
 import type { Settings } from '../config/settings';
 import { sqlRows } from '../db/sql';
-import { transaction, whyReleased } from '../db/transaction';
+import { whyReleased } from '../db/transaction';
 import { GroupsRepository } from '../groups/groups.repository';
 import { RESTORE_WINDOW_DAYS } from '../groups/groups.service';
 import { clearExpiredPreviousSecrets, removeExpiredDeliveries } from '../webhooks/webhook-retention';
@@ -68,9 +68,7 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
       if (!locked) return { swept: false, groupsRemoved: 0, outboxEventsRemoved: 0, webhookDeliveriesRemoved: 0, previousSecretsCleared: 0 };
       try {
         // SPEC §3: soft-deleted groups past the restore window go, with everything that cascades.
-        // Its transaction runs through db/transaction, so a connection lost inside it fails as
-        // "database unavailable", not as TypeORM's "already released".
-        const groupsRemoved = await transaction(this.ds, (m) => this.groups.purgeSoftDeleted(m, RESTORE_WINDOW_DAYS));
+        const groupsRemoved = await runner.manager.transaction((m) => this.groups.purgeSoftDeleted(m, RESTORE_WINDOW_DAYS));
         // The delivery log is kept as long as the events it delivered, and goes first so that a
         // listed delivery still names its event's type.
         const { removed: webhookDeliveriesRemoved } = await removeExpiredDeliveries(runner.manager, this.settings.eventRetentionDays);
