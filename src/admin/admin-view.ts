@@ -49,6 +49,8 @@ export function toAdminMember(m: AdminMemberRow): AdminMemberDto {
     joinedAt: isoNN(m.joinedAt),
     // SPEC §4: null while active (DECISIONS §28 clears it on rejoin anyway).
     leftAt: m.status === 'active' ? null : iso(m.leftAt),
+    // As on the game routes' Member: meaningful only while banned.
+    bannedUntil: m.status === 'banned' ? iso(m.bannedUntil) : null,
     roles: m.roles.map((r) => ({ id: r.id, name: r.name, priority: r.priority, color: r.color, isDefault: r.isDefault })),
   };
 }

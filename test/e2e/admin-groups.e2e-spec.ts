@@ -17,6 +17,9 @@ interface AdminGroup {
   [k: string]: unknown;
 }
 
+/** A group ban's end, a whole millisecond in the future. */
+const BAN_ENDS = new Date(Date.now() + 7 * 86_400_000).toISOString();
+
 describe('admin groups and members', () => {
   let t: TestApp;
   let gameId: string;
@@ -322,7 +325,7 @@ describe('admin groups and members', () => {
         await ok(t.http.post(`/v1/groups/${group.id}/members/${hero}/roles/${r.id}`).set(auth));
       }
       await ok(t.http.post(`/v1/groups/${group.id}/members/${gone}/roles/${officer.id}`).set(auth));
-      await ok(t.http.post(`/v1/groups/${group.id}/bans`).set(auth).send({ userId: uid('banned') }), 201);
+      await ok(t.http.post(`/v1/groups/${group.id}/bans`).set(auth).send({ userId: uid('banned'), expiresAt: BAN_ENDS }), 201);
       await ok(t.http.patch(`/v1/groups/${group.id}/members/${plain}`).set(auth).send({ metadata: { k: 1 }, notesPrivate: 'watch' }));
     });
     const members = (qs = '') => admin(`${A()}/groups/${group.id}/members${qs}`);
@@ -356,6 +359,7 @@ describe('admin groups and members', () => {
         notesPrivate: null,
         joinedAt: expect.stringMatching(ISO_MS),
         leftAt: null,
+        bannedUntil: null,
         roles: [
           { id: leader.id, name: 'Leader', priority: 100, color: '#00ff00', isDefault: false },
           { id: officer.id, name: 'Officer', priority: 10, color: '#ff0000', isDefault: false },
@@ -381,8 +385,13 @@ describe('admin groups and members', () => {
       const banned = await members('?status=banned');
       expect(banned.body.items).toHaveLength(1);
       expect(banned.body.items[0].status).toBe('banned');
-      expect((await members('?status=invited')).body).toEqual({ items: [], total: 0, hasMore: false });
+      // When the group ban ends; null in every other status.
+      expect(banned.body.items[0].bannedUntil).toBe(BAN_ENDS);
       const all = await members('?status=all');
+      for (const m of all.body.items as { status: string; bannedUntil: string | null }[]) {
+        if (m.status !== 'banned') expect(m.bannedUntil).toBeNull();
+      }
+      expect((await members('?status=invited')).body).toEqual({ items: [], total: 0, hasMore: false });
       expect(all.body.total).toBe(7);
     });
 

@@ -2342,6 +2342,11 @@ export interface components {
              * @description null while active
              */
             leftAt: string | null;
+            /**
+             * Format: date-time
+             * @description while banned from the group: when the ban ends (null for a ban without end); null in any other status
+             */
+            bannedUntil: string | null;
             /** @description priority descending, then id descending */
             roles: components["schemas"]["AdminMemberRoleDto"][];
         };
@@ -17115,6 +17120,7 @@ export interface operations {
                      *           "notesPrivate": "Raid lead on Tuesdays",
                      *           "joinedAt": "2026-03-14T09:26:53.000Z",
                      *           "leftAt": "2026-03-14T09:26:53.000Z",
+                     *           "bannedUntil": "2026-03-14T09:26:53.000Z",
                      *           "roles": [
                      *             {
                      *               "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",

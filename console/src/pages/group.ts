@@ -70,7 +70,13 @@ async function members(base: string, route: PageContext['route'], status: string
     table('Members', [
       { label: 'User', cell: (m) => h('code', {}, m.externalUserId) },
       { label: 'Internal id', cell: (m) => idCode(m.svcUserId) },
-      { label: 'Status', cell: (m) => badge(m.status, m.status === 'active' ? 'ok' : m.status === 'banned' || m.status === 'kicked' ? 'bad' : 'neutral') },
+      {
+        label: 'Status',
+        cell: (m) => [
+          badge(m.status, m.status === 'active' ? 'ok' : m.status === 'banned' || m.status === 'kicked' ? 'bad' : 'neutral'),
+          m.status === 'banned' && [' ', m.bannedUntil ? ['until ', when(m.bannedUntil)] : 'without end'],
+        ],
+      },
       { label: 'Roles', cell: (m) => (m.roles.length ? m.roles.map((r) => badge(r.name)) : '—') },
       { label: 'Joined', cell: (m) => when(m.joinedAt) },
       { label: 'Left', cell: (m) => when(m.leftAt) },

@@ -105,6 +105,13 @@ export class AdminMemberDto {
   @ApiProperty({ type: String, nullable: true }) notesPrivate!: string | null;
   @ApiProperty({ format: 'date-time' }) joinedAt!: string;
   @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'null while active' }) leftAt!: string | null;
+  @ApiProperty({
+    format: 'date-time',
+    type: String,
+    nullable: true,
+    description: 'while banned from the group: when the ban ends (null for a ban without end); null in any other status',
+  })
+  bannedUntil!: string | null;
   @ApiProperty({ type: [AdminMemberRoleDto], description: 'priority descending, then id descending' }) roles!: AdminMemberRoleDto[];
 }
 
