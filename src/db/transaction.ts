@@ -8,26 +8,22 @@ import {
 import { ServiceClient } from './prepared-client';
 
 /**
- * `ds.transaction` (as TypeORM runs it), keeping the reason when the connection dies between two of its queries.
- * TypeORM then releases the runner at once, and the next query fails with "already released",
- * which reads as a bug; the connection's own error (57P01, "Connection terminated ...") is thrown
- * instead, so the request answers 503 rather than 500 (DECISIONS §30). Postgres has rolled the
- * transaction back either way. A unit of work's transaction takes fewer round trips (ServiceClient).
+ * `ds.transaction` (as TypeORM runs it), keeping the reason when the connection dies between two of
+ * its queries (ConnectionLoss), so the request answers 503 rather than 500 (DECISIONS §30). Postgres
+ * has rolled the transaction back either way. A unit of work's transaction takes fewer round trips
+ * (ServiceClient).
  */
 export async function transaction<T>(
   ds: DataSource,
   work: (manager: EntityManager) => Promise<T>,
   { unitOfWork = false }: { unitOfWork?: boolean } = {},
 ): Promise<T> {
-  let lost: unknown;
-  const remember = (err: unknown) => {
-    lost ??= err;
-  };
+  const loss = new ConnectionLoss('a transaction');
   const runner = ds.createQueryRunner();
   let connection: EventEmitter | undefined;
   try {
     connection = (await runner.connect()) as EventEmitter;
-    connection.on('error', remember);
+    loss.watch(connection);
     if (unitOfWork && connection instanceof ServiceClient) connection.startUnitOfWork();
     await runner.startTransaction();
     try {
@@ -39,23 +35,44 @@ export async function transaction<T>(
       throw err;
     }
   } catch (err) {
-    throw whyReleased(err, lost, 'a transaction');
+    throw loss.reason(err);
   } finally {
     if (connection instanceof ServiceClient) connection.endUnitOfWork();
     // The connection goes back to the pool (when still alive) and serves other transactions.
-    connection?.removeListener('error', remember);
+    loss.stop();
     await runner.release();
   }
 }
 
 /**
- * The error to report when work on a query runner failed with `err`: TypeORM's "already released"
- * means the connection died under the runner (only that releases it mid-work), so the connection's
- * own error (`lost`, from its error event) is the reason; when the socket ended without one, an
- * error that says so. Any other error is itself the reason.
+ * Watches a query runner's connection for the error that ends it. TypeORM releases a runner whose
+ * connection dies, and its next query fails with "already released", which reads as a bug: the
+ * connection's own error (57P01, "Connection terminated ...") is the reason to report; when the
+ * socket ended without one, an error that says so.
  */
-export function whyReleased(err: unknown, lost: unknown, during: string): unknown {
-  const released = err instanceof QueryRunnerProviderAlreadyReleasedError || err instanceof QueryRunnerAlreadyReleasedError;
-  if (!released) return err;
-  return lost ?? new Error(`Connection terminated during ${during}`, { cause: err });
+export class ConnectionLoss {
+  private lost: unknown;
+  private connection?: EventEmitter;
+  private readonly remember = (err: unknown): void => {
+    this.lost ??= err;
+  };
+
+  /** `during` names the work in the error made when the connection gave none ("a transaction"). */
+  constructor(private readonly during: string) {}
+
+  watch(connection: EventEmitter): void {
+    this.connection = connection;
+    connection.on('error', this.remember);
+  }
+
+  stop(): void {
+    this.connection?.removeListener('error', this.remember);
+  }
+
+  /** The error to report for `err`: itself, unless it is TypeORM's "already released". */
+  reason(err: unknown): unknown {
+    const released = err instanceof QueryRunnerProviderAlreadyReleasedError || err instanceof QueryRunnerAlreadyReleasedError;
+    if (!released) return err;
+    return this.lost ?? new Error(`Connection terminated during ${this.during}`, { cause: err });
+  }
 }

@@ -7,7 +7,7 @@ import { PeriodicTask } from '../common/scheduling/periodic-task';
 import { SETTINGS } from '../config/settings.module';
 import type { Settings } from '../config/settings';
 import { sqlRows } from '../db/sql';
-import { whyReleased } from '../db/transaction';
+import { ConnectionLoss } from '../db/transaction';
 import { GroupsRepository } from '../groups/groups.repository';
 import { RESTORE_WINDOW_DAYS } from '../groups/groups.service';
 import { clearExpiredPreviousSecrets, removeExpiredDeliveries } from '../webhooks/webhook-retention';
@@ -58,10 +58,8 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
   async sweep(): Promise<SweepResult> {
     // The lock lives on one connection for the whole sweep, across the batches' own transactions.
     const runner = this.ds.createQueryRunner() as QueryRunner & { releasePostgresConnection(err?: Error): Promise<void> };
-    const connection = (await runner.connect()) as EventEmitter;
-    let lost: unknown;
-    const remember = (err: unknown) => (lost ??= err);
-    connection.on('error', remember);
+    const loss = new ConnectionLoss('the sweep');
+    loss.watch((await runner.connect()) as EventEmitter);
     let unlockFailure: Error | undefined;
     try {
       const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [SWEEPER_LOCK]);
@@ -87,9 +85,9 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
         if (!runner.isReleased) await runner.query('SELECT pg_advisory_unlock($1)', [SWEEPER_LOCK]).catch((err: Error) => (unlockFailure = err));
       }
     } catch (err) {
-      throw whyReleased(err, lost, 'the sweep');
+      throw loss.reason(err);
     } finally {
-      connection.removeListener('error', remember);
+      loss.stop();
       await runner.releasePostgresConnection(unlockFailure);
     }
   }

@@ -70,17 +70,25 @@ async function feedIds(g: GameClient, after: string | undefined, count: number):
   }
 }
 
+/**
+ * A recording fetch whose second and later requests wait until `openGate()`, so that events commit
+ * while the follower is away.
+ */
+function gatedReconnection(): { fetch: typeof fetch; recorder: ReturnType<typeof recordingFetch>; attempts: () => number; openGate: () => void } {
+  let openGate!: () => void;
+  const gate = new Promise<void>((r) => (openGate = r));
+  const recorder = recordingFetch();
+  let attempts = 0;
+  const gated: typeof fetch = async (input, init) => {
+    if (++attempts > 1) await gate;
+    return recorder.fetch(input, init);
+  };
+  return { fetch: gated, recorder, attempts: () => attempts, openGate };
+}
+
 describe('followFeed', () => {
   it('replays after `after`, goes live, and resumes across a dropped connection: every event once, in feed order', async () => {
-    // The second connection waits at this gate, so that events commit while the follower is away.
-    let openGate!: () => void;
-    const gate = new Promise<void>((r) => (openGate = r));
-    const recorder = recordingFetch();
-    let attempts = 0;
-    const gatedFetch: typeof fetch = async (input, init) => {
-      if (++attempts > 1) await gate;
-      return recorder.fetch(input, init);
-    };
+    const { fetch: gatedFetch, recorder, attempts, openGate } = gatedReconnection();
     const g = await gameClient(s);
     const groupId = await publicGroup(g, 'founder');
     // The group's creation: group.created and the founder's member.joined; the follower starts after both.
@@ -94,7 +102,7 @@ describe('followFeed', () => {
 
     const lastBeforeDrop = f.ids().at(-1);
     s.t.app.getHttpServer().closeAllConnections();
-    await waitFor(() => attempts === 2, 5_000, 'the follower to ask for a new connection');
+    await waitFor(() => attempts() === 2, 5_000, 'the follower to ask for a new connection');
     await join(g, groupId, ['u7', 'u8', 'u9']);
     openGate();
     await waitFor(() => f.events.length === 9, SETTLE_MS, 'the events committed while disconnected');
@@ -110,14 +118,7 @@ describe('followFeed', () => {
   });
 
   it('without `after`, a connection dropped before its first event resumes where the stream began: nothing is lost', async () => {
-    let openGate!: () => void;
-    const gate = new Promise<void>((r) => (openGate = r));
-    const recorder = recordingFetch();
-    let attempts = 0;
-    const gatedFetch: typeof fetch = async (input, init) => {
-      if (++attempts > 1) await gate;
-      return recorder.fetch(input, init);
-    };
+    const { fetch: gatedFetch, recorder, attempts, openGate } = gatedReconnection();
     const g = await gameClient(s);
     const groupId = await publicGroup(g, 'founder');
     const [, last] = await feedIds(g, undefined, 2);
@@ -128,7 +129,7 @@ describe('followFeed', () => {
       // Its opening frames (':ok', then the id) are written with the headers; give the client a moment to read them.
       await new Promise((r) => setTimeout(r, 250));
       s.t.app.getHttpServer().closeAllConnections();
-      await waitFor(() => attempts === 2, 5_000, 'the follower to ask for a new connection');
+      await waitFor(() => attempts() === 2, 5_000, 'the follower to ask for a new connection');
       await join(g, groupId, ['gap1', 'gap2']);
       openGate();
       await waitFor(() => f.events.length === 2, SETTLE_MS, 'the events committed while disconnected');
