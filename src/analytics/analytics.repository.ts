@@ -136,7 +136,9 @@ export class AnalyticsRepository {
                   width_bucket(CASE WHEN mb.left_at IS NOT NULL THEN greatest(mb.joined_at, mb.left_at) END,
                                $2::timestamptz[]) AS left_k,
                   mb.joined_at <= $3::timestamptz AND (mb.left_at IS NULL OR mb.left_at > $3::timestamptz) AS active_at_to
-           FROM live JOIN members mb ON mb.group_id = live.id
+           -- An array of the live groups, not a join: one index-only scan of members_group_spans
+           -- whatever the planner guesses (a hash join read the whole heap on PostgreSQL 18).
+           FROM members mb WHERE mb.group_id = ANY (ARRAY(SELECT id FROM live))
            OFFSET 0
          ) x
          GROUP BY GROUPING SETS ((x.group_id), (x.joined_k, x.left_k))
@@ -144,13 +146,15 @@ export class AnalyticsRepository {
          SELECT live.id, live.name, row_number() OVER (ORDER BY coalesce(s.active, 0) DESC, live.id) AS rk
          FROM live LEFT JOIN scan s ON s.group_id = live.id AND NOT s.whole
        ), top_moves AS MATERIALIZED (
-         SELECT r.id::text AS sid,
+         SELECT mb.group_id::text AS sid,
                 width_bucket(mb.joined_at, $2::timestamptz[]) AS joined_k,
                 width_bucket(CASE WHEN mb.left_at IS NOT NULL THEN greatest(mb.joined_at, mb.left_at) END,
                              $2::timestamptz[]) AS left_k,
                 count(*) AS n
-         FROM ranked r JOIN members mb ON mb.group_id = r.id
-         WHERE r.rk <= $4
+         FROM members mb
+         -- An array keeps this an index scan of the few top groups: the planner cannot tell how
+         -- many rows pass rk <= $4 and would otherwise hash-join a sequential scan of every member.
+         WHERE mb.group_id = ANY (ARRAY(SELECT r.id FROM ranked r WHERE r.rk <= $4))
          GROUP BY 1, 2, 3
        ), moves AS (
          SELECT sid, joined_k, left_k, n FROM top_moves
