@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { removeExpiredDeliveries } from '../../src/webhooks/webhook-retention';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { insertDeliveries } from '../helpers/webhook-deliveries';
 
 /**
  * The delivery log's attempts have no foreign key to their delivery (migration
@@ -22,32 +23,14 @@ async function endpoint(): Promise<{ id: string; gameId: string; auth: Record<st
   return { id: r.body.id, gameId: g.gameId, auth: g.auth };
 }
 
-/** `n` deliveries of the endpoint, `daysAgo` old, each with two attempts; their ids. */
-async function deliveries(endpointId: string, n: number, daysAgo = 0): Promise<string[]> {
-  const rows = await t.db.query<{ id: string }>(
-    `WITH d AS (
-       INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts, created_at)
-       SELECT svc_uuidv7(), $1, lpad(to_hex(i), 24, '0'), 'failed', 2, now() - $3::float8 * interval '1 day'
-       FROM generate_series(1, $2) AS i
-       RETURNING id, created_at
-     ), a AS (
-       INSERT INTO webhook_delivery_attempts (delivery_id, number, attempted_at, status_code, error, duration_ms)
-       SELECT d.id, k, d.created_at, 503, 'HTTP 503', 7 FROM d CROSS JOIN generate_series(1, 2) AS k
-     )
-     SELECT id FROM d`,
-    [endpointId, n, daysAgo],
-  );
-  return rows.map((r) => r.id);
-}
-
 const attemptsOf = async (ids: string[]) =>
   (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE delivery_id = ANY ($1::uuid[])`, [ids]))[0].n;
 
 it('deleting an endpoint removes its deliveries’ attempts and no other', async () => {
   const gone = await endpoint();
   const kept = await endpoint();
-  const goneIds = await deliveries(gone.id, 30);
-  const keptIds = await deliveries(kept.id, 5);
+  const goneIds = await insertDeliveries(t, gone.id, 30);
+  const keptIds = await insertDeliveries(t, kept.id, 5);
   expect(await attemptsOf(goneIds)).toBe(60);
 
   expect((await t.http.delete(`/v1/webhooks/${gone.id}`).set(gone.auth)).status).toBe(204);
@@ -58,8 +41,8 @@ it('deleting an endpoint removes its deliveries’ attempts and no other', async
 
 it('the retention sweep removes the attempts of the deliveries it removes', async () => {
   const e = await endpoint();
-  const old = await deliveries(e.id, 25, 3);
-  const recent = await deliveries(e.id, 3, 1);
+  const old = await insertDeliveries(t, e.id, 25, 3);
+  const recent = await insertDeliveries(t, e.id, 3, 1);
   const r = await removeExpiredDeliveries(t.app.get(DataSource).manager, 2, 10);
   expect(r.removed).toBeGreaterThanOrEqual(25);
   expect(await attemptsOf(old)).toBe(0);
@@ -68,7 +51,7 @@ it('the retention sweep removes the attempts of the deliveries it removes', asyn
 
 it("a game's cascade to its endpoints and deliveries removes their attempts", async () => {
   const e = await endpoint();
-  const ids = await deliveries(e.id, 12);
+  const ids = await insertDeliveries(t, e.id, 12);
   await t.db.query('DELETE FROM games WHERE id = $1', [e.gameId]);
   expect(await attemptsOf(ids)).toBe(0);
 });
@@ -91,11 +74,11 @@ it('logging attempts reads nothing of webhook_deliveries, however much it grew s
     };
     // While the table is small (and analyzed so, as autovacuum does a young table), this connection
     // logs enough attempts for any check it runs to be planned once and cached: a sequential scan.
-    const few = await deliveries(e.id, 20);
+    const few = await insertDeliveries(t, e.id, 20);
     await c.query('ANALYZE webhook_deliveries');
     for (let n = 3; n < 13; n++) await log(few, n);
     // The table grows, with no ANALYZE in between; then the same connection logs 50 attempts.
-    const many = await deliveries(e.id, 5000);
+    const many = await insertDeliveries(t, e.id, 5000);
     const before = await seqScans();
     await log(many.slice(0, 50), 3);
     expect((await seqScans()) - before).toBe(0);

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { SweeperService } from '../../src/sweeper/sweeper.service';
 import { removeExpiredDeliveries } from '../../src/webhooks/webhook-retention';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { insertDeliveries } from '../helpers/webhook-deliveries';
 
 /**
  * Retention of the delivery log (EVENT_RETENTION_DAYS, here 2): the sweep removes deliveries and
@@ -21,25 +22,6 @@ async function endpoint(): Promise<string> {
   return r.body.id;
 }
 
-/** `n` deliveries of the endpoint, `daysAgo` old, spread over the statuses, each with two attempts. */
-async function insertDeliveries(endpointId: string, n: number, daysAgo: number): Promise<string[]> {
-  const rows = await t.db.query<{ id: string }>(
-    `WITH d AS (
-       INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts, created_at)
-       SELECT svc_uuidv7(), $1, lpad(to_hex(i), 24, '0'), (ARRAY['pending', 'delivered', 'failed'])[1 + i % 3], 2,
-              now() - $3::float8 * interval '1 day'
-       FROM generate_series(1, $2) AS i
-       RETURNING id, created_at
-     ), a AS (
-       INSERT INTO webhook_delivery_attempts (delivery_id, number, attempted_at, status_code, error, duration_ms)
-       SELECT d.id, k, d.created_at, 503, 'HTTP 503', 7 FROM d CROSS JOIN generate_series(1, 2) AS k
-     )
-     SELECT id FROM d`,
-    [endpointId, n, daysAgo],
-  );
-  return rows.map((r) => r.id);
-}
-
 const count = async (endpointId: string) =>
   (
     await t.db.query<{ deliveries: number; attempts: number }>(
@@ -52,9 +34,9 @@ const count = async (endpointId: string) =>
 it('removes the deliveries older than the window with their attempts, in batches, whatever their status', async () => {
   const a = await endpoint();
   const b = await endpoint();
-  await insertDeliveries(a, 1500, 3);
-  await insertDeliveries(b, 1000, 2.5);
-  await insertDeliveries(a, 4, 1);
+  await insertDeliveries(t, a, 1500, 3);
+  await insertDeliveries(t, b, 1000, 2.5);
+  await insertDeliveries(t, a, 4, 1);
   const result = await removeExpiredDeliveries(t.app.get(DataSource).manager, 2, 1000);
   expect(result).toEqual({ removed: 2500, batches: 3 });
   expect(await count(a)).toEqual({ deliveries: 4, attempts: 8 });
@@ -63,8 +45,8 @@ it('removes the deliveries older than the window with their attempts, in batches
 
 it('the hourly sweep applies EVENT_RETENTION_DAYS to the delivery log', async () => {
   const e = await endpoint();
-  await insertDeliveries(e, 9, 2.1);
-  const [kept] = await insertDeliveries(e, 1, 1.9);
+  await insertDeliveries(t, e, 9, 2.1);
+  const [kept] = await insertDeliveries(t, e, 1, 1.9);
   const r = await t.app.get(SweeperService).sweep();
   expect(r).toMatchObject({ swept: true });
   expect(r.webhookDeliveriesRemoved).toBeGreaterThanOrEqual(9);
@@ -74,7 +56,7 @@ it('the hourly sweep applies EVENT_RETENTION_DAYS to the delivery log', async ()
 
 it('a delivery held by another transaction is skipped, not waited for, and goes at the next sweep', async () => {
   const e = await endpoint();
-  const [locked] = await insertDeliveries(e, 6, 3);
+  const [locked] = await insertDeliveries(t, e, 6, 3);
   const c = new Client({ connectionString: t.db.url });
   c.on('error', () => undefined);
   await c.connect();
