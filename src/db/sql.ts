@@ -28,16 +28,6 @@ export async function preparedRows<R>(ds: DataSource, name: string, text: string
 }
 
 /**
- * `sqlRows` for a hot statement that runs on the pool outside any transaction (the webhook
- * worker's claim and result write): a named prepared statement there; inside a unit of work the
- * transaction prepares its statements itself.
- */
-export async function preparedOnPool<R>(m: EntityManager, name: string, text: string, values: unknown[]): Promise<R[]> {
-  if (m.queryRunner) return sqlRows<R>(m, text, values);
-  return preparedRows<R>(m.dataSource, name, text, values);
-}
-
-/**
  * Runs `text` (a CALL: no parameters, no rows) before the next statement of `m`'s transaction:
  * inside a unit of work it rides in that statement's batch, so it costs no round trip of its own.
  */

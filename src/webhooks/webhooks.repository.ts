@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
-import { preparedOnPool, sqlRows } from '../db/sql';
+import { sqlRows } from '../db/sql';
 import type { WebhookFormat } from './payload-formats';
 import type { ClaimRoom } from './delivery-window';
 import { ENDPOINT_COLUMNS, type AttemptRecord, type ClaimedDelivery, type EndpointRow } from './webhook-rows';
@@ -104,11 +104,14 @@ export class WebhooksRepository {
    * rounds, so a row made due "now" (enqueued, or set to now()) may hold a time up to 0.5 ms past
    * that now(). Compared with now() itself, a claim starting within that half millisecond would
    * skip it, and the attempt would wait for the next tick.
+   *
+   * Planned on every call, like the result write: a prepared statement's generic plan, made while
+   * webhook_deliveries was young, scanned the whole table once it had grown (6 to 25 ms a call
+   * within minutes of load); a plan made per call (well under a millisecond) sees its current size.
    */
   claimDue(m: EntityManager, room: ClaimRoom): Promise<ClaimedDelivery[]> {
-    return preparedOnPool<ClaimedDelivery>(
+    return sqlRows<ClaimedDelivery>(
       m,
-      'webhook_claim_due',
       `WITH flying AS (
          SELECT f.endpoint_id, f.n FROM unnest($1::uuid[], $2::int[]) AS f(endpoint_id, n)
        ), due AS (
@@ -164,9 +167,8 @@ export class WebhooksRepository {
    * batch and grows by the failures after it; at `disableAfter` the endpoint is disabled.
    */
   async recordResults(m: EntityManager, results: AttemptRecord[], disableAfter: number): Promise<void> {
-    await preparedOnPool(
+    await sqlRows(
       m,
-      'webhook_record_results',
       `WITH r AS (
          SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[]) WITH ORDINALITY
            AS r(id, attempts, outcome, status, error, retry_ms, duration_ms, seq)
