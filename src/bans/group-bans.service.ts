@@ -7,9 +7,10 @@ import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
 import type { MemberDto } from '../members/dto/member.dto';
 import { toMemberDto } from '../members/member-view';
-import { MembersRepository } from '../members/members.repository';
+import { banAlongside, MembersRepository, unbanAlongside, writtenMember, type BannedRow } from '../members/members.repository';
+import type { MemberRow } from '../members/member-row';
 import { PermissionCache } from '../permissions/permission-cache';
-import { BansRepository } from './bans.repository';
+import { BansRepository, groupHistoryAlongside } from './bans.repository';
 import type { GroupBanDto } from './dto/ban.dto';
 
 /** Per-group bans (DECISIONS §5): member status `banned` with `bannedUntil`, and their lifting. */
@@ -27,24 +28,27 @@ export class GroupBansService {
 
   async ban(game: GameContext, groupId: string, dto: GroupBanDto): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
-      const { group, svcUserId: known } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, dto.userId, { lock: true });
-      const svcUserId = known ?? (await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.userId));
-      const actorSvcId = dto.actorUserId ? await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.actorUserId) : null;
       const until = dto.expiresAt ? new Date(dto.expiresAt) : null;
       const reason = dto.reason ?? null;
-      const row = await this.members.ban(tx.manager, group.id, svcUserId, dto.userId, until);
-      const member = toMemberDto(row);
-      await this.bans.addHistory(tx.manager, {
-        gameId: game.gameId,
-        svcUserId,
-        userId: dto.userId,
-        scope: 'group',
-        groupId: group.id,
-        kind: 'set',
-        reason,
-        expiresAt: until,
-        actorUserId: dto.actorUserId ?? null,
+      const history = { kind: 'set', reason, expiresAt: until, actorUserId: dto.actorUserId ?? null } as const;
+      // A user the game knows is banned, and the ban's history written, in the lookup's statement.
+      const locked = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, dto.userId, {
+        lock: true,
+        write: (p) => `${banAlongside(dto.userId, until)(p)}, ${groupHistoryAlongside(history)(p)}`,
       });
+      const { group } = locked;
+      let svcUserId: string;
+      let row: BannedRow & { joinRequestPending?: boolean };
+      if (locked.svcUserId && locked.written) {
+        svcUserId = locked.svcUserId;
+        row = writtenMember<BannedRow & { joinRequestPending: boolean }>(locked.written);
+      } else {
+        svcUserId = await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.userId);
+        row = await this.members.ban(tx.manager, group.id, svcUserId, dto.userId, until);
+        await this.bans.addHistory(tx.manager, { gameId: game.gameId, svcUserId, userId: dto.userId, scope: 'group', groupId: group.id, ...history });
+      }
+      const actorSvcId = dto.actorUserId ? await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.actorUserId) : null;
+      const member = toMemberDto(row);
       tx.audit({
         gameId: game.gameId,
         groupId: group.id,
@@ -54,7 +58,8 @@ export class GroupBansService {
         payload: { memberId: row.id, reason, expiresAt: member.bannedUntil },
       });
       this.permissionCache.invalidateOnCommit(tx, group.id);
-      if (row.inForce) await this.joinRequests.banned(tx, game.gameId, group.id, svcUserId, actorSvcId);
+      // A user the game has just met has no join request; one the lookup knew may have.
+      if (row.inForce && row.joinRequestPending !== false) await this.joinRequests.banned(tx, game.gameId, group.id, svcUserId, actorSvcId);
       tx.emit({ type: 'member.banned', gameId: game.gameId, groupId: group.id, data: { member, reason, expiresAt: member.bannedUntil } });
       return member;
     });
@@ -62,22 +67,13 @@ export class GroupBansService {
 
   async unban(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
-      const { group, svcUserId } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true });
-      const current = svcUserId ? await this.members.findByUser(tx.manager, group.id, svcUserId) : null;
-      const row = current ? await this.members.unban(tx.manager, current.id) : null;
-      if (!row || !svcUserId) throw ApiError.notFound('group ban');
-      const member = toMemberDto(row);
-      await this.bans.addHistory(tx.manager, {
-        gameId: game.gameId,
-        svcUserId,
-        userId,
-        scope: 'group',
-        groupId: group.id,
-        kind: 'lifted',
-        reason: null,
-        expiresAt: null,
-        actorUserId: null,
+      const { group, written } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
+        lock: true,
+        write: (p) => `${unbanAlongside()(p)}, ${groupHistoryAlongside({ kind: 'lifted', reason: null, expiresAt: null, actorUserId: null })(p)}`,
       });
+      if (!written) throw ApiError.notFound('group ban');
+      const row = writtenMember<MemberRow>(written);
+      const member = toMemberDto(row);
       tx.audit({ gameId: game.gameId, groupId: group.id, action: 'member.unbanned', targetId: userId, payload: { memberId: row.id } });
       this.permissionCache.invalidateOnCommit(tx, group.id);
       tx.emit({ type: 'member.unbanned', gameId: game.gameId, groupId: group.id, data: { member } });

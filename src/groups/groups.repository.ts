@@ -53,6 +53,13 @@ const COLUMN: Record<keyof GroupChanges, string> = {
   passcodeHash: 'passcode_hash',
 };
 
+/**
+ * Writes made in the group lookup's statement (see findWithUser): the definitions of `written`
+ * and of any CTE after it, each reading the lookup's row as `lookup`. `param` adds a value to the
+ * statement's parameters and answers its placeholder.
+ */
+export type WriteAlongside = (param: (value: unknown) => string) => string;
+
 /** Group rows. Every read that serves a client filters by game, and by soft deletion where asked. */
 @Injectable()
 export class GroupsRepository {
@@ -90,23 +97,34 @@ export class GroupsRepository {
    * what a write to the group committed), in the same round trip. The group cannot change or go
    * meanwhile, but writes to other members of it run side by side: nothing locks its row (the
    * member counter does not write it: see memberCountSql).
+   *
+   * `write` is the member write that follows the lookup, made in the same statement (a round trip
+   * less). Its snapshot is the lookup's, taken once the lock is held, as a statement after the
+   * lookup would take it. The RETURNING row of its `written` comes back as `written` (null when
+   * it wrote nothing).
    */
   async findWithUser(
     m: EntityManager,
     gameId: string,
     id: string,
     externalUserId: string,
-    { lock, banScope }: { lock: boolean; banScope: boolean },
-  ): Promise<(GroupRow & { svcUserId: string | null; banScope: BanScope | null }) | null> {
+    { lock, banScope, write }: { lock: boolean; banScope: boolean; write?: WriteAlongside },
+  ): Promise<(GroupRow & { svcUserId: string | null; banScope: BanScope | null; written?: Record<string, unknown> | null }) | null> {
     if (lock) await beforeNextStatement(m, lockGroup(id, 'members'));
-    const [row] = await sqlRows<GroupRow & { svcUserId: string | null; banScope: BanScope | null }>(
-      m,
-      `SELECT ${GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope"
+    const lookup = `SELECT ${GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope"
        FROM groups g
        LEFT JOIN user_identities u
          ON u.game_id = g.game_id AND ${externalKey('u.external_id')} = ${externalKey('$3')} AND u.external_id = $3
-       WHERE g.id = $1 AND g.game_id = $2`,
-      [id, gameId, externalUserId],
+       WHERE g.id = $1 AND g.game_id = $2`;
+    const params: unknown[] = [id, gameId, externalUserId];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const [row] = await sqlRows<GroupRow & { svcUserId: string | null; banScope: BanScope | null; written?: Record<string, unknown> | null }>(
+      m,
+      write
+        ? `WITH lookup AS (${lookup}), ${write(param)}
+           SELECT l.*, to_jsonb(w) AS written FROM lookup l LEFT JOIN written w ON true`
+        : lookup,
+      params,
     );
     return row ?? null;
   }

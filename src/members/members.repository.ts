@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import { preparedRows, sqlRows } from '../db/sql';
+import type { WriteAlongside } from '../groups/groups.repository';
 import { MEMBER_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
 
 export interface MemberChanges {
@@ -15,6 +16,84 @@ const CHANGE_COLUMN: Record<keyof MemberChanges, string> = {
   notesPublic: 'notes_public',
   notesPrivate: 'notes_private',
 };
+
+/** What activation returns: the member, and whether a join request of theirs is pending. */
+export type ActivatedRow = MemberRow & { joinRequestPending: boolean };
+
+/** A left, kicked or invited row is reused, and a banned one whose ban has lapsed. */
+const ACTIVATE_CONFLICT = `ON CONFLICT (group_id, user_id) DO UPDATE SET status = 'active', left_at = NULL, banned_until = NULL
+         WHERE m.status IN ('left', 'kicked', 'invited')
+            OR (m.status = 'banned' AND m.banned_until IS NOT NULL AND m.banned_until <= now())`;
+
+const ACTIVATED_COLUMNS = `${MEMBER_COLUMNS},
+         EXISTS (SELECT 1 FROM join_requests r WHERE r.group_id = m.group_id AND r.user_id = m.user_id AND r.status = 'pending')
+           AS "joinRequestPending"`;
+
+/** A group-banned member: `inForce` is false for a ban set already lapsed. */
+export type BannedRow = MemberRow & { inForce: boolean };
+
+/** A ban on an active member ends the membership (DECISIONS §28). */
+const BAN_CONFLICT = `ON CONFLICT (group_id, user_id) DO UPDATE SET status = 'banned', banned_until = EXCLUDED.banned_until,
+         left_at = CASE WHEN m.status = 'active' THEN now() ELSE m.left_at END`;
+
+const BANNED_COLUMNS = `${MEMBER_COLUMNS}, (m.banned_until IS NULL OR m.banned_until > now()) AS "inForce"`;
+
+/**
+ * A public join's activation, made in the group lookup's statement (GroupLookup.liveWithUser):
+ * only for a user the game knows, and only when the lookup allows the join (public, not banned,
+ * the passcode none or the one checked), so that it writes exactly when the join goes ahead.
+ */
+export function activateAlongside(externalUserId: string, checkedPasscodeHash: string | null): WriteAlongside {
+  return (p) => `written AS (
+       INSERT INTO members AS m (id, group_id, user_id, external_user_id, status)
+       SELECT ${p(uuidv7())}, l.id, l."svcUserId", ${p(externalUserId)}, 'active' FROM lookup l
+       WHERE l."svcUserId" IS NOT NULL AND l."softDeletedAt" IS NULL AND l.visibility = 'public' AND l."banScope" IS NULL
+         AND (l."passcodeHash" IS NULL OR l."passcodeHash" = ${p(checkedPasscodeHash)})
+       ${ACTIVATE_CONFLICT}
+       RETURNING ${ACTIVATED_COLUMNS})`;
+}
+
+/** A departure (leave or kick) of an active member, made in the group lookup's statement. */
+export function deactivateAlongside(status: 'left' | 'kicked'): WriteAlongside {
+  return (p) => `written AS (
+       UPDATE members m SET status = ${p(status)}, left_at = now()
+       FROM lookup l WHERE m.group_id = l.id AND m.user_id = l."svcUserId" AND m.status = 'active'
+       RETURNING ${MEMBER_COLUMNS})`;
+}
+
+/**
+ * A group ban (as `ban`) of a user the game knows, made in the group lookup's statement; the row
+ * also says whether a join request of theirs is pending.
+ */
+export function banAlongside(externalUserId: string, until: Date | null): WriteAlongside {
+  return (p) => `written AS (
+       INSERT INTO members AS m (id, group_id, user_id, external_user_id, status, banned_until)
+       SELECT ${p(uuidv7())}, l.id, l."svcUserId", ${p(externalUserId)}, 'banned', ${p(until)}::timestamptz FROM lookup l
+       WHERE l."svcUserId" IS NOT NULL AND l."softDeletedAt" IS NULL
+       ${BAN_CONFLICT}
+       RETURNING ${BANNED_COLUMNS},
+         EXISTS (SELECT 1 FROM join_requests r WHERE r.group_id = m.group_id AND r.user_id = m.user_id AND r.status = 'pending')
+           AS "joinRequestPending")`;
+}
+
+/** The lifting of a group ban (as `unban`), made in the group lookup's statement. */
+export function unbanAlongside(): WriteAlongside {
+  return () => `written AS (
+       UPDATE members m SET status = 'left', banned_until = NULL
+       FROM lookup l WHERE m.group_id = l.id AND m.user_id = l."svcUserId" AND m.status = 'banned'
+       RETURNING ${MEMBER_COLUMNS})`;
+}
+
+/** A member row written alongside the lookup, as `to_jsonb` gave it back: its times made Dates again. */
+export function writtenMember<R extends MemberRow>(json: Record<string, unknown>): R {
+  const row = json as unknown as R;
+  return {
+    ...row,
+    joinedAt: new Date(json.joinedAt as string),
+    leftAt: json.leftAt === null ? null : new Date(json.leftAt as string),
+    bannedUntil: json.bannedUntil === null ? null : new Date(json.bannedUntil as string),
+  };
+}
 
 /** Member rows. */
 @Injectable()
@@ -32,17 +111,13 @@ export class MembersRepository {
     groupId: string,
     svcUserId: string,
     externalUserId: string,
-  ): Promise<(MemberRow & { joinRequestPending: boolean }) | null> {
-    const [row] = await sqlRows<MemberRow & { joinRequestPending: boolean }>(
+  ): Promise<ActivatedRow | null> {
+    const [row] = await sqlRows<ActivatedRow>(
       m,
       `INSERT INTO members AS m (id, group_id, user_id, external_user_id, status)
        VALUES ($1, $2, $3, $4, 'active')
-       ON CONFLICT (group_id, user_id) DO UPDATE SET status = 'active', left_at = NULL, banned_until = NULL
-         WHERE m.status IN ('left', 'kicked', 'invited')
-            OR (m.status = 'banned' AND m.banned_until IS NOT NULL AND m.banned_until <= now())
-       RETURNING ${MEMBER_COLUMNS},
-         EXISTS (SELECT 1 FROM join_requests r WHERE r.group_id = m.group_id AND r.user_id = m.user_id AND r.status = 'pending')
-           AS "joinRequestPending"`,
+       ${ACTIVATE_CONFLICT}
+       RETURNING ${ACTIVATED_COLUMNS}`,
       [uuidv7(), groupId, svcUserId, externalUserId],
     );
     return row ?? null;
@@ -58,27 +133,16 @@ export class MembersRepository {
     svcUserId: string,
     externalUserId: string,
     until: Date | null,
-  ): Promise<MemberRow & { inForce: boolean }> {
-    const [row] = await sqlRows<MemberRow & { inForce: boolean }>(
+  ): Promise<BannedRow> {
+    const [row] = await sqlRows<BannedRow>(
       m,
       `INSERT INTO members AS m (id, group_id, user_id, external_user_id, status, banned_until)
        VALUES ($1, $2, $3, $4, 'banned', $5)
-       ON CONFLICT (group_id, user_id) DO UPDATE SET status = 'banned', banned_until = EXCLUDED.banned_until,
-         left_at = CASE WHEN m.status = 'active' THEN now() ELSE m.left_at END
-       RETURNING ${MEMBER_COLUMNS}, (m.banned_until IS NULL OR m.banned_until > now()) AS "inForce"`,
+       ${BAN_CONFLICT}
+       RETURNING ${BANNED_COLUMNS}`,
       [uuidv7(), groupId, svcUserId, externalUserId, until],
     );
     return row;
-  }
-
-  /** Lifts a group ban: the member is `left` (DECISIONS §5); null when not banned. */
-  async unban(m: EntityManager, id: string): Promise<MemberRow | null> {
-    const [row] = await sqlRows<MemberRow>(
-      m,
-      `UPDATE members m SET status = 'left', banned_until = NULL WHERE m.id = $1 AND m.status = 'banned' RETURNING ${MEMBER_COLUMNS}`,
-      [id],
-    );
-    return row ?? null;
   }
 
   async findByUser(m: EntityManager, groupId: string, svcUserId: string, lock = false): Promise<MemberRow | null> {
@@ -98,18 +162,6 @@ export class MembersRepository {
        FROM members m JOIN groups g ON g.id = m.group_id
        WHERE m.id = $1 AND g.game_id = $2`,
       [id, gameId],
-    );
-    return row ?? null;
-  }
-
-  /** Moves an active member to `left` or `kicked`; null when the member was not active. */
-  /** Ends the user's active membership; null when they are not an active member. */
-  async deactivate(m: EntityManager, groupId: string, svcUserId: string, status: 'left' | 'kicked'): Promise<MemberRow | null> {
-    const [row] = await sqlRows<MemberRow>(
-      m,
-      `UPDATE members m SET status = $3, left_at = now() WHERE m.group_id = $1 AND m.user_id = $2 AND m.status = 'active'
-       RETURNING ${MEMBER_COLUMNS}`,
-      [groupId, svcUserId, status],
     );
     return row ?? null;
   }

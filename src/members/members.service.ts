@@ -18,7 +18,7 @@ import { PermissionCache } from '../permissions/permission-cache';
 import type { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMemberDto } from './dto/member.dto';
 import type { MemberRow } from './member-row';
 import { toMemberDto } from './member-view';
-import { MembersRepository, type MemberChanges } from './members.repository';
+import { activateAlongside, deactivateAlongside, MembersRepository, writtenMember, type ActivatedRow, type MemberChanges } from './members.repository';
 import { MembershipService } from './membership.service';
 import { PasscodeLimiter } from './passcode-limiter';
 
@@ -53,15 +53,24 @@ export class MembersService {
     let checked: string | null = null;
     for (;;) {
       const outcome = await this.uow.run<JoinOutcome>(async (tx) => {
-        const locked = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, dto.userId, { lock: true, banScope: true });
-        const { group } = locked;
+        const locked = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, dto.userId, {
+          lock: true,
+          banScope: true,
+          write: activateAlongside(dto.userId, checked),
+        });
+        const { group, svcUserId } = locked;
         if (group.visibility === 'secret') throw ApiError.notFound('group');
         if (group.visibility !== 'public') {
           throw new ApiError('permission_denied', 'this group is invite-only: an invitation is required to join it');
         }
         if (group.passcodeHash && group.passcodeHash !== checked) return { passcodeHash: group.passcodeHash, groupId: group.id };
         if (locked.banScope) throw bannedError(locked.banScope);
-        return { member: (await this.membership.activate(tx, group, dto.userId, { via: 'public-join' }, locked.svcUserId)).dto };
+        const via = { via: 'public-join' } as const;
+        // A user the game knows was made a member by the lookup's statement; a new one is made here.
+        const joined = svcUserId
+          ? await this.membership.activated(tx, group, dto.userId, via, svcUserId, locked.written && writtenMember<ActivatedRow>(locked.written))
+          : await this.membership.activate(tx, group, dto.userId, via);
+        return { member: joined.dto };
       });
       if ('member' in outcome) return outcome.member;
       if (dto.passcode === undefined || dto.passcode === null) {
@@ -172,13 +181,15 @@ export class MembersService {
   }
 
   /**
-   * Ends an active membership with one statement; a member in any other status is answered as is
-   * (changed false), and someone who never was a member is 404.
+   * Ends an active membership in the group lookup's statement; a member in any other status is
+   * answered as is (changed false), and someone who never was a member is 404.
    */
   private async depart(tx: Tx, game: GameContext, groupId: string, userId: string, status: 'left' | 'kicked') {
-    const { group, svcUserId } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true });
-    const ended = svcUserId ? await this.members.deactivate(tx.manager, group.id, svcUserId, status) : null;
-    if (ended) return { group, member: ended, changed: true };
+    const { group, svcUserId, written } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
+      lock: true,
+      write: deactivateAlongside(status),
+    });
+    if (written) return { group, member: writtenMember<MemberRow>(written), changed: true };
     const member = svcUserId ? await this.members.findByUser(tx.manager, group.id, svcUserId) : null;
     if (!member) throw ApiError.notFound('member');
     return { group, member, changed: false };

@@ -8,7 +8,7 @@ import { PermissionCache } from '../permissions/permission-cache';
 import type { MemberDto } from './dto/member.dto';
 import type { MemberRow } from './member-row';
 import { toMemberDto } from './member-view';
-import { MembersRepository } from './members.repository';
+import { MembersRepository, type ActivatedRow } from './members.repository';
 
 /** How a user became a member: lands on the `member.joined` audit payload. */
 export type JoinVia =
@@ -40,7 +40,21 @@ export class MembershipService {
     knownSvcUserId?: string | null,
   ): Promise<{ row: MemberRow; dto: MemberDto }> {
     const svcUserId = knownSvcUserId ?? (await this.identity.resolveOrCreate(tx.manager, group.gameId, externalUserId));
-    const row = await this.members.activate(tx.manager, group.id, svcUserId, externalUserId);
+    return this.activated(tx, group, externalUserId, via, svcUserId, await this.members.activate(tx.manager, group.id, svcUserId, externalUserId));
+  }
+
+  /**
+   * What follows the member row's write, wherever it was made (here, or in the group lookup's
+   * statement: activateAlongside): `row` is null when the user was active already.
+   */
+  async activated(
+    tx: Tx,
+    group: GroupRow,
+    externalUserId: string,
+    via: JoinVia,
+    svcUserId: string,
+    row: ActivatedRow | null,
+  ): Promise<{ row: MemberRow; dto: MemberDto }> {
     if (!row) throw new ApiError('already_member', `${externalUserId} is already a member of this group`);
     const dto = toMemberDto(row);
     tx.audit({
