@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import { sqlRows } from '../db/sql';
 import { BAN_COLUMNS, HISTORY_COLUMNS, type BanHistoryRow, type BanRow } from './ban-rows';
-import type { WriteAlongside } from '../groups/groups.repository';
+import type { Alongside } from '../groups/groups.repository';
 
 export interface BanInput {
   gameId: string;
@@ -28,14 +28,14 @@ export interface HistoryInput {
 
 /**
  * The history entry of a group ban's change made in the group lookup's statement (see
- * GroupsRepository.findWithUser): one row for the member row `written`, none when it wrote nothing.
+ * GroupsRepository.findWithUser): one row for the member row `alongside`, none when there is none.
  */
-export function groupHistoryAlongside(h: Pick<HistoryInput, 'kind' | 'reason' | 'expiresAt' | 'actorUserId'>): WriteAlongside {
+export function groupHistoryAlongside(h: Pick<HistoryInput, 'kind' | 'reason' | 'expiresAt' | 'actorUserId'>): Alongside {
   return (p) => `history AS (
        INSERT INTO ban_history (id, game_id, user_id, external_user_id, scope, group_id, kind, reason, expires_at, actor_user_id)
        SELECT ${p(uuidv7())}, l."gameId", w."svcUserId", w."userId", 'group', w."groupId", ${p(h.kind)}, ${p(h.reason)},
               ${p(h.expiresAt)}::timestamptz, ${p(h.actorUserId)}
-       FROM written w CROSS JOIN lookup l)`;
+       FROM alongside w CROSS JOIN lookup l)`;
 }
 
 /** Game-wide bans and the append-only ban history of both scopes. */

@@ -7,7 +7,7 @@ import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
 import type { MemberDto } from '../members/dto/member.dto';
 import { toMemberDto } from '../members/member-view';
-import { banAlongside, MembersRepository, unbanAlongside, writtenMember, type BannedRow } from '../members/members.repository';
+import { banAlongside, MembersRepository, unbanAlongside, alongsideMember, type BannedRow } from '../members/members.repository';
 import type { MemberRow } from '../members/member-row';
 import { PermissionCache } from '../permissions/permission-cache';
 import { BansRepository, groupHistoryAlongside } from './bans.repository';
@@ -34,14 +34,14 @@ export class GroupBansService {
       // A user the game knows is banned, and the ban's history written, in the lookup's statement.
       const locked = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, dto.userId, {
         lock: true,
-        write: (p) => `${banAlongside(dto.userId, until)(p)}, ${groupHistoryAlongside(history)(p)}`,
+        with: (p) => `${banAlongside(dto.userId, until)(p)}, ${groupHistoryAlongside(history)(p)}`,
       });
       const { group } = locked;
       let svcUserId: string;
       let row: BannedRow & { joinRequestPending?: boolean };
-      if (locked.svcUserId && locked.written) {
+      if (locked.svcUserId && locked.alongside) {
         svcUserId = locked.svcUserId;
-        row = writtenMember<BannedRow & { joinRequestPending: boolean }>(locked.written);
+        row = alongsideMember<BannedRow & { joinRequestPending: boolean }>(locked.alongside);
       } else {
         svcUserId = await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.userId);
         row = await this.members.ban(tx.manager, group.id, svcUserId, dto.userId, until);
@@ -67,12 +67,12 @@ export class GroupBansService {
 
   async unban(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
-      const { group, written } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
+      const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
         lock: true,
-        write: (p) => `${unbanAlongside()(p)}, ${groupHistoryAlongside({ kind: 'lifted', reason: null, expiresAt: null, actorUserId: null })(p)}`,
+        with: (p) => `${unbanAlongside()(p)}, ${groupHistoryAlongside({ kind: 'lifted', reason: null, expiresAt: null, actorUserId: null })(p)}`,
       });
-      if (!written) throw ApiError.notFound('group ban');
-      const row = writtenMember<MemberRow>(written);
+      if (!alongside) throw ApiError.notFound('group ban');
+      const row = alongsideMember<MemberRow>(alongside);
       const member = toMemberDto(row);
       tx.audit({ gameId: game.gameId, groupId: group.id, action: 'member.unbanned', targetId: userId, payload: { memberId: row.id } });
       this.permissionCache.invalidateOnCommit(tx, group.id);

@@ -5,7 +5,7 @@ import type { BanScope } from '../bans/ban-checker';
 import { isUuid } from '../common/ids';
 import { IdentityService } from '../identity/identity.service';
 import type { GroupRow } from './group-row';
-import { GroupsRepository, type WriteAlongside } from './groups.repository';
+import { GroupsRepository, type Alongside } from './groups.repository';
 
 /**
  * Finds the group a request names. Missing, in another game or soft-deleted all answer the same
@@ -26,21 +26,21 @@ export class GroupLookup {
 
   /**
    * A live group and, from the same statement, the internal id of a user (null when unknown to
-   * the game) and with `banScope` the ban in force on them: a write's first statement. `write`,
-   * the member write made in that statement too (GroupsRepository.findWithUser), answers as
-   * `written`; whatever the caller then throws rolls it back with the rest of the transaction.
+   * the game) and with `banScope` the ban in force on them: a write's first statement. `with`, the
+   * member write (or read) made in that statement too (GroupsRepository.findWithUser), answers as
+   * `alongside`; whatever the caller then throws rolls it back with the rest of the transaction.
    */
   async liveWithUser(
     m: EntityManager,
     gameId: string,
     groupId: string,
     externalUserId: string,
-    { lock, banScope = false, write }: { lock: boolean; banScope?: boolean; write?: WriteAlongside },
-  ): Promise<{ group: GroupRow; svcUserId: string | null; banScope: BanScope | null; written: Record<string, unknown> | null }> {
-    const row = isUuid(groupId) ? await this.groups.findWithUser(m, gameId, groupId, externalUserId, { lock, banScope, write }) : null;
+    { lock, banScope = false, with: alongside }: { lock: boolean; banScope?: boolean; with?: Alongside },
+  ): Promise<{ group: GroupRow; svcUserId: string | null; banScope: BanScope | null; alongside: Record<string, unknown> | null }> {
+    const row = isUuid(groupId) ? await this.groups.findWithUser(m, gameId, groupId, externalUserId, { lock, banScope, with: alongside }) : null;
     if (!row || row.softDeletedAt) throw ApiError.notFound('group');
-    const { svcUserId, banScope: ban, written, ...group } = row;
-    return { group, svcUserId, banScope: ban, written: written ?? null };
+    const { svcUserId, banScope: ban, alongside: member, ...group } = row;
+    return { group, svcUserId, banScope: ban, alongside: member ?? null };
   }
 
   /**

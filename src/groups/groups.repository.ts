@@ -54,11 +54,11 @@ const COLUMN: Record<keyof GroupChanges, string> = {
 };
 
 /**
- * Writes made in the group lookup's statement (see findWithUser): the definitions of `written`
- * and of any CTE after it, each reading the lookup's row as `lookup`. `param` adds a value to the
- * statement's parameters and answers its placeholder.
+ * What a write does in the group lookup's statement (see findWithUser): the definitions of CTEs
+ * that read the lookup's row as `lookup`, one of them `alongside`, the member row written or
+ * read. `param` adds a value to the statement's parameters and answers its placeholder.
  */
-export type WriteAlongside = (param: (value: unknown) => string) => string;
+export type Alongside = (param: (value: unknown) => string) => string;
 
 /** Group rows. Every read that serves a client filters by game, and by soft deletion where asked. */
 @Injectable()
@@ -98,18 +98,17 @@ export class GroupsRepository {
    * meanwhile, but writes to other members of it run side by side: nothing locks its row (the
    * member counter does not write it: see memberCountSql).
    *
-   * `write` is the member write that follows the lookup, made in the same statement (a round trip
-   * less). Its snapshot is the lookup's, taken once the lock is held, as a statement after the
-   * lookup would take it. The RETURNING row of its `written` comes back as `written` (null when
-   * it wrote nothing).
+   * `with` is the member write (or read) that follows the lookup, made in the same statement: a
+   * round trip less. Its snapshot is the lookup's, taken once the lock is held, as a statement
+   * after the lookup would take it. Its `alongside` row comes back as `alongside` (null when none).
    */
   async findWithUser(
     m: EntityManager,
     gameId: string,
     id: string,
     externalUserId: string,
-    { lock, banScope, write }: { lock: boolean; banScope: boolean; write?: WriteAlongside },
-  ): Promise<(GroupRow & { svcUserId: string | null; banScope: BanScope | null; written?: Record<string, unknown> | null }) | null> {
+    { lock, banScope, with: alongside }: { lock: boolean; banScope: boolean; with?: Alongside },
+  ): Promise<(GroupRow & { svcUserId: string | null; banScope: BanScope | null; alongside?: Record<string, unknown> | null }) | null> {
     if (lock) await beforeNextStatement(m, lockGroup(id, 'members'));
     const lookup = `SELECT ${GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope"
        FROM groups g
@@ -118,11 +117,11 @@ export class GroupsRepository {
        WHERE g.id = $1 AND g.game_id = $2`;
     const params: unknown[] = [id, gameId, externalUserId];
     const param = (value: unknown) => `$${params.push(value)}`;
-    const [row] = await sqlRows<GroupRow & { svcUserId: string | null; banScope: BanScope | null; written?: Record<string, unknown> | null }>(
+    const [row] = await sqlRows<GroupRow & { svcUserId: string | null; banScope: BanScope | null; alongside?: Record<string, unknown> | null }>(
       m,
-      write
-        ? `WITH lookup AS (${lookup}), ${write(param)}
-           SELECT l.*, to_jsonb(w) AS written FROM lookup l LEFT JOIN written w ON true`
+      alongside
+        ? `WITH lookup AS (${lookup}), ${alongside(param)}
+           SELECT l.*, to_jsonb(w) AS alongside FROM lookup l LEFT JOIN alongside w ON true`
         : lookup,
       params,
     );

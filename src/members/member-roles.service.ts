@@ -8,7 +8,8 @@ import { RolesService } from '../roles/roles.service';
 import { RolesRepository } from '../roles/roles.repository';
 import type { MemberDto } from './dto/member.dto';
 import { toMemberDto } from './member-view';
-import { MembersRepository } from './members.repository';
+import type { MemberRow } from './member-row';
+import { alongsideMember, memberAlongside, MembersRepository } from './members.repository';
 
 /**
  * Role assignment (DECISIONS §2): idempotent, audited only on change. A role of another group is
@@ -35,9 +36,9 @@ export class MemberRolesService {
 
   private change(game: GameContext, groupId: string, userId: string, roleId: string, op: 'assign' | 'remove'): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
-      const { group, svcUserId } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true });
-      const member = svcUserId ? await this.members.findByUser(tx.manager, group.id, svcUserId) : null;
-      if (!member) throw ApiError.notFound('member');
+      const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true, with: memberAlongside() });
+      if (!alongside) throw ApiError.notFound('member');
+      const member = alongsideMember<MemberRow>(alongside);
       // Locked: a concurrent delete of the role finishes first (404) or waits for this change.
       const role = await this.roleLookup.find(tx.manager, game, roleId, 'key-share');
       if (role.groupId !== group.id) throw new ApiError('role_group_mismatch', 'the role belongs to another group');

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import { preparedRows, sqlRows } from '../db/sql';
-import type { WriteAlongside } from '../groups/groups.repository';
+import type { Alongside } from '../groups/groups.repository';
 import { MEMBER_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
 
 export interface MemberChanges {
@@ -43,8 +43,8 @@ const BANNED_COLUMNS = `${MEMBER_COLUMNS}, (m.banned_until IS NULL OR m.banned_u
  * only for a user the game knows, and only when the lookup allows the join (public, not banned,
  * the passcode none or the one checked), so that it writes exactly when the join goes ahead.
  */
-export function activateAlongside(externalUserId: string, checkedPasscodeHash: string | null): WriteAlongside {
-  return (p) => `written AS (
+export function activateAlongside(externalUserId: string, checkedPasscodeHash: string | null): Alongside {
+  return (p) => `alongside AS (
        INSERT INTO members AS m (id, group_id, user_id, external_user_id, status)
        SELECT ${p(uuidv7())}, l.id, l."svcUserId", ${p(externalUserId)}, 'active' FROM lookup l
        WHERE l."svcUserId" IS NOT NULL AND l."softDeletedAt" IS NULL AND l.visibility = 'public' AND l."banScope" IS NULL
@@ -54,8 +54,8 @@ export function activateAlongside(externalUserId: string, checkedPasscodeHash: s
 }
 
 /** A departure (leave or kick) of an active member, made in the group lookup's statement. */
-export function deactivateAlongside(status: 'left' | 'kicked'): WriteAlongside {
-  return (p) => `written AS (
+export function deactivateAlongside(status: 'left' | 'kicked'): Alongside {
+  return (p) => `alongside AS (
        UPDATE members m SET status = ${p(status)}, left_at = now()
        FROM lookup l WHERE m.group_id = l.id AND m.user_id = l."svcUserId" AND m.status = 'active'
        RETURNING ${MEMBER_COLUMNS})`;
@@ -65,8 +65,8 @@ export function deactivateAlongside(status: 'left' | 'kicked'): WriteAlongside {
  * A group ban (as `ban`) of a user the game knows, made in the group lookup's statement; the row
  * also says whether a join request of theirs is pending.
  */
-export function banAlongside(externalUserId: string, until: Date | null): WriteAlongside {
-  return (p) => `written AS (
+export function banAlongside(externalUserId: string, until: Date | null): Alongside {
+  return (p) => `alongside AS (
        INSERT INTO members AS m (id, group_id, user_id, external_user_id, status, banned_until)
        SELECT ${p(uuidv7())}, l.id, l."svcUserId", ${p(externalUserId)}, 'banned', ${p(until)}::timestamptz FROM lookup l
        WHERE l."svcUserId" IS NOT NULL AND l."softDeletedAt" IS NULL
@@ -77,15 +77,20 @@ export function banAlongside(externalUserId: string, until: Date | null): WriteA
 }
 
 /** The lifting of a group ban (as `unban`), made in the group lookup's statement. */
-export function unbanAlongside(): WriteAlongside {
-  return () => `written AS (
+export function unbanAlongside(): Alongside {
+  return () => `alongside AS (
        UPDATE members m SET status = 'left', banned_until = NULL
        FROM lookup l WHERE m.group_id = l.id AND m.user_id = l."svcUserId" AND m.status = 'banned'
        RETURNING ${MEMBER_COLUMNS})`;
 }
 
-/** A member row written alongside the lookup, as `to_jsonb` gave it back: its times made Dates again. */
-export function writtenMember<R extends MemberRow>(json: Record<string, unknown>): R {
+/** The user's member row in any status, read in the group lookup's statement. */
+export function memberAlongside(): Alongside {
+  return () => `alongside AS (SELECT ${MEMBER_COLUMNS} FROM members m JOIN lookup l ON m.group_id = l.id AND m.user_id = l."svcUserId")`;
+}
+
+/** The `alongside` member row, as `to_jsonb` gave it back: its times made Dates again. */
+export function alongsideMember<R extends MemberRow>(json: Record<string, unknown>): R {
   const row = json as unknown as R;
   return {
     ...row,

@@ -18,7 +18,7 @@ import { PermissionCache } from '../permissions/permission-cache';
 import type { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMemberDto } from './dto/member.dto';
 import type { MemberRow } from './member-row';
 import { toMemberDto } from './member-view';
-import { activateAlongside, deactivateAlongside, MembersRepository, writtenMember, type ActivatedRow, type MemberChanges } from './members.repository';
+import { activateAlongside, deactivateAlongside, memberAlongside, MembersRepository, alongsideMember, type ActivatedRow, type MemberChanges } from './members.repository';
 import { MembershipService } from './membership.service';
 import { PasscodeLimiter } from './passcode-limiter';
 
@@ -56,7 +56,7 @@ export class MembersService {
         const locked = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, dto.userId, {
           lock: true,
           banScope: true,
-          write: activateAlongside(dto.userId, checked),
+          with: activateAlongside(dto.userId, checked),
         });
         const { group, svcUserId } = locked;
         if (group.visibility === 'secret') throw ApiError.notFound('group');
@@ -68,7 +68,7 @@ export class MembersService {
         const via = { via: 'public-join' } as const;
         // A user the game knows was made a member by the lookup's statement; a new one is made here.
         const joined = svcUserId
-          ? await this.membership.activated(tx, group, dto.userId, via, svcUserId, locked.written && writtenMember<ActivatedRow>(locked.written))
+          ? await this.membership.activated(tx, group, dto.userId, via, svcUserId, locked.alongside && alongsideMember<ActivatedRow>(locked.alongside))
           : await this.membership.activate(tx, group, dto.userId, via);
         return { member: joined.dto };
       });
@@ -174,10 +174,9 @@ export class MembersService {
 
   /** The group (locked for writers), then the member; a missing identity or row is the same 404. */
   private async requireMember(m: EntityManager, game: GameContext, groupId: string, userId: string, lock: boolean) {
-    const { group, svcUserId } = await this.lookup.liveWithUser(m, game.gameId, groupId, userId, { lock });
-    const member = svcUserId ? await this.members.findByUser(m, group.id, svcUserId) : null;
-    if (!member) throw ApiError.notFound('member');
-    return { group, member };
+    const { group, alongside } = await this.lookup.liveWithUser(m, game.gameId, groupId, userId, { lock, with: memberAlongside() });
+    if (!alongside) throw ApiError.notFound('member');
+    return { group, member: alongsideMember<MemberRow>(alongside) };
   }
 
   /**
@@ -185,11 +184,11 @@ export class MembersService {
    * answered as is (changed false), and someone who never was a member is 404.
    */
   private async depart(tx: Tx, game: GameContext, groupId: string, userId: string, status: 'left' | 'kicked') {
-    const { group, svcUserId, written } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
+    const { group, svcUserId, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
       lock: true,
-      write: deactivateAlongside(status),
+      with: deactivateAlongside(status),
     });
-    if (written) return { group, member: writtenMember<MemberRow>(written), changed: true };
+    if (alongside) return { group, member: alongsideMember<MemberRow>(alongside), changed: true };
     const member = svcUserId ? await this.members.findByUser(tx.manager, group.id, svcUserId) : null;
     if (!member) throw ApiError.notFound('member');
     return { group, member, changed: false };

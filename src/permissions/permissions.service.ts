@@ -6,7 +6,7 @@ import { isUuid } from '../common/ids';
 import { isoNN } from '../common/time';
 import { UnitOfWork } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
-import { MembersRepository } from '../members/members.repository';
+import { memberAlongside } from '../members/members.repository';
 import type { CatalogDto, OverrideDto } from './dto/permission.dto';
 import { PermissionCache } from './permission-cache';
 import { resolvePermission, type PermissionCheckResult } from './permission-resolver';
@@ -21,7 +21,6 @@ export class PermissionsService {
     private readonly repo: PermissionsRepository,
     private readonly cache: PermissionCache,
     private readonly lookup: GroupLookup,
-    private readonly members: MembersRepository,
   ) {}
 
   /**
@@ -87,9 +86,8 @@ export class PermissionsService {
 
   private async requireMember(m: EntityManager, game: GameContext, groupId: string, userId: string, permission: string) {
     if (permission.length < 1 || permission.length > 128) throw ApiError.badRequest('permission must be 1-128 characters');
-    const { group, svcUserId } = await this.lookup.liveWithUser(m, game.gameId, groupId, userId, { lock: true });
-    const member = svcUserId ? await this.members.findByUser(m, group.id, svcUserId) : null;
-    if (!member) throw ApiError.notFound('member');
-    return { group, memberId: member.id };
+    const { group, alongside } = await this.lookup.liveWithUser(m, game.gameId, groupId, userId, { lock: true, with: memberAlongside() });
+    if (!alongside) throw ApiError.notFound('member');
+    return { group, memberId: alongside.id as string };
   }
 }

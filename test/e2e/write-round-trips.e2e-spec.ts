@@ -48,8 +48,18 @@ describe('round trips of the hot writes', () => {
     const leave = await roundTrips(() => t.http.post(`/v1/groups/${group.id}/leave`).set(auth).send({ userId: 'tripper' }).expect(200));
     expect({ join: join.length, leave: leave.length }).toEqual({ join: 2, leave: 2 });
     for (const [change, flush] of [join, leave]) {
-      expect(change).toMatch(/^\s*WITH lookup AS .*, written AS \(\s*(INSERT INTO members|UPDATE members)/s);
+      expect(change).toMatch(/^\s*WITH lookup AS .*, alongside AS \(\s*(INSERT INTO members|UPDATE members)/s);
       expect(flush).toMatch(/^\s*WITH audit AS/);
     }
+  });
+
+  it('a permission override set is three round trips and its clearing three: the member is read with the group', async () => {
+    const group = await postGroup(t, auth, { kind: 'guild', name: 'override trips', visibility: 'public' });
+    await t.http.post(`/v1/groups/${group.id}/join`).set(auth).send({ userId: 'overridden' }).expect(201);
+    const path = `/v1/groups/${group.id}/members/overridden/permissions/chat.mute`;
+    const set = await roundTrips(() => t.http.post(path).set(auth).send({ allowed: false }).expect(200));
+    const clear = await roundTrips(() => t.http.delete(path).set(auth).expect(204));
+    expect({ set: set.length, clear: clear.length }).toEqual({ set: 3, clear: 3 });
+    expect(set[0]).toMatch(/^\s*WITH lookup AS .*, alongside AS \(SELECT/s);
   });
 });
