@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import { sqlRows } from '../db/sql';
+import type { Alongside } from '../groups/groups.repository';
 import { INVITATION_COLUMNS, type InvitationRow } from './invitation-row';
 
 export interface NewInvitation {
@@ -15,6 +16,24 @@ export interface NewInvitation {
 
 /** An invitation with what its routes need to know of its group. */
 export type InvitationWithGroup = InvitationRow & { gameId: string; groupDeleted: boolean; expired: boolean };
+
+/** Counts one accept (EXTENSIONS X4); the accept that reaches max_uses uses the code up, by `redeemer`. */
+const redeemSet = (redeemer: string) => `UPDATE invitations i SET uses = i.uses + 1,
+         used_at = CASE WHEN i.uses + 1 = i.max_uses THEN now() END,
+         used_by = CASE WHEN i.uses + 1 = i.max_uses THEN ${redeemer} END`;
+
+const REDEEMABLE = 'i.used_at IS NULL AND i.uses < i.max_uses';
+
+/**
+ * `redeem`, made in the group lookup's statement (GroupLookup.liveWithUser) for a user the game
+ * knows, as `redeemed`: the accept's activation (invitedActivationAlongside) follows it there.
+ */
+export function redeemAlongside(id: string): Alongside {
+  return (p) => `redeemed AS (
+       ${redeemSet('l."svcUserId"')}
+       FROM lookup l WHERE i.id = ${p(id)} AND l."svcUserId" IS NOT NULL AND ${REDEEMABLE}
+       RETURNING i.id)`;
+}
 
 @Injectable()
 export class InvitationsRepository {
@@ -49,15 +68,7 @@ export class InvitationsRepository {
    * condition is the database's guard that uses never pass max_uses; null when the code is used up.
    */
   async redeem(m: EntityManager, id: string, redeemer: string): Promise<InvitationRow | null> {
-    const [row] = await sqlRows<InvitationRow>(
-      m,
-      `UPDATE invitations i SET uses = i.uses + 1,
-         used_at = CASE WHEN i.uses + 1 = i.max_uses THEN now() END,
-         used_by = CASE WHEN i.uses + 1 = i.max_uses THEN $2::uuid END
-       WHERE i.id = $1 AND i.used_at IS NULL AND i.uses < i.max_uses
-       RETURNING ${INVITATION_COLUMNS}`,
-      [id, redeemer],
-    );
+    const [row] = await sqlRows<InvitationRow>(m, `${redeemSet('$2::uuid')} WHERE i.id = $1 AND ${REDEEMABLE} RETURNING ${INVITATION_COLUMNS}`, [id, redeemer]);
     return row ?? null;
   }
 

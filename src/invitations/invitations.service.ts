@@ -13,6 +13,7 @@ import { BanChecker, bannedError } from '../bans/ban-checker';
 import { GroupLookup } from '../groups/group-lookup';
 import { IdentityService } from '../identity/identity.service';
 import type { MemberDto } from '../members/dto/member.dto';
+import { alongsideMember, invitedActivationAlongside, type ActivatedRow } from '../members/members.repository';
 import { MembershipService } from '../members/membership.service';
 import { parseBulkRow, type BulkRow } from './bulk-invite';
 import type {
@@ -25,7 +26,7 @@ import type {
 import { parseExpiresIn } from './expires-in';
 import type { InvitationRow } from './invitation-row';
 import { toInvitationDto } from './invitation-view';
-import { InvitationsRepository, type InvitationWithGroup } from './invitations.repository';
+import { InvitationsRepository, redeemAlongside, type InvitationWithGroup } from './invitations.repository';
 
 const CODE = /^[0-9a-fA-F]{16}$/;
 
@@ -135,15 +136,22 @@ export class InvitationsService {
       if (inv.targetUserId !== null && inv.targetUserId !== userId) {
         throw new ApiError('permission_denied', 'this invitation is for another user');
       }
-      const { group, svcUserId, banScope } = await this.lookup.liveWithUser(tx.manager, game.gameId, inv.groupId, userId, {
+      // A user the game knows is counted and made a member by the lookup's statement.
+      const { group, svcUserId, banScope, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, inv.groupId, userId, {
         lock: true,
         banScope: true,
+        with: (p) => `${redeemAlongside(inv.id)(p)}, ${invitedActivationAlongside(userId)(p)}`,
       });
       if (banScope) throw bannedError(banScope);
-      const { row, dto } = await this.membership.activate(tx, group, userId, { invitationId: inv.id, code: inv.code }, svcUserId);
-      if (!(await this.invitations.redeem(tx.manager, inv.id, row.svcUserId))) {
-        throw new ApiError('invitation_used', 'this invitation has already been used');
+      const via = { invitationId: inv.id, code: inv.code };
+      if (svcUserId) {
+        const row = alongside && alongsideMember<ActivatedRow & { redeemed: boolean }>(alongside);
+        const { dto } = await this.membership.activated(tx, group, userId, via, svcUserId, row);
+        if (!row?.redeemed) throw usedError();
+        return dto;
       }
+      const { row, dto } = await this.membership.activate(tx, group, userId, via);
+      if (!(await this.invitations.redeem(tx.manager, inv.id, row.svcUserId))) throw usedError();
       return dto;
     });
   }
@@ -202,9 +210,11 @@ export class InvitationsService {
   }
 }
 
+const usedError = () => new ApiError('invitation_used', 'this invitation has already been used');
+
 /** The code, when it is neither used up nor expired (used is reported first, SPEC §3). */
 function redeemable(inv: InvitationWithGroup): InvitationWithGroup {
-  if (inv.usedAt) throw new ApiError('invitation_used', 'this invitation has already been used');
+  if (inv.usedAt) throw usedError();
   if (inv.expired) throw new ApiError('invitation_expired', `this invitation expired at ${iso(inv.expiresAt)}`);
   return inv;
 }

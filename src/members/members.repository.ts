@@ -44,13 +44,25 @@ const BANNED_COLUMNS = `${MEMBER_COLUMNS}, (m.banned_until IS NULL OR m.banned_u
  * the passcode none or the one checked), so that it writes exactly when the join goes ahead.
  */
 export function activateAlongside(externalUserId: string, checkedPasscodeHash: string | null): Alongside {
-  return (p) => `alongside AS (
+  return (p) =>
+    activation(p, externalUserId, `l.visibility = 'public' AND (l."passcodeHash" IS NULL OR l."passcodeHash" = ${p(checkedPasscodeHash)})`, '');
+}
+
+/**
+ * An invitation accept's activation, made in the group lookup's statement after `redeemed` (see
+ * redeemAlongside): its row says whether that counted the accept.
+ */
+export function invitedActivationAlongside(externalUserId: string): Alongside {
+  return (p) => activation(p, externalUserId, 'true', ', EXISTS (SELECT 1 FROM redeemed) AS redeemed');
+}
+
+function activation(p: (value: unknown) => string, externalUserId: string, allowed: string, returning: string): string {
+  return `alongside AS (
        INSERT INTO members AS m (id, group_id, user_id, external_user_id, status)
        SELECT ${p(uuidv7())}, l.id, l."svcUserId", ${p(externalUserId)}, 'active' FROM lookup l
-       WHERE l."svcUserId" IS NOT NULL AND l."softDeletedAt" IS NULL AND l.visibility = 'public' AND l."banScope" IS NULL
-         AND (l."passcodeHash" IS NULL OR l."passcodeHash" = ${p(checkedPasscodeHash)})
+       WHERE l."svcUserId" IS NOT NULL AND l."softDeletedAt" IS NULL AND l."banScope" IS NULL AND ${allowed}
        ${ACTIVATE_CONFLICT}
-       RETURNING ${ACTIVATED_COLUMNS})`;
+       RETURNING ${ACTIVATED_COLUMNS}${returning})`;
 }
 
 /** A departure (leave or kick) of an active member, made in the group lookup's statement. */

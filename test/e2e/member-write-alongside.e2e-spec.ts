@@ -5,11 +5,12 @@ import { seqUid as uid } from '../helpers/ids';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
- * A public join of a user the game knows, a leave or kick, and a group ban or its lifting write the
- * member row (and the ban's history) in the group lookup's statement (activateAlongside,
- * deactivateAlongside, banAlongside, unbanAlongside, groupHistoryAlongside). Whatever the lookup then refuses
- * must leave no trace: the write is guarded by the same conditions, or rolled back with the
- * refusal. Each user here is known to the game (a member elsewhere) before the case begins.
+ * For a user the game knows, these write in the group lookup's statement: a public join, a leave
+ * or kick, a group ban or its lifting with the ban's history (activateAlongside,
+ * deactivateAlongside, banAlongside, unbanAlongside, groupHistoryAlongside), and an invitation's
+ * accept with its use (redeemAlongside, invitedActivationAlongside). Whatever the lookup then
+ * refuses must leave no trace: the write is guarded by the same conditions, or rolled back with
+ * the refusal. Each user here is known to the game (a member elsewhere) before the case begins.
  */
 let t: TestApp;
 let auth: Record<string, string>;
@@ -172,4 +173,37 @@ it('a group ban of a known member, and its lifting, write the member row and one
   expectError(await t.http.delete(`/v1/groups/${g}/bans/${userId}`).set(auth), 404, 'not_found');
   expect((await history()).map((h) => h.kind)).toEqual(['set', 'lifted']);
   expect((await groupAudits(t, g, 'member.unbanned')).length).toBe(1);
+});
+
+it('known users accepting an invitation: parallel accepts admit exactly its uses; a member or a banned user counts none', async () => {
+  const g = await group({ visibility: 'invite-only' });
+  const link = await t.http.post(`/v1/groups/${g}/invitations`).set(auth).send({ maxUses: 2 });
+  expect(link.status).toBe(201);
+  const uses = async () => (await t.db.query<{ uses: number }>('SELECT uses FROM invitations WHERE id = $1', [link.body.id]))[0].uses;
+  const accept = (userId: string) => t.http.post(`/v1/invitations/${link.body.code}/accept`).set(auth).send({ userId });
+
+  const banned = await knownUser();
+  expect((await t.http.post('/v1/bans').set(auth).send({ userId: banned })).status).toBe(201);
+  expectError(await accept(banned), 403, 'banned');
+  expect(await uses()).toBe(0);
+
+  const users = await Promise.all(Array.from({ length: 6 }, () => knownUser()));
+  const answers = await Promise.all(users.map((u) => accept(u)));
+  expect(answers.filter((r) => r.status === 201)).toHaveLength(2);
+  expect(answers.filter((r) => r.status === 410 && r.body.code === 'invitation_used')).toHaveLength(4);
+  expect(await uses()).toBe(2);
+  expect(await memberCount(g)).toBe(2);
+  const admitted = answers.flatMap((r, i) => (r.status === 201 ? [users[i]] : []));
+  expectError(await accept(admitted[0]), 410, 'invitation_used');
+  expect((await groupAudits(t, g, 'member.joined')).map((a) => a.target_id).sort()).toEqual([...admitted].sort());
+});
+
+it('a known member accepting a fresh invitation is 409 already_member, and the invitation keeps its uses', async () => {
+  const g = await group();
+  const userId = await knownUser();
+  await joinOk(t, auth, g, userId);
+  const link = await t.http.post(`/v1/groups/${g}/invitations`).set(auth).send({ maxUses: 3 });
+  expectError(await t.http.post(`/v1/invitations/${link.body.code}/accept`).set(auth).send({ userId }), 409, 'already_member');
+  const [{ uses }] = await t.db.query<{ uses: number }>('SELECT uses FROM invitations WHERE id = $1', [link.body.id]);
+  expect(uses).toBe(0);
 });
