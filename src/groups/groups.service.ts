@@ -13,6 +13,7 @@ import { UnitOfWork, type Tx } from '../db/unit-of-work';
 import type { EventType } from '../events/event-types';
 import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
+import { alongsideMember, creatorActivationAlongside, type ActivatedRow } from '../members/members.repository';
 import { MembershipService } from '../members/membership.service';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { CreateGroupDto, GroupDto, ListGroupsQueryDto, UpdateGroupDto } from './dto/group.dto';
@@ -46,17 +47,23 @@ export class GroupsService {
 
   async create(game: GameContext, dto: CreateGroupDto): Promise<GroupDto> {
     const passcodeHash = typeof dto.passcode === 'string' ? await hashPasscode(dto.passcode) : null;
+    const creator = typeof dto.creatorUserId === 'string' ? dto.creatorUserId : null;
     const group = await this.uow.run(async (tx) => {
-      const inserted = await this.groups.insert(tx.manager, {
-        id: uuidv7(),
-        gameId: game.gameId,
-        kind: dto.kind,
-        name: dto.name,
-        visibility: dto.visibility ?? 'invite-only',
-        metadata: dto.metadata ?? {},
-        defaultRoleId: dto.defaultRoleId ?? null,
-        passcodeHash,
-      });
+      // A creator the game knows becomes a member in the insert's statement.
+      const { svcUserId, alongside, ...inserted } = await this.groups.insert(
+        tx.manager,
+        {
+          id: uuidv7(),
+          gameId: game.gameId,
+          kind: dto.kind,
+          name: dto.name,
+          visibility: dto.visibility ?? 'invite-only',
+          metadata: dto.metadata ?? {},
+          defaultRoleId: dto.defaultRoleId ?? null,
+          passcodeHash,
+        },
+        creator === null ? undefined : { externalUserId: creator, with: creatorActivationAlongside(creator) },
+      );
       tx.audit({
         gameId: game.gameId,
         groupId: inserted.id,
@@ -70,11 +77,16 @@ export class GroupsService {
           defaultRoleId: inserted.defaultRoleId,
         },
       });
-      if (typeof dto.creatorUserId !== 'string') {
+      if (creator === null) {
         this.emitGroup(tx, 'group.created', inserted);
         return inserted;
       }
-      await this.membership.activate(tx, inserted, dto.creatorUserId, { via: 'creator' });
+      if (svcUserId) {
+        const row = alongside ? alongsideMember<ActivatedRow>(alongside) : null;
+        await this.membership.activated(tx, inserted, creator, { via: 'creator' }, svcUserId, row);
+      } else {
+        await this.membership.activate(tx, inserted, creator, { via: 'creator' });
+      }
       // The creator is the new group's first active member (the trigger has counted them).
       const withCreator = { ...inserted, memberCount: inserted.memberCount + 1 };
       this.emitGroup(tx, 'group.created', withCreator);

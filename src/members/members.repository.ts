@@ -48,6 +48,11 @@ export function activateAlongside(externalUserId: string, checkedPasscodeHash: s
     activation(p, externalUserId, `l.visibility = 'public' AND (l."passcodeHash" IS NULL OR l."passcodeHash" = ${p(checkedPasscodeHash)})`, '');
 }
 
+/** A new group's creator, made its first member in the group's insert (GroupsRepository.insert). */
+export function creatorActivationAlongside(externalUserId: string): Alongside {
+  return (p) => activation(p, externalUserId, 'true', '');
+}
+
 /**
  * An invitation accept's activation, made in the group lookup's statement after `redeemed` (see
  * redeemAlongside): its row says whether that counted the accept.

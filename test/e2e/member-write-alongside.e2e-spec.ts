@@ -8,7 +8,8 @@ import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
  * For a user the game knows, these write in the group lookup's statement: a public join, a leave
  * or kick, a group ban or its lifting with the ban's history (activateAlongside,
  * deactivateAlongside, banAlongside, unbanAlongside, groupHistoryAlongside), and an invitation's
- * accept with its use (redeemAlongside, invitedActivationAlongside). Whatever the lookup then
+ * accept with its use (redeemAlongside, invitedActivationAlongside); a group's creator is made a
+ * member in the group's insert (creatorActivationAlongside). Whatever the lookup then
  * refuses must leave no trace: the write is guarded by the same conditions, or rolled back with
  * the refusal. Each user here is known to the game (a member elsewhere) before the case begins.
  */
@@ -206,4 +207,18 @@ it('a known member accepting a fresh invitation is 409 already_member, and the i
   expectError(await t.http.post(`/v1/invitations/${link.body.code}/accept`).set(auth).send({ userId }), 409, 'already_member');
   const [{ uses }] = await t.db.query<{ uses: number }>('SELECT uses FROM invitations WHERE id = $1', [link.body.id]);
   expect(uses).toBe(0);
+});
+
+it('a group created by a known user or a new one has its creator as its one active member, counted and audited', async () => {
+  for (const creatorUserId of [await knownUser(), uid('newcomer')]) {
+    const r = await t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'founded', visibility: 'public', creatorUserId });
+    expect(r.status).toBe(201);
+    expect(r.body.memberCount).toBe(1);
+    expect((await rowsOf(r.body.id, creatorUserId)).map((m) => m.status)).toEqual(['active']);
+    expect(await memberCount(r.body.id)).toBe(1);
+    const [joined] = await groupAudits(t, r.body.id, 'member.joined');
+    expect(joined).toMatchObject({ target_id: creatorUserId, payload: { via: 'creator' } });
+    const [event] = await groupOutbox(t, r.body.id, 'group.created');
+    expect((event.body as { group: { memberCount: number } }).group.memberCount).toBe(1);
+  }
 });

@@ -62,4 +62,14 @@ describe('round trips of the hot writes', () => {
     expect({ set: set.length, clear: clear.length }).toEqual({ set: 3, clear: 3 });
     expect(set[0]).toMatch(/^\s*WITH lookup AS .*, alongside AS \(SELECT/s);
   });
+
+  it('a group created with a creator the game knows is two round trips: the group, its creator and their membership in one statement', async () => {
+    const known = await postGroup(t, auth, { kind: 'guild', name: 'first', visibility: 'public', creatorUserId: 'founder' });
+    expect(known.id).toBeTruthy();
+    const created = await roundTrips(() =>
+      t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'second', visibility: 'public', creatorUserId: 'founder' }).expect(201),
+    );
+    expect(created).toHaveLength(2);
+    expect(created[0]).toMatch(/^\s*WITH created AS \(INSERT INTO groups .*alongside AS \(\s*INSERT INTO members/s);
+  });
 });
