@@ -3,6 +3,7 @@ import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
 import { UnitOfWork } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
+import { alongsideOf } from '../groups/groups.repository';
 import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
 import type { MemberDto } from '../members/dto/member.dto';
@@ -34,14 +35,14 @@ export class GroupBansService {
       // A user the game knows is banned, and the ban's history written, in the lookup's statement.
       const locked = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, dto.userId, {
         lock: true,
-        with: (p) => `${banAlongside(dto.userId, until)(p)}, ${groupHistoryAlongside(history)(p)}`,
+        with: alongsideOf(banAlongside(dto.userId, until), groupHistoryAlongside(history)),
       });
       const { group } = locked;
       let svcUserId: string;
-      let row: BannedRow & { joinRequestPending?: boolean };
+      let row: BannedRow;
       if (locked.svcUserId && locked.alongside) {
         svcUserId = locked.svcUserId;
-        row = alongsideMember<BannedRow & { joinRequestPending: boolean }>(locked.alongside);
+        row = alongsideMember<BannedRow>(locked.alongside);
       } else {
         svcUserId = await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.userId);
         row = await this.members.ban(tx.manager, group.id, svcUserId, dto.userId, until);
@@ -58,8 +59,7 @@ export class GroupBansService {
         payload: { memberId: row.id, reason, expiresAt: member.bannedUntil },
       });
       this.permissionCache.invalidateOnCommit(tx, group.id);
-      // A user the game has just met has no join request; one the lookup knew may have.
-      if (row.inForce && row.joinRequestPending !== false) await this.joinRequests.banned(tx, game.gameId, group.id, svcUserId, actorSvcId);
+      if (row.inForce && row.joinRequestPending) await this.joinRequests.banned(tx, game.gameId, group.id, svcUserId, actorSvcId);
       tx.emit({ type: 'member.banned', gameId: game.gameId, groupId: group.id, data: { member, reason, expiresAt: member.bannedUntil } });
       return member;
     });
@@ -69,7 +69,7 @@ export class GroupBansService {
     return this.uow.run(async (tx) => {
       const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
         lock: true,
-        with: (p) => `${unbanAlongside()(p)}, ${groupHistoryAlongside({ kind: 'lifted', reason: null, expiresAt: null, actorUserId: null })(p)}`,
+        with: alongsideOf(unbanAlongside(), groupHistoryAlongside({ kind: 'lifted', reason: null, expiresAt: null, actorUserId: null })),
       });
       if (!alongside) throw ApiError.notFound('group ban');
       const row = alongsideMember<MemberRow>(alongside);

@@ -60,6 +60,16 @@ const COLUMN: Record<keyof GroupChanges, string> = {
  */
 export type Alongside = (param: (value: unknown) => string) => string;
 
+/** Several writes in the lookup's statement, in order (a later one may read an earlier one's CTE). */
+export const alongsideOf =
+  (...parts: Alongside[]): Alongside =>
+  (param) =>
+    parts.map((part) => part(param)).join(', ');
+
+/** The identity `u` of the user named by `externalRef` in game `gameRef`, if the game knows them. */
+const identityJoin = (gameRef: string, externalRef: string) =>
+  `LEFT JOIN user_identities u ON u.game_id = ${gameRef} AND ${externalKey('u.external_id')} = ${externalKey(externalRef)} AND u.external_id = ${externalRef}`;
+
 /** Group rows. Every read that serves a client filters by game, and by soft deletion where asked. */
 @Injectable()
 export class GroupsRepository {
@@ -83,7 +93,7 @@ export class GroupsRepository {
       m,
       `WITH created AS (${insert}), lookup AS (
          SELECT c.*, u.user_id AS "svcUserId", NULL AS "banScope" FROM created c
-         LEFT JOIN user_identities u ON u.game_id = c."gameId" AND ${externalKey('u.external_id')} = ${externalKey(ext)} AND u.external_id = ${ext}
+         ${identityJoin('c."gameId"', ext)}
        ), ${creator.with(param)}
        SELECT l.*, to_jsonb(w) AS alongside FROM lookup l LEFT JOIN alongside w ON true`,
       params,
@@ -131,8 +141,7 @@ export class GroupsRepository {
     if (lock) await beforeNextStatement(m, lockGroup(id, 'members'));
     const lookup = `SELECT ${GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope"
        FROM groups g
-       LEFT JOIN user_identities u
-         ON u.game_id = g.game_id AND ${externalKey('u.external_id')} = ${externalKey('$3')} AND u.external_id = $3
+       ${identityJoin('g.game_id', '$3')}
        WHERE g.id = $1 AND g.game_id = $2`;
     const params: unknown[] = [id, gameId, externalUserId];
     const param = (value: unknown) => `$${params.push(value)}`;

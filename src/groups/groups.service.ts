@@ -13,7 +13,7 @@ import { UnitOfWork, type Tx } from '../db/unit-of-work';
 import type { EventType } from '../events/event-types';
 import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
-import { alongsideMember, creatorActivationAlongside, type ActivatedRow } from '../members/members.repository';
+import { creatorActivationAlongside } from '../members/members.repository';
 import { MembershipService } from '../members/membership.service';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { CreateGroupDto, GroupDto, ListGroupsQueryDto, UpdateGroupDto } from './dto/group.dto';
@@ -50,7 +50,7 @@ export class GroupsService {
     const creator = typeof dto.creatorUserId === 'string' ? dto.creatorUserId : null;
     const group = await this.uow.run(async (tx) => {
       // A creator the game knows becomes a member in the insert's statement.
-      const { svcUserId, alongside, ...inserted } = await this.groups.insert(
+      const { svcUserId = null, alongside = null, ...inserted } = await this.groups.insert(
         tx.manager,
         {
           id: uuidv7(),
@@ -81,12 +81,7 @@ export class GroupsService {
         this.emitGroup(tx, 'group.created', inserted);
         return inserted;
       }
-      if (svcUserId) {
-        const row = alongside ? alongsideMember<ActivatedRow>(alongside) : null;
-        await this.membership.activated(tx, inserted, creator, { via: 'creator' }, svcUserId, row);
-      } else {
-        await this.membership.activate(tx, inserted, creator, { via: 'creator' });
-      }
+      await this.membership.activateAlongside(tx, inserted, creator, { via: 'creator' }, { svcUserId, alongside });
       // The creator is the new group's first active member (the trigger has counted them).
       const withCreator = { ...inserted, memberCount: inserted.memberCount + 1 };
       this.emitGroup(tx, 'group.created', withCreator);

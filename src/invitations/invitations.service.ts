@@ -11,9 +11,10 @@ import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork, type Tx } from '../db/unit-of-work';
 import { BanChecker, bannedError } from '../bans/ban-checker';
 import { GroupLookup } from '../groups/group-lookup';
+import { alongsideOf } from '../groups/groups.repository';
 import { IdentityService } from '../identity/identity.service';
 import type { MemberDto } from '../members/dto/member.dto';
-import { alongsideMember, invitedActivationAlongside, type ActivatedRow } from '../members/members.repository';
+import { invitedActivationAlongside, type ActivatedRow } from '../members/members.repository';
 import { MembershipService } from '../members/membership.service';
 import { parseBulkRow, type BulkRow } from './bulk-invite';
 import type {
@@ -137,21 +138,17 @@ export class InvitationsService {
         throw new ApiError('permission_denied', 'this invitation is for another user');
       }
       // A user the game knows is counted and made a member by the lookup's statement.
-      const { group, svcUserId, banScope, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, inv.groupId, userId, {
+      const locked = await this.lookup.liveWithUser(tx.manager, game.gameId, inv.groupId, userId, {
         lock: true,
         banScope: true,
-        with: (p) => `${redeemAlongside(inv.id)(p)}, ${invitedActivationAlongside(userId)(p)}`,
+        with: alongsideOf(redeemAlongside(inv.id), invitedActivationAlongside(userId)),
       });
-      if (banScope) throw bannedError(banScope);
+      if (locked.banScope) throw bannedError(locked.banScope);
       const via = { invitationId: inv.id, code: inv.code };
-      if (svcUserId) {
-        const row = alongside && alongsideMember<ActivatedRow & { redeemed: boolean }>(alongside);
-        const { dto } = await this.membership.activated(tx, group, userId, via, svcUserId, row);
-        if (!row?.redeemed) throw usedError();
-        return dto;
-      }
-      const { row, dto } = await this.membership.activate(tx, group, userId, via);
-      if (!(await this.invitations.redeem(tx.manager, inv.id, row.svcUserId))) throw usedError();
+      const { row, dto } = await this.membership.activateAlongside<ActivatedRow & { redeemed?: boolean }>(tx, locked.group, userId, via, locked);
+      // A new user's accept is counted here; a known one's was, or was not, in the lookup's statement.
+      const counted = locked.svcUserId ? row.redeemed === true : (await this.invitations.redeem(tx.manager, inv.id, row.svcUserId)) !== null;
+      if (!counted) throw usedError();
       return dto;
     });
   }

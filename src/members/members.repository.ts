@@ -25,18 +25,20 @@ const ACTIVATE_CONFLICT = `ON CONFLICT (group_id, user_id) DO UPDATE SET status 
          WHERE m.status IN ('left', 'kicked', 'invited')
             OR (m.status = 'banned' AND m.banned_until IS NOT NULL AND m.banned_until <= now())`;
 
-const ACTIVATED_COLUMNS = `${MEMBER_COLUMNS},
-         EXISTS (SELECT 1 FROM join_requests r WHERE r.group_id = m.group_id AND r.user_id = m.user_id AND r.status = 'pending')
+/** Whether the member's user has a pending join request for the group (EXTENSIONS X3), which the caller closes. */
+const JOIN_REQUEST_PENDING = `EXISTS (SELECT 1 FROM join_requests r WHERE r.group_id = m.group_id AND r.user_id = m.user_id AND r.status = 'pending')
            AS "joinRequestPending"`;
 
+const ACTIVATED_COLUMNS = `${MEMBER_COLUMNS}, ${JOIN_REQUEST_PENDING}`;
+
 /** A group-banned member: `inForce` is false for a ban set already lapsed. */
-export type BannedRow = MemberRow & { inForce: boolean };
+export type BannedRow = MemberRow & { inForce: boolean; joinRequestPending: boolean };
 
 /** A ban on an active member ends the membership (DECISIONS §28). */
 const BAN_CONFLICT = `ON CONFLICT (group_id, user_id) DO UPDATE SET status = 'banned', banned_until = EXCLUDED.banned_until,
          left_at = CASE WHEN m.status = 'active' THEN now() ELSE m.left_at END`;
 
-const BANNED_COLUMNS = `${MEMBER_COLUMNS}, (m.banned_until IS NULL OR m.banned_until > now()) AS "inForce"`;
+const BANNED_COLUMNS = `${MEMBER_COLUMNS}, (m.banned_until IS NULL OR m.banned_until > now()) AS "inForce", ${JOIN_REQUEST_PENDING}`;
 
 /**
  * A public join's activation, made in the group lookup's statement (GroupLookup.liveWithUser):
@@ -78,19 +80,14 @@ export function deactivateAlongside(status: 'left' | 'kicked'): Alongside {
        RETURNING ${MEMBER_COLUMNS})`;
 }
 
-/**
- * A group ban (as `ban`) of a user the game knows, made in the group lookup's statement; the row
- * also says whether a join request of theirs is pending.
- */
+/** A group ban (as `ban`) of a user the game knows, made in the group lookup's statement. */
 export function banAlongside(externalUserId: string, until: Date | null): Alongside {
   return (p) => `alongside AS (
        INSERT INTO members AS m (id, group_id, user_id, external_user_id, status, banned_until)
        SELECT ${p(uuidv7())}, l.id, l."svcUserId", ${p(externalUserId)}, 'banned', ${p(until)}::timestamptz FROM lookup l
        WHERE l."svcUserId" IS NOT NULL AND l."softDeletedAt" IS NULL
        ${BAN_CONFLICT}
-       RETURNING ${BANNED_COLUMNS},
-         EXISTS (SELECT 1 FROM join_requests r WHERE r.group_id = m.group_id AND r.user_id = m.user_id AND r.status = 'pending')
-           AS "joinRequestPending")`;
+       RETURNING ${BANNED_COLUMNS})`;
 }
 
 /** The lifting of a group ban (as `unban`), made in the group lookup's statement. */

@@ -18,7 +18,7 @@ import { PermissionCache } from '../permissions/permission-cache';
 import type { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMemberDto } from './dto/member.dto';
 import type { MemberRow } from './member-row';
 import { toMemberDto } from './member-view';
-import { activateAlongside, deactivateAlongside, memberAlongside, MembersRepository, alongsideMember, type ActivatedRow, type MemberChanges } from './members.repository';
+import { activateAlongside, deactivateAlongside, memberAlongside, MembersRepository, alongsideMember, type MemberChanges } from './members.repository';
 import { MembershipService } from './membership.service';
 import { PasscodeLimiter } from './passcode-limiter';
 
@@ -58,19 +58,14 @@ export class MembersService {
           banScope: true,
           with: activateAlongside(dto.userId, checked),
         });
-        const { group, svcUserId } = locked;
+        const { group } = locked;
         if (group.visibility === 'secret') throw ApiError.notFound('group');
         if (group.visibility !== 'public') {
           throw new ApiError('permission_denied', 'this group is invite-only: an invitation is required to join it');
         }
         if (group.passcodeHash && group.passcodeHash !== checked) return { passcodeHash: group.passcodeHash, groupId: group.id };
         if (locked.banScope) throw bannedError(locked.banScope);
-        const via = { via: 'public-join' } as const;
-        // A user the game knows was made a member by the lookup's statement; a new one is made here.
-        const joined = svcUserId
-          ? await this.membership.activated(tx, group, dto.userId, via, svcUserId, locked.alongside && alongsideMember<ActivatedRow>(locked.alongside))
-          : await this.membership.activate(tx, group, dto.userId, via);
-        return { member: joined.dto };
+        return { member: (await this.membership.activateAlongside(tx, group, dto.userId, { via: 'public-join' }, locked)).dto };
       });
       if ('member' in outcome) return outcome.member;
       if (dto.passcode === undefined || dto.passcode === null) {

@@ -6,9 +6,8 @@ import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { MemberDto } from './dto/member.dto';
-import type { MemberRow } from './member-row';
 import { toMemberDto } from './member-view';
-import { MembersRepository, type ActivatedRow } from './members.repository';
+import { alongsideMember, MembersRepository, type ActivatedRow } from './members.repository';
 
 /** How a user became a member: lands on the `member.joined` audit payload. */
 export type JoinVia =
@@ -31,30 +30,38 @@ export class MembershipService {
     private readonly joinRequests: JoinRequestCloser,
   ) {}
 
-  /** `knownSvcUserId`: the user's internal id when the caller has read it already in this transaction. */
-  async activate(
-    tx: Tx,
-    group: GroupRow,
-    externalUserId: string,
-    via: JoinVia,
-    knownSvcUserId?: string | null,
-  ): Promise<{ row: MemberRow; dto: MemberDto }> {
-    const svcUserId = knownSvcUserId ?? (await this.identity.resolveOrCreate(tx.manager, group.gameId, externalUserId));
+  async activate(tx: Tx, group: GroupRow, externalUserId: string, via: JoinVia): Promise<{ row: ActivatedRow; dto: MemberDto }> {
+    const svcUserId = await this.identity.resolveOrCreate(tx.manager, group.gameId, externalUserId);
     return this.activated(tx, group, externalUserId, via, svcUserId, await this.members.activate(tx.manager, group.id, svcUserId, externalUserId));
   }
 
   /**
-   * What follows the member row's write, wherever it was made (here, or in the group lookup's
-   * statement: activateAlongside): `row` is null when the user was active already.
+   * An activation the group's statement made (activateAlongside and the like) for a user the game
+   * knows: `alongside` is the row it wrote, null when the user was active already. For a user the
+   * game has not met (`svcUserId` null), the activation is made here.
    */
-  async activated(
+  async activateAlongside<R extends ActivatedRow = ActivatedRow>(
+    tx: Tx,
+    group: GroupRow,
+    externalUserId: string,
+    via: JoinVia,
+    lookedUp: { svcUserId: string | null; alongside: Record<string, unknown> | null },
+  ): Promise<{ row: R; dto: MemberDto }> {
+    // R adds only optional fields to ActivatedRow, which a row made here lacks.
+    if (!lookedUp.svcUserId) return (await this.activate(tx, group, externalUserId, via)) as { row: R; dto: MemberDto };
+    const row = lookedUp.alongside ? alongsideMember<R>(lookedUp.alongside) : null;
+    return this.activated(tx, group, externalUserId, via, lookedUp.svcUserId, row);
+  }
+
+  /** What follows the member row's write, wherever it was made: `row` is null when the user was active already. */
+  private async activated<R extends ActivatedRow>(
     tx: Tx,
     group: GroupRow,
     externalUserId: string,
     via: JoinVia,
     svcUserId: string,
-    row: ActivatedRow | null,
-  ): Promise<{ row: MemberRow; dto: MemberDto }> {
+    row: R | null,
+  ): Promise<{ row: R; dto: MemberDto }> {
     if (!row) throw new ApiError('already_member', `${externalUserId} is already a member of this group`);
     const dto = toMemberDto(row);
     tx.audit({
