@@ -37,7 +37,7 @@ export async function seedFeed(db, gameId, { count, chunk = 250_000, groupId }) 
 export async function feedPositions(db, gameId, n, tail) {
   const { rows } = await db.query(
     `SELECT id FROM (
-       SELECT id, row_number() OVER (ORDER BY xid, seq) AS k, count(*) OVER () AS total
+       SELECT id, row_number() OVER (ORDER BY era, xid, seq) AS k, count(*) OVER () AS total
        FROM outbox_events WHERE game_id = $1
      ) x WHERE k <= total - $3 AND k % greatest(1, (total - $3) / $2) = 0 LIMIT $2`,
     [gameId, n, tail],

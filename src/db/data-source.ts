@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
+import { startNewEraIfRestored } from './feed-era';
 import { installTimestampParser } from './pg-timestamps';
 import { ServiceClient } from './prepared-client';
 
@@ -50,6 +51,9 @@ export function createDataSource({
       Client: ServiceClient,
       connectionTimeoutMillis: DB_POOL_WAIT_MS,
       idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
+      // Before its first use: a connection to a database restored from another cluster starts the
+      // feed's new era, so that even an instance left running across the restore writes none out of order.
+      onConnect: (client: ServiceClient) => startNewEraIfRestored(client),
       // Sent as session settings when each connection opens: no extra round trip per query.
       ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
       ...(idleInTransactionTimeoutMs > 0 ? { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs } : {}),
@@ -67,6 +71,8 @@ export async function runMigrations(ds: DataSource): Promise<void> {
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
       await ds.runMigrations({ transaction: 'each' });
+      // The connections opened before the schema existed could not check: this one can.
+      await startNewEraIfRestored(runner);
     } finally {
       await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }

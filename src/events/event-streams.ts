@@ -6,7 +6,7 @@ import { REQUEST_ID_HEADER, requestIdOf } from '../common/request-id/request-id'
 import { PgListener } from '../db/pg-listener';
 import { EventBus } from './event-bus';
 import { EVENTS_CHANNEL } from './event-notification';
-import type { FeedPosition } from './feed-position';
+import { FEED_START, isAfter, type FeedPosition } from './feed-position';
 import { FeedRepository, type FeedEvent } from './feed.repository';
 import { eventFrame, StreamSubscriber, type StreamFilter } from './stream-subscriber';
 
@@ -25,6 +25,8 @@ interface GameTail {
   position: FeedPosition;
   /** That event's id; null while the game has no event. */
   lastId: string | null;
+  /** The furthest event any client of the game on this instance was sent (by the tail or a replay). */
+  furthest: { position: FeedPosition; storedAt: number } | null;
   subs: Set<StreamSubscriber>;
 }
 
@@ -38,7 +40,7 @@ interface GameTail {
 export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(EventStreams.name);
   private readonly games = new Map<string, GameTail>();
-  private readonly starting = new Map<string, Promise<{ position: FeedPosition; id: string | null }>>();
+  private readonly starting = new Map<string, Promise<{ position: FeedPosition; id: string | null; storedAt: number }>>();
   private subscription?: Subscription;
   private timers: NodeJS.Timeout[] = [];
   private retry?: NodeJS.Timeout;
@@ -133,14 +135,16 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
       if (existing) return existing;
       let start = this.starting.get(gameId);
       if (!start) {
-        start = this.repo.head(gameId).then((h) => h ?? { position: { xid: 0n, seq: 0n }, id: null });
+        start = this.repo.head(gameId).then((h) => h ?? { position: FEED_START, id: null, storedAt: 0 });
         this.starting.set(gameId, start);
         start.finally(() => this.starting.delete(gameId)).catch(() => undefined);
       }
       const head = await start;
       // Another opener may have created it meanwhile: theirs is the one polled.
       if (!this.games.has(gameId)) {
-        this.games.set(gameId, { position: head.position, lastId: head.id, subs: new Set() });
+        // A live-only stream opens with the head's id: a client may resume from it, so it counts as sent.
+        const furthest = head.id === null ? null : { position: head.position, storedAt: head.storedAt };
+        this.games.set(gameId, { position: head.position, lastId: head.id, furthest, subs: new Set() });
         // A commit announced while the tail was starting found nothing to wake.
         this.wake();
       }
@@ -155,7 +159,11 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
       // had passed by then (those rows were below an older horizon); the held events cover the rest.
       const generation = sub.generation;
       const page = await this.repo.page(scope, sub.position, REPLAY_PAGE);
-      for (const e of page) await sub.replayed(e);
+      for (const e of page) {
+        await sub.replayed(e);
+        const tail = this.games.get(sub.gameId);
+        if (tail) sent(tail, e);
+      }
       if (page.length < REPLAY_PAGE && generation === sub.generation) {
         sub.goLive();
         return;
@@ -177,16 +185,22 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
     try {
       do {
         this.again = false;
-        const tails = [...this.games].map(([gameId, tail]) => ({ gameId, tail, position: tail.position }));
+        const tails = [...this.games].map(([gameId, tail]) => ({ gameId, tail, position: tail.position, furthest: tail.furthest }));
         if (!tails.length) break;
-        const { events, held } = await this.repo.tail(tails, TAIL_BATCH);
+        const { events, held, lost } = await this.repo.tail(tails, TAIL_BATCH);
         for (const { gameId, tail, position } of tails) {
-          const list = events.get(gameId);
           // A tail stopped (and maybe restarted elsewhere in the order) during the read is skipped.
-          if (!list?.length || this.games.get(gameId) !== tail || tail.position !== position) continue;
+          if (this.games.get(gameId) !== tail) continue;
+          if (lost.has(gameId)) {
+            this.end(gameId, tail);
+            continue;
+          }
+          const list = events.get(gameId);
+          if (!list?.length || tail.position !== position) continue;
           for (const e of list) this.dispatch(tail, e);
           tail.position = list[list.length - 1].position;
           tail.lastId = list[list.length - 1].body.id;
+          sent(tail, list[list.length - 1]);
           if (list.length === TAIL_BATCH) this.again = true;
         }
         if (held) this.retryLater(HELD_RETRY_MS);
@@ -210,6 +224,24 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
     }, ms).unref();
   }
 
+  /**
+   * The database no longer holds an event this instance sent the game's clients: it went back in
+   * time, and its next events may sort before what they have. Their streams end; each client
+   * resumes with its Last-Event-ID, from the database as it now is (410 for an event it lost).
+   */
+  private end(gameId: string, tail: GameTail): void {
+    this.logger.warn(
+      { gameId, streams: tail.subs.size },
+      'the database no longer holds the last event sent on this game\'s streams (restored to an earlier point, or failed over ' +
+        'to a replica without it): ending them, so that each client resumes from what the database holds',
+    );
+    this.games.delete(gameId);
+    for (const sub of tail.subs) {
+      sub.closed = true;
+      sub.res.end();
+    }
+  }
+
   private dispatch(tail: GameTail, e: FeedEvent): void {
     // Encoded once: every subscriber's socket then writes the same bytes instead of encoding its own copy.
     let frame: Buffer | undefined;
@@ -228,4 +260,9 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
     tail.subs.delete(sub);
     if (!tail.subs.size) this.games.delete(sub.gameId);
   }
+}
+
+/** Records that a client of the game was sent `e`: the tail checks that the database still holds the furthest one. */
+function sent(tail: GameTail, e: FeedEvent): void {
+  if (!tail.furthest || isAfter(e.position, tail.furthest.position)) tail.furthest = { position: e.position, storedAt: e.storedAt };
 }

@@ -4,12 +4,14 @@ import { SETTINGS } from '../config/settings.module';
 import type { Settings } from '../config/settings';
 import { sqlRows } from '../db/sql';
 import type { SvcEvent } from './event';
-import { parseSnapshot, positionOf, type FeedPosition, type TxSnapshot } from './feed-position';
+import { comparePositions, FEED_START, parseSnapshot, positionOf, type FeedPosition, type TxSnapshot } from './feed-position';
 
-/** An event as the feed reads it: the body webhooks receive, and where it sits in the feed. */
+/** An event as the feed reads it: the body webhooks receive, where it sits in the feed, and when it was stored. */
 export interface FeedEvent {
   body: SvcEvent;
   position: FeedPosition;
+  /** The row's created_at, in epoch ms: the retention sweep removes it by this time. */
+  storedAt: number;
 }
 
 export interface FeedScope {
@@ -22,7 +24,10 @@ export interface FeedScope {
 /** One game's cursor on this instance's live tail. */
 export interface TailCursor {
   gameId: string;
+  /** Where the tail reads on from. */
   position: FeedPosition;
+  /** The furthest event this instance has sent a client of the game, which the database must still hold. */
+  furthest: { position: FeedPosition; storedAt: number } | null;
 }
 
 /**
@@ -38,13 +43,25 @@ const HORIZON = `(SELECT coalesce(
      WHERE x::xid NOT IN (SELECT backend_xid FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname <> current_database())),
     pg_snapshot_xmax(pg_current_snapshot())))`;
 
+/**
+ * What a reader may return: every row of an earlier era (restored: final), and the current era's
+ * rows below the horizon. As a row comparison, it bounds the feed index's range from above.
+ */
+const VISIBLE = (o: string) => `(${o}.era, ${o}.xid) < ((SELECT era FROM feed_state), ${HORIZON})`;
+
 interface Row {
   body: SvcEvent;
+  era: number;
   xid: string;
   seq: string;
+  stored_at: number;
 }
 
-const toEvent = (r: Row): FeedEvent => ({ body: r.body, position: positionOf(r) });
+const toEvent = (r: Row): FeedEvent => ({ body: r.body, position: positionOf(r), storedAt: r.stored_at });
+
+/** A position's columns as the statements read them back. */
+const POSITION = (o: string) => `${o}.era, ${o}.xid::text AS xid, ${o}.seq::text AS seq`;
+const STORED_AT = (o: string) => `extract(epoch FROM ${o}.created_at)::float8 * 1000 AS stored_at`;
 
 /** The feed's queries, each on an index whose order is the feed's: (game_id | group_id, xid, seq). */
 @Injectable()
@@ -56,10 +73,10 @@ export class FeedRepository {
 
   /** The position of an event of this game inside the retention window; null when gone, too old or another game's. */
   async positionOfEvent(gameId: string, eventId: string): Promise<FeedPosition | null> {
-    const [row] = await sqlRows<{ xid: string; seq: string }>(
+    const [row] = await sqlRows<{ era: number; xid: string; seq: string }>(
       this.ds.manager,
-      `SELECT xid::text AS xid, seq::text AS seq FROM outbox_events
-       WHERE id = $1 AND game_id = $2 AND created_at >= now() - make_interval(days => $3)`,
+      `SELECT ${POSITION('o')} FROM outbox_events o
+       WHERE o.id = $1 AND o.game_id = $2 AND o.created_at >= now() - make_interval(days => $3)`,
       [eventId, gameId, this.settings.eventRetentionDays],
     );
     return row ? positionOf(row) : null;
@@ -79,8 +96,8 @@ export class FeedRepository {
   }
 
   private pageRows<R>(columns: string, scope: FeedScope, after: FeedPosition, limit: number): Promise<R[]> {
-    const params: unknown[] = [scope.groupId ?? scope.gameId, after.xid.toString(), after.seq.toString(), limit, this.settings.eventRetentionDays];
-    const scopeCondition = scope.groupId ? `o.group_id = $1 AND o.game_id = $6` : 'o.game_id = $1';
+    const params: unknown[] = [scope.groupId ?? scope.gameId, after.xid.toString(), after.seq.toString(), limit, this.settings.eventRetentionDays, after.era];
+    const scopeCondition = scope.groupId ? `o.group_id = $1 AND o.game_id = $7` : 'o.game_id = $1';
     if (scope.groupId) params.push(scope.gameId);
     let typeCondition = '';
     if (scope.types?.length) {
@@ -93,77 +110,99 @@ export class FeedRepository {
       // whose statistics lag behind (autovacuum off, or not yet run) the planner may sort every
       // event of the game instead of walking the index, and that must not also decode every body.
       // Ordered by the columns, not by the text the select list gives the same names.
-      `SELECT ${columns}, p.xid::text AS xid, p.seq::text AS seq FROM (
-         SELECT o.id, o.body, o.xid, o.seq FROM outbox_events o
-         WHERE ${scopeCondition} AND (o.xid, o.seq) > ($2::xid8, $3::bigint) AND o.xid < ${HORIZON}
+      `SELECT ${columns}, ${POSITION('p')}, ${STORED_AT('p')} FROM (
+         SELECT o.id, o.body, o.era, o.xid, o.seq, o.created_at FROM outbox_events o
+         WHERE ${scopeCondition} AND (o.era, o.xid, o.seq) > ($6::int, $2::xid8, $3::bigint) AND ${VISIBLE('o')}
            AND o.created_at >= now() - make_interval(days => $5) ${typeCondition}
-         ORDER BY o.xid, o.seq
+         ORDER BY o.era, o.xid, o.seq
          LIMIT $4
        ) p
-       ORDER BY p.xid, p.seq`,
+       ORDER BY p.era, p.xid, p.seq`,
       params,
     );
   }
 
   /** The last event of the game below the horizon, and its id: a live-only reader starts after it. */
-  async head(gameId: string): Promise<{ position: FeedPosition; id: string } | null> {
-    const [row] = await sqlRows<{ id: string; xid: string; seq: string }>(
+  async head(gameId: string): Promise<{ position: FeedPosition; id: string; storedAt: number } | null> {
+    const [row] = await sqlRows<{ id: string; era: number; xid: string; seq: string; stored_at: number }>(
       this.ds.manager,
-      `SELECT o.id, o.xid::text AS xid, o.seq::text AS seq FROM outbox_events o
-       WHERE o.game_id = $1 AND o.xid < ${HORIZON}
-       ORDER BY o.xid DESC, o.seq DESC LIMIT 1`,
+      `SELECT o.id, ${POSITION('o')}, ${STORED_AT('o')} FROM outbox_events o
+       WHERE o.game_id = $1 AND ${VISIBLE('o')}
+       ORDER BY o.era DESC, o.xid DESC, o.seq DESC LIMIT 1`,
       [gameId],
     );
-    return row ? { position: positionOf(row), id: row.id } : null;
+    return row ? { position: positionOf(row), id: row.id, storedAt: row.stored_at } : null;
   }
 
-  /** Which transactions have committed as of now: a live-only stream starts after them. */
+  /** Which transactions have committed as of now, in which era: a live-only stream starts after them. */
   async snapshot(): Promise<TxSnapshot> {
-    const [row] = await sqlRows<{ s: string }>(this.ds.manager, 'SELECT pg_current_snapshot()::text AS s');
-    return parseSnapshot(row.s);
+    const [row] = await sqlRows<{ s: string; era: number }>(this.ds.manager, 'SELECT pg_current_snapshot()::text AS s, era FROM feed_state');
+    return parseSnapshot(row.s, row.era);
   }
 
   /**
-   * The live tail of several games in one round trip: up to `limit` new events per game, and per
-   * game whether committed events wait above the horizon (behind a transaction still open), in
-   * which case nothing will announce them when that transaction ends without events of its own.
+   * The live tail of several games in one round trip: up to `limit` new events per game; per game
+   * whether committed events wait above the horizon (behind a transaction still open), in which case
+   * nothing will announce them when that transaction ends without events of its own; and the games
+   * whose furthest sent event the database no longer holds, though no retention sweep removed it:
+   * the database went back in time (restored to an earlier point, or failed over to a replica that
+   * had not received it), and what it writes next may sort before what the clients already have.
    */
-  async tail(cursors: readonly TailCursor[], limit: number): Promise<{ events: Map<string, FeedEvent[]>; held: boolean }> {
-    const rows = await sqlRows<Row & { gameId: string; held: boolean }>(
+  async tail(cursors: readonly TailCursor[], limit: number): Promise<{ events: Map<string, FeedEvent[]>; held: boolean; lost: Set<string> }> {
+    const furthest = cursors.map((c) => c.furthest ?? { position: FEED_START, storedAt: 0 });
+    const rows = await sqlRows<Partial<Row> & { gameId: string; kind: 'event' | 'held' | 'lost' }>(
       this.ds.manager,
       `WITH c AS (
-         SELECT * FROM unnest($1::uuid[], $2::xid8[], $3::bigint[]) AS c(game_id, xid, seq)
-       ), h AS MATERIALIZED (SELECT ${HORIZON} AS horizon)
-       SELECT c.game_id AS "gameId", e.body, e.xid::text AS xid, e.seq::text AS seq, false AS held
+         SELECT * FROM unnest($1::uuid[], $2::int[], $3::xid8[], $4::bigint[], $6::int[], $7::xid8[], $8::bigint[], $9::float8[])
+           AS c(game_id, era, xid, seq, sent_era, sent_xid, sent_seq, sent_at)
+       ), h AS MATERIALIZED (SELECT s.era, ${HORIZON} AS horizon FROM feed_state s)
+       SELECT c.game_id AS "gameId", 'event' AS kind, e.body, ${POSITION('e')}, ${STORED_AT('e')}
        FROM c CROSS JOIN h CROSS JOIN LATERAL (
-         SELECT o.body, o.xid, o.seq FROM outbox_events o
-         WHERE o.game_id = c.game_id AND (o.xid, o.seq) > (c.xid, c.seq) AND o.xid < h.horizon
-         ORDER BY o.xid, o.seq LIMIT $4
+         SELECT o.body, o.era, o.xid, o.seq, o.created_at FROM outbox_events o
+         WHERE o.game_id = c.game_id AND (o.era, o.xid, o.seq) > (c.era, c.xid, c.seq) AND (o.era, o.xid) < (h.era, h.horizon)
+         ORDER BY o.era, o.xid, o.seq LIMIT $5
        ) e
        UNION ALL
-       SELECT c.game_id, NULL, NULL, NULL, true
+       SELECT c.game_id, 'held', NULL, NULL, NULL, NULL, NULL
        FROM c CROSS JOIN h
        WHERE EXISTS (
          SELECT 1 FROM outbox_events o
-         WHERE o.game_id = c.game_id AND o.xid >= h.horizon AND (o.xid, o.seq) > (c.xid, c.seq)
-       )`,
-      [cursors.map((c) => c.gameId), cursors.map((c) => c.position.xid.toString()), cursors.map((c) => c.position.seq.toString()), limit],
+         WHERE o.game_id = c.game_id AND (o.era, o.xid) >= (h.era, h.horizon) AND (o.era, o.xid, o.seq) > (c.era, c.xid, c.seq)
+       )
+       UNION ALL
+       SELECT c.game_id, 'lost', NULL, NULL, NULL, NULL, NULL
+       FROM c
+       WHERE c.sent_era > 0 AND c.sent_at >= extract(epoch FROM now() - make_interval(days => $10)) * 1000
+         AND NOT EXISTS (
+           SELECT 1 FROM outbox_events o WHERE o.game_id = c.game_id AND (o.era, o.xid, o.seq) = (c.sent_era, c.sent_xid, c.sent_seq)
+         )`,
+      [
+        cursors.map((c) => c.gameId),
+        cursors.map((c) => c.position.era),
+        cursors.map((c) => c.position.xid.toString()),
+        cursors.map((c) => c.position.seq.toString()),
+        limit,
+        furthest.map((f) => f.position.era),
+        furthest.map((f) => f.position.xid.toString()),
+        furthest.map((f) => f.position.seq.toString()),
+        furthest.map((f) => f.storedAt),
+        this.settings.eventRetentionDays,
+      ],
     );
     const events = new Map<string, FeedEvent[]>();
+    const lost = new Set<string>();
     let held = false;
     for (const r of rows) {
-      if (r.held) {
-        held = true;
-        continue;
+      if (r.kind === 'held') held = true;
+      else if (r.kind === 'lost') lost.add(r.gameId);
+      else {
+        let list = events.get(r.gameId);
+        if (!list) events.set(r.gameId, (list = []));
+        list.push(toEvent(r as Row));
       }
-      let list = events.get(r.gameId);
-      if (!list) events.set(r.gameId, (list = []));
-      list.push(toEvent(r));
     }
     // The lateral subquery is ordered, but the union gives no order guarantee: sort here.
-    for (const list of events.values()) list.sort((a, b) => (a.position.xid === b.position.xid ? cmp(a.position.seq, b.position.seq) : cmp(a.position.xid, b.position.xid)));
-    return { events, held };
+    for (const list of events.values()) list.sort((a, b) => comparePositions(a.position, b.position));
+    return { events, held, lost };
   }
 }
-
-const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);

@@ -27,13 +27,14 @@ export class FeedService {
   }
 
   /**
-   * The position after which a reader resumes. An id the game never had, or whose event has left
-   * the retention window, is 410: the reader cannot know what it missed and must start again.
+   * The position after which a reader resumes. An id the game never had, whose event has left the
+   * retention window, or that is newer than the database (restored from a backup taken before it)
+   * is 410: the reader cannot know what it missed and must start again.
    */
   async resolve(gameId: string, eventId: string): Promise<FeedPosition> {
     const position = await this.repo.positionOfEvent(gameId, eventId);
     if (!position) {
-      throw new ApiError('events_expired', `event ${eventId} is older than the retention window or unknown to this game; start again without after`);
+      throw new ApiError('events_expired', `event ${eventId} is unknown to this game: older than the retention window, or newer than this database (restored from an earlier backup); start again without after`);
     }
     return position;
   }

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { SvcEvent } from './event';
-import { endedBefore, isAfter, type FeedPosition, type TxSnapshot } from './feed-position';
+import { beyond, endedBefore, isAfter, type FeedPosition, type TxSnapshot } from './feed-position';
 import type { FeedEvent } from './feed.repository';
 
 /** A subscriber this far behind is cut off rather than buffered without bound. */
@@ -68,9 +68,9 @@ export class StreamSubscriber {
     if (!isAfter(e.position, this.position)) return;
     this.position = e.position;
     if (this.startedAfter) {
-      if (endedBefore(e.position.xid, this.startedAfter)) return;
-      // Feed order is by transaction id: past the snapshot's xmax, every later event is new.
-      if (e.position.xid >= this.startedAfter.xmax) this.startedAfter = null;
+      if (endedBefore(e.position, this.startedAfter)) return;
+      // Feed order is by era, then transaction id: past the snapshot's xmax, every later event is new.
+      if (beyond(e.position, this.startedAfter)) this.startedAfter = null;
     }
     this.write(frame());
   }

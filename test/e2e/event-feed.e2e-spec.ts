@@ -44,7 +44,7 @@ async function settled(auth: Auth, query: string, count: number) {
   }
 }
 const outboxIds = async (gameId: string) =>
-  (await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE game_id = $1 ORDER BY xid, seq`, [gameId])).map((r) => r.id);
+  (await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE game_id = $1 ORDER BY era, xid, seq`, [gameId])).map((r) => r.id);
 
 /** A game with a public group, a few joins and a game-wide ban: 1 + 3 + 1 events. */
 async function busyGame() {
@@ -66,7 +66,7 @@ describe('GET /v1/events/feed', () => {
     expect(r.status).toBe(200);
     expect(r.body.items.map((e: { id: string }) => e.id)).toEqual(g.ids);
     expect(r.body.items.map((e: { type: string }) => e.type)).toEqual(['group.created', 'member.joined', 'member.joined', 'member.joined', 'game.user.banned']);
-    const stored = await t.db.query<{ body: unknown }>(`SELECT body FROM outbox_events WHERE game_id = $1 ORDER BY xid, seq`, [g.gameId]);
+    const stored = await t.db.query<{ body: unknown }>(`SELECT body FROM outbox_events WHERE game_id = $1 ORDER BY era, xid, seq`, [g.gameId]);
     expect(r.body.items).toEqual(stored.map((s) => s.body));
     expect(r.body.nextAfter).toBe(g.ids[4]);
   });
@@ -314,7 +314,7 @@ describe('GET /v1/events/:groupId?after=', () => {
     await joinOk(t, g.auth, g.groupId, 'u7');
     await s.waitFor(() => s.ids().length === 4, 10_000, 'the live event');
     const groupIds = (
-      await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE group_id = $1 ORDER BY xid, seq`, [g.groupId])
+      await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE group_id = $1 ORDER BY era, xid, seq`, [g.groupId])
     ).map((r) => r.id);
     expect(s.ids()).toEqual(groupIds.slice(1));
     const expired = await sse(`/v1/events/${g.groupId}?after=${'f'.repeat(24)}`, g.auth);

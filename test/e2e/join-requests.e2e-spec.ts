@@ -62,7 +62,7 @@ const listUser = (userId: string, query = '', as: Auth = auth) => t.http.get(`/v
 const audits = (groupId: string, action: string) =>
   t.db.query<AuditDbRow>(`SELECT * FROM audit_entries WHERE group_id = $1 AND action = $2 ORDER BY created_at, id`, [groupId, action]);
 const events = (groupId: string, type: string) =>
-  t.db.query<{ body: Record<string, unknown> }>(`SELECT body FROM outbox_events WHERE group_id = $1 AND type = $2 ORDER BY xid, seq`, [groupId, type]);
+  t.db.query<{ body: Record<string, unknown> }>(`SELECT body FROM outbox_events WHERE group_id = $1 AND type = $2 ORDER BY era, xid, seq`, [groupId, type]);
 const row = async (id: string) => (await t.db.query<{ status: string }>('SELECT status FROM join_requests WHERE id = $1', [id]))[0];
 const memberOf = async (groupId: string, userId: string) =>
   (await t.db.query<{ id: string; status: string }>('SELECT id, status FROM members WHERE group_id = $1 AND external_user_id = $2', [groupId, userId]))[0];
@@ -446,7 +446,7 @@ describe('POST /v1/join-requests/:id/decline and /cancel', () => {
     expect(r.body).toEqual({ ...req, status: 'cancelled', decidedAt: expect.stringMatching(ISO_MS), decidedByUserId: u });
     const [a] = await audits(g, 'join_request.cancelled');
     expect(a).toMatchObject({ actor_user_id: await svc(u), target_id: u, payload: { joinRequestId: req.id } });
-    const types = await t.db.query<{ type: string }>('SELECT type FROM outbox_events WHERE group_id = $1 ORDER BY xid, seq', [g]);
+    const types = await t.db.query<{ type: string }>('SELECT type FROM outbox_events WHERE group_id = $1 ORDER BY era, xid, seq', [g]);
     expect(types.map((x) => x.type)).toEqual(['group.created', 'join_request.created']);
   });
 

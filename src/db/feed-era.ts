@@ -1,0 +1,76 @@
+import { Logger } from '@nestjs/common';
+
+/** Anything that runs one statement: a pg client or a TypeORM query runner. */
+interface Queryable {
+  query(text: string, params?: unknown[]): Promise<unknown>;
+}
+
+const logger = new Logger('FeedEra');
+
+/**
+ * Whether the database holds an event of the current era written by a transaction its cluster has
+ * not reached (an id at or above the next one it will assign): the rows were restored from another
+ * cluster, whose counter was further on. One probe at the end of each game's feed index.
+ */
+const RESTORED = `
+  WITH RECURSIVE games AS (
+    (SELECT game_id FROM outbox_events ORDER BY game_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT o.game_id FROM outbox_events o WHERE o.game_id > g.game_id ORDER BY o.game_id LIMIT 1)
+    FROM games g WHERE g.game_id IS NOT NULL
+  )
+  SELECT s.era, EXISTS (
+    SELECT 1 FROM games g CROSS JOIN LATERAL (
+      SELECT o.xid FROM outbox_events o WHERE o.game_id = g.game_id AND o.era = s.era ORDER BY o.xid DESC LIMIT 1
+    ) newest
+    WHERE newest.xid >= pg_snapshot_xmax(pg_current_snapshot())
+  ) AS restored
+  FROM feed_state s`;
+
+/** How long the switch waits for the transactions using the outbox: a connection fails rather than queue every write behind it. */
+const SWITCH_LOCK_TIMEOUT = '5s';
+
+const rowsOf = <R>(result: unknown): R[] => (Array.isArray(result) ? result : (result as { rows: R[] }).rows);
+
+/**
+ * Starts a new feed era when the database was restored from another cluster (docs/event-feed.md):
+ * new events then sort after every restored one, which keep their ids and their order. Run on every
+ * new connection before it is used, and at boot once the migrations are applied; returns the era.
+ *
+ * The switch rewrites the era column's default, so an insert can never pick up a stale one (the
+ * default comes from the catalog, which a lock acquisition refreshes, not from a snapshot), and
+ * waits for every transaction that touches the outbox: no row of the old era commits after it. The
+ * row lock on feed_state, taken first, serialises connections that detect the restore together.
+ */
+export async function startNewEraIfRestored(db: Queryable): Promise<number | null> {
+  let state: { era: number; restored: boolean };
+  try {
+    [state] = rowsOf<{ era: number; restored: boolean }>(await db.query(RESTORED));
+  } catch (err) {
+    // Not migrated yet: the boot applies the migrations, then checks again.
+    if ((err as { code?: string }).code === '42P01') return null;
+    throw err;
+  }
+  if (!state.restored) return state.era;
+  await db.query('BEGIN');
+  try {
+    await db.query('SELECT era FROM feed_state FOR UPDATE');
+    await db.query(`SET LOCAL lock_timeout = '${SWITCH_LOCK_TIMEOUT}'`);
+    const [again] = rowsOf<{ era: number; restored: boolean }>(await db.query(RESTORED));
+    if (again.restored) {
+      const era = again.era + 1;
+      await db.query(`ALTER TABLE outbox_events ALTER COLUMN era SET DEFAULT ${era}`);
+      await db.query('UPDATE feed_state SET era = $1', [era]);
+      logger.warn(
+        { era },
+        'this database holds events from another cluster (restored from a backup): new events start feed era ' +
+          `${era}, after every restored one`,
+      );
+    }
+    await db.query('COMMIT');
+    return again.restored ? again.era + 1 : again.era;
+  } catch (err) {
+    await db.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
