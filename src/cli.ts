@@ -10,15 +10,8 @@ import { EventsModule } from './events/events.module';
 import { GamesModule } from './games/games.module';
 import { GamesService } from './games/games.service';
 import { IdentityModule } from './identity/identity.module';
-
-const USAGE = `Usage: npm run svc -- <command>
-
-Commands:
-  game:create "<name>"   create a game together with its first API key
-  key:mint <gameId>      mint another API key for a game
-  help                   this text
-
-The database is DATABASE_URL, or the embedded one of a running \`npm start\`.`;
+import { parseOperatorArgs, USAGE, UsageError } from './operator/operator-args';
+import { runOperatorCommand } from './operator/operator-commands';
 
 @Module({})
 class CliModule {
@@ -27,10 +20,13 @@ class CliModule {
   }
 }
 
-/** The operator command (SPEC §5 rule 4): games and keys without the HTTP surface. */
+/**
+ * The operator command (SPEC §5 rule 4): games and keys without the HTTP surface. It runs from
+ * dist/ and never builds, since a build deletes dist/ under a running server (bin/guildhall.js).
+ */
 async function main(argv: string[]): Promise<void> {
-  const [command, ...args] = argv;
-  if (!command || command === 'help' || command === '--help') {
+  const command = parseOperatorArgs(argv);
+  if (command.name === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
@@ -41,28 +37,18 @@ async function main(argv: string[]): Promise<void> {
   if (!settings.databaseUrl) fail('set DATABASE_URL, or run `npm start` so the embedded database is up');
   await checkDatabase(settings.databaseUrl);
 
-  const ctx = await NestFactory.createApplicationContext(CliModule.forRoot(settings), { logger: ['error'] });
+  // A failure while the context starts (migrations, a timeout) must reach the one-line report below,
+  // not the framework's logged stack and exit.
+  const ctx = await NestFactory.createApplicationContext(CliModule.forRoot(settings), { logger: false, abortOnError: false });
   try {
-    const games = ctx.get(GamesService);
-    switch (command) {
-      case 'game:create': {
-        const name = args.join(' ').trim();
-        if (!name || name.length > 200) fail('game:create needs a name of 1-200 characters');
-        const { game, key } = await games.createGameWithKey(name);
-        process.stdout.write(`game ${game.id} "${game.name}"\nAPI key ${key.key}\n(the key is shown only now)\n`);
-        break;
-      }
-      case 'key:mint': {
-        const key = await games.mintKey(args[0] ?? '');
-        process.stdout.write(`API key ${key.key}\n(the key is shown only now)\n`);
-        break;
-      }
-      default:
-        fail(`unknown command "${command}"\n${USAGE}`);
-    }
+    process.stdout.write(`${await runOperatorCommand(ctx.get(GamesService), command)}\n`);
   } finally {
     await ctx.close();
   }
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => fail((err as Error)?.message ?? String(err)));
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError) fail(err.message);
+  const message = (err as Error)?.message || String(err);
+  fail(`the command failed: ${message.split('\n')[0]}`);
+});

@@ -95,6 +95,11 @@ export class GamesRepository {
     return manager.findOneBy(ApiKeyEntity, { id: keyId, gameId });
   }
 
+  /** A key by its id alone, for the operator command, which is not told the game. */
+  findKeyById(keyId: string): Promise<ApiKeyEntity | null> {
+    return this.ds.manager.findOneBy(ApiKeyEntity, { id: keyId });
+  }
+
   /** The key with this prefix: the auth hot path's only query, on the unique prefix index. */
   findKeyByPrefix(prefix: string): Promise<ApiKeyEntity | null> {
     return this.ds.manager.findOneBy(ApiKeyEntity, { prefix });

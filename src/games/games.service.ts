@@ -85,6 +85,13 @@ export class GamesService {
     return toKeyDto(key);
   }
 
+  /** revokeKey for a key named by its id alone (the operator command's `key:revoke`). */
+  async revokeKeyById(keyId: string): Promise<ApiKeyDto> {
+    const key = isUuid(keyId) ? await this.repo.findKeyById(keyId) : null;
+    if (!key) throw ApiError.notFound('API key');
+    return this.revokeKey(key.gameId, key.id);
+  }
+
   async whoami(ctx: GameContext): Promise<WhoamiDto> {
     const game = await this.repo.findGame(ctx.gameId);
     if (!game) throw new ApiError('invalid_api_key', 'the game of this key no longer exists');

@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 import {
   cleanEnv,
@@ -9,17 +10,40 @@ import {
   killAll,
   lines,
   requireBuild,
+  ROOT,
   runNode,
+  runProgram,
+  sleep,
   startServerProcess,
+  treeSnapshot,
   type RunningServer,
 } from '../helpers/process';
 
-/** The operator command (`npm run svc`, SPEC §5 rule 4) as the BUILT dist/src/cli.js process. */
+/**
+ * The operator command (SPEC §5 rule 4) as the BUILT dist/src/cli.js process, and through its entry
+ * bin/guildhall.js (`npm run svc`, `npx guildhall`), which must never build.
+ */
 
 jest.setTimeout(60_000);
 
 const KEY_PATTERN = /jk_[0-9a-f]{16}\.[A-Za-z0-9_-]{43}/;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+const UNKNOWN_ID = '0190f2a4-0000-7000-8000-000000000000';
+const LAUNCHER = join(ROOT, 'bin/guildhall.js');
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  bin: Record<string, string>;
+  scripts: Record<string, string>;
+};
+
+/** The rows of `key:list`: id, prefix, created, revoked ('-' while live). */
+function keyRows(stdout: string): { id: string; prefix: string; createdAt: string; revokedAt: string }[] {
+  const [header, ...rows] = lines(stdout);
+  expect(header.split(/\s+/)).toEqual(['ID', 'PREFIX', 'CREATED', 'REVOKED']);
+  return rows.map((row) => {
+    const [id, prefix, createdAt, revokedAt] = row.split(/\s+/);
+    return { id, prefix, createdAt, revokedAt };
+  });
+}
 
 describe('operator command (built dist/src/cli.js as a process)', () => {
   let db: TestDatabase;
@@ -111,13 +135,96 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
     expect(await db.query('SELECT id FROM api_keys')).toHaveLength(before.length);
   });
 
-  it('key:mint with a malformed id, or none, exits non-zero', async () => {
-    for (const args of [['key:mint', 'not-a-uuid'], ['key:mint']]) {
-      const r = await cli(args);
-      expect(r.code).not.toBe(0);
-      expect(r.code).not.toBeNull();
-      expect(r.stdout).not.toMatch(KEY_PATTERN);
+  it('key:list <gameId> lists the keys, newest first, with their prefix and dates and never a secret', async () => {
+    expect(gameId).not.toBe('');
+    const r = await cli(['key:list', gameId]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(r.stdout).not.toMatch(KEY_PATTERN);
+    expect(r.stdout).not.toContain(firstKey.split('.')[1]);
+    const stored = await db.query<{ id: string; prefix: string; created_at: Date }>(
+      'SELECT id, prefix, created_at FROM api_keys WHERE game_id = $1 ORDER BY created_at DESC, id DESC',
+      [gameId],
+    );
+    expect(keyRows(r.stdout)).toEqual(
+      stored.map((k) => ({ id: k.id, prefix: k.prefix, createdAt: k.created_at.toISOString(), revokedAt: '-' })),
+    );
+    expect(keyRows(r.stdout).map((k) => k.prefix)).toContain(firstKey.split('.')[0]);
+  });
+
+  it('key:revoke <keyId> revokes the key on a running server at once; the other key still works', async () => {
+    const before = await whoami(firstKey);
+    expect(before.status).toBe(200); // the server now holds the key in its cache
+    const keyId: string = before.body.keyId;
+
+    const r = await cli(['key:revoke', keyId]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(lines(r.stdout)).toEqual([expect.stringContaining(keyId)]);
+    expect(r.stdout).toContain(firstKey.split('.')[0]);
+    const [row] = await db.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_keys WHERE id = $1', [keyId]);
+    expect(row.revoked_at).not.toBeNull();
+
+    // The revocation reaches the server through NOTIFY, not its cache's five-minute expiry.
+    const deadline = Date.now() + 3_000;
+    let after = await whoami(firstKey);
+    while (after.status === 200 && Date.now() < deadline) {
+      await sleep(50);
+      after = await whoami(firstKey);
     }
+    expect(after.status).toBe(401);
+    expect(after.body).toMatchObject({ code: 'invalid_api_key' });
+
+    const listed = keyRows((await cli(['key:list', gameId])).stdout);
+    expect(listed.find((k) => k.id === keyId)?.revokedAt).toBe(row.revoked_at!.toISOString());
+    const live = listed.filter((k) => k.revokedAt === '-');
+    expect(live).toHaveLength(1);
+  });
+
+  it('key:revoke of a revoked key succeeds again and keeps the first revocation time', async () => {
+    const [revoked] = await db.query<{ id: string; revoked_at: Date }>(
+      'SELECT id, revoked_at FROM api_keys WHERE game_id = $1 AND revoked_at IS NOT NULL',
+      [gameId],
+    );
+    const r = await cli(['key:revoke', revoked.id.toUpperCase()]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(r.stdout).toContain(revoked.revoked_at.toISOString());
+    expect(await db.query('SELECT revoked_at FROM api_keys WHERE id = $1', [revoked.id])).toEqual([
+      { revoked_at: revoked.revoked_at },
+    ]);
+  });
+
+  describe('a bad argument prints one line of help and exits 1, changing nothing', () => {
+    const cases: [string, string[], RegExp][] = [
+      ['an unknown command', ['game:delete', 'x'], /unknown command "game:delete"; commands: .*key:list, key:revoke, help$/],
+      ['key:mint without a game id', ['key:mint'], /key:mint takes one game id; usage: key:mint <gameId>$/],
+      ['key:mint with a malformed id', ['key:mint', 'not-a-uuid'], /"not-a-uuid" is not a valid game id \(a UUID\); usage: key:mint <gameId>$/],
+      ['key:list without a game id', ['key:list'], /key:list takes one game id; usage: key:list <gameId>$/],
+      ['key:list with two ids', ['key:list', UNKNOWN_ID, UNKNOWN_ID], /key:list takes one game id; usage: key:list <gameId>$/],
+      ['key:list with a malformed id', ['key:list', '42'], /"42" is not a valid game id \(a UUID\); usage: key:list <gameId>$/],
+      ['key:list of an unknown game', ['key:list', UNKNOWN_ID], new RegExp(`no game has the id ${UNKNOWN_ID}; usage: key:list <gameId>$`)],
+      ['key:revoke without a key id', ['key:revoke'], /key:revoke takes one API key id; usage: key:revoke <keyId>$/],
+      ['key:revoke with a malformed id', ['key:revoke', 'jk_0123'], /"jk_0123" is not a valid API key id \(a UUID\); usage: key:revoke <keyId>$/],
+      ['key:revoke of an unknown key', ['key:revoke', UNKNOWN_ID], new RegExp(`no API key has the id ${UNKNOWN_ID}; usage: key:revoke <keyId>$`)],
+      ['a command name with a newline in it', ['key:\nlist'], /^guildhall: unknown command "key:\\nlist"; commands: /],
+    ];
+    it.each(cases)('%s', async (_what, args, message) => {
+      const before = await db.query('SELECT id, revoked_at FROM api_keys ORDER BY id');
+      const r = await cli(args);
+      expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(lines(r.stderr)).toEqual([expect.stringMatching(/^guildhall: /)]);
+      expect(r.stderr.trim()).toMatch(message);
+      expect(r.stderr).not.toMatch(/\bat .*:\d+|not_found|internal|\b500\b/);
+      expect(await db.query('SELECT id, revoked_at FROM api_keys ORDER BY id')).toEqual(before);
+    });
+
+    it('the malformed and missing arguments are refused before any database work', async () => {
+      const nowhere = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x' };
+      for (const args of [['game:delete'], ['key:list'], ['key:revoke', 'x'], ['game:create']]) {
+        const r = await cli(args, nowhere);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(/usage: |commands: /);
+        expect(r.stderr).not.toMatch(/database/i);
+      }
+    });
   });
 
   it('game:create without a name, or with a name over 200 characters, exits non-zero and creates nothing', async () => {
@@ -143,7 +250,10 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
       const r = await runNode(CLI_JS, args, cleanEnv({ SVC_DATA_DIR: dataDir }), 15_000);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^Usage:/);
-      for (const command of ['game:create', 'key:mint', 'help']) expect(r.stdout).toContain(command);
+      for (const command of ['game:create', 'key:mint', 'key:list <gameId>', 'key:revoke <keyId>', 'help']) {
+        expect(r.stdout).toContain(command);
+      }
+      for (const way of ['node dist/src/cli.js', 'npx guildhall', 'npm run svc --']) expect(r.stdout).toContain(way);
       expect(r.stderr).toBe('');
     }
   });
@@ -155,13 +265,6 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
     expect(r.stdout).toContain('game:create');
   });
 
-  it('an unknown command exits non-zero and shows the usage', async () => {
-    const r = await cli(['game:delete', 'x']);
-    expect(r.code).not.toBe(0);
-    expect(r.code).not.toBeNull();
-    expect(r.stderr).toContain('game:delete');
-    expect(r.stderr).toContain('Usage:');
-  });
 
   it('without DATABASE_URL (and no running `npm start`) it exits non-zero with one line', async () => {
     const r = await runNode(CLI_JS, ['game:create', 'Nowhere'], cleanEnv({ SVC_DATA_DIR: dataDir }), 15_000);
@@ -177,5 +280,63 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
     expect(r.code).not.toBeNull();
     expect(lines(r.stderr)).toHaveLength(1);
     expect(r.stderr).toMatch(/database/i);
+  });
+
+  it('a database failure, while starting or during the command, is one line without a stack', async () => {
+    // Another session holds each table the command reads; the command's statements time out.
+    const holder = new Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      for (const table of ['schema_migrations', 'api_keys']) {
+        await holder.query('BEGIN');
+        await holder.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+        const r = await cli(['key:list', gameId], { DATABASE_STATEMENT_TIMEOUT_MS: '300' });
+        await holder.query('ROLLBACK');
+        expect({ table, code: r.code, stdout: r.stdout }).toEqual({ table, code: 1, stdout: '' });
+        expect(lines(r.stderr)).toEqual(['guildhall: the command failed: canceling statement due to statement timeout']);
+      }
+    } finally {
+      await holder.end();
+    }
+  });
+
+  describe('never builds, so it is safe beside a running server', () => {
+    it('`npm run svc` and the `guildhall` bin run bin/guildhall.js, which only loads dist/src/cli.js', () => {
+      expect(PACKAGE.scripts.svc).toBe('node bin/guildhall.js');
+      expect(PACKAGE.bin).toEqual({ guildhall: 'bin/guildhall.js' });
+      const source = readFileSync(LAUNCHER, 'utf8');
+      expect(source.split('\n')[0]).toBe('#!/usr/bin/env node');
+      expect(source).not.toMatch(/child_process|tsc|rmSync|unlink|writeFile/);
+      expect(() => accessSync(LAUNCHER, constants.X_OK)).not.toThrow();
+    });
+
+    it('`npm run svc`, `npx guildhall` and the launcher work under a running server and leave dist/ untouched', async () => {
+      await serverUrl(); // a server on the same database, as in production
+      const before = treeSnapshot(join(ROOT, 'dist'));
+      const env = cliEnv({ npm_config_cache: join(dataDir, 'npm-cache'), npm_config_update_notifier: 'false' });
+
+      const viaNpm = await runProgram('npm', ['run', '--silent', 'svc', '--', 'key:list', gameId], env);
+      expect({ code: viaNpm.code, stderr: viaNpm.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(keyRows(viaNpm.stdout)).toHaveLength(2);
+      // `npx` links this package from its own folder (nothing is fetched) and runs the bin.
+      const viaNpx = await runProgram('npx', ['--offline', 'guildhall', 'key:list', gameId], env);
+      expect({ code: viaNpx.code, stderr: viaNpx.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(viaNpx.stdout).toBe(viaNpm.stdout);
+      const minted = await runNode(LAUNCHER, ['key:mint', gameId], env);
+      expect(minted.code).toBe(0);
+      expect(minted.stdout).toMatch(KEY_PATTERN);
+
+      expect(treeSnapshot(join(ROOT, 'dist'))).toEqual(before);
+      expect((await whoami(minted.stdout.match(KEY_PATTERN)![0])).status).toBe(200);
+    });
+
+    it('without dist/ it says in one line to run `npm run build` first, and exits 1', async () => {
+      const unbuilt = join(dataDir, 'unbuilt');
+      mkdirSync(join(unbuilt, 'bin'), { recursive: true });
+      copyFileSync(LAUNCHER, join(unbuilt, 'bin/guildhall.js'));
+      const r = await runNode(join(unbuilt, 'bin/guildhall.js'), ['key:list', gameId], cliEnv());
+      expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(lines(r.stderr)).toEqual(['guildhall: dist/src/cli.js is missing: run `npm run build` first']);
+    });
   });
 });

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { freePort } from '../../src/db/embedded-postgres';
 
 export { freePort };
@@ -277,4 +277,35 @@ export async function startServerProcess(
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(url, timeoutMs, proc);
   return { proc, port, url };
+}
+
+/** Runs a program found on PATH (npm, npx) in the repository, bounded; never rejects. */
+export function runProgram(
+  program: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((res) => {
+    execFile(program, args, { cwd: ROOT, env, timeout: timeoutMs }, (err, stdout, stderr) => {
+      res({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Every file under `dir` with its size and modification time: what a rebuild, or any write, changes. */
+export function treeSnapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else {
+        const st = statSync(path);
+        out[relative(dir, path)] = `${st.size} ${st.mtimeMs}`;
+      }
+    }
+  };
+  walk(dir);
+  return out;
 }

@@ -1,0 +1,65 @@
+import { isUuid } from '../common/ids';
+
+/** Every command, what it takes and what it does: the help text and the one-line errors are built from it. */
+const COMMANDS = {
+  'game:create': { args: '"<name>"', about: 'create a game together with its first API key' },
+  'key:mint': { args: '<gameId>', about: 'mint another API key for a game' },
+  'key:list': { args: '<gameId>', about: "list a game's API keys: id, prefix, created, revoked (never the secret)" },
+  'key:revoke': { args: '<keyId>', about: 'revoke an API key, at once on every running instance' },
+  help: { args: '', about: 'this text' },
+} as const;
+
+type CommandName = keyof typeof COMMANDS;
+
+export type OperatorCommand =
+  | { name: 'help' }
+  | { name: 'game:create'; gameName: string }
+  | { name: 'key:mint' | 'key:list'; gameId: string }
+  | { name: 'key:revoke'; keyId: string };
+
+export const USAGE = [
+  'Usage: node dist/src/cli.js <command>   (or: npx guildhall <command>, npm run svc -- <command>)',
+  '',
+  'Commands:',
+  ...Object.entries(COMMANDS).map(([name, c]) => `  ${`${name} ${c.args}`.padEnd(22)} ${c.about}`),
+  '',
+  'The database is DATABASE_URL, or the embedded one of a running `npm start`.',
+  'The command runs the built code and never builds: run `npm run build` once after installing or updating.',
+].join('\n');
+
+/** A bad command line. Its message is the one line the operator sees: no stack, no error envelope. */
+export class UsageError extends Error {}
+
+/** The problem, then how the command is called: one line. */
+export function usageError(name: CommandName, problem: string): UsageError {
+  return new UsageError(`${problem}; usage: ${`${name} ${COMMANDS[name].args}`.trim()}`);
+}
+
+/** Parses the arguments before any database work, so a typo never waits on a connection. */
+export function parseOperatorArgs(argv: readonly string[]): OperatorCommand {
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') return { name: 'help' };
+  switch (name) {
+    case 'game:create': {
+      const gameName = args.join(' ').trim();
+      if (!gameName || gameName.length > 200) throw usageError(name, 'game:create needs a name of 1-200 characters');
+      return { name, gameName };
+    }
+    case 'key:mint':
+    case 'key:list':
+      return { name, gameId: oneId(name, args, 'game id') };
+    case 'key:revoke':
+      return { name, keyId: oneId(name, args, 'API key id') };
+    default:
+      // JSON quoting keeps a pasted newline or control character from breaking the one line.
+      throw new UsageError(`unknown command ${JSON.stringify(name)}; commands: ${Object.keys(COMMANDS).join(', ')}`);
+  }
+}
+
+function oneId(name: CommandName, args: readonly string[], what: string): string {
+  if (args.length !== 1) throw usageError(name, `${name} takes one ${what}`);
+  // Postgres reads a UUID in either case; the services look up the lowercase form.
+  const id = args[0].toLowerCase();
+  if (!isUuid(id)) throw usageError(name, `${JSON.stringify(args[0])} is not a valid ${what} (a UUID)`);
+  return id;
+}
