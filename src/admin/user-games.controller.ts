@@ -1,7 +1,8 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminRoute } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
+import { INTERNAL_USER_ID_EXAMPLE } from '../openapi/examples';
 import { AdminService } from './admin.service';
 import { UserGamesDto } from './dto/admin.dto';
 
@@ -15,6 +16,11 @@ export class UserGamesController {
 
   @Get()
   @ApiOperation({ operationId: 'listUserGames', summary: 'The games an internal user has an identity in, with active memberships per game' })
+  @ApiParam({
+    name: 'svcUserId',
+    example: INTERNAL_USER_ID_EXAMPLE,
+    description: 'an internal user id (the svcUserId of the admin members list), not an external id',
+  })
   @ApiOkResponse({ type: UserGamesDto })
   @ApiErrors(401)
   games(@Param('svcUserId') svcUserId: string): Promise<UserGamesDto> {

@@ -1,6 +1,7 @@
 /**
- * The published event types (DECISIONS §15, with EXTENSIONS X3's two). Group-scoped events go to the group's live stream
- * and to webhooks; user-scoped ones to webhooks only (SPEC §6 Channels).
+ * The published event types (DECISIONS §15, with EXTENSIONS X3's two). Every one is in the game's feed and stream and
+ * goes to webhooks (EXTENSIONS X1); group-scoped ones also go to their group's stream. User-scoped ones carry no
+ * groupId, so no group stream has them (SPEC §6 Channels kept them off the group stream; X1 added the game's).
  */
 export const GROUP_EVENT_TYPES = [
   'group.created',

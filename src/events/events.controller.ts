@@ -26,7 +26,7 @@ export class EventsController {
 
   // Declared before `:groupId`, which would otherwise be asked to find a group called "feed".
   @Get('feed')
-  @ApiOperation({ operationId: 'getEventFeed', summary: "A page of the game's event feed: every event, in feed order, resumable with nextAfter" })
+  @ApiOperation({ operationId: 'getEventFeed', summary: "A page of the game's event feed: every event, group- and user-scoped, in feed order, resumable with nextAfter" })
   @ApiOkResponse({ type: FeedPageDto })
   @ApiErrors(400, 401, 'events_expired')
   @Header('content-type', 'application/json; charset=utf-8')
@@ -35,7 +35,7 @@ export class EventsController {
   }
 
   @Get()
-  @ApiOperation({ operationId: 'streamGameEvents', summary: `The game's stream (Server-Sent Events): every event after \`after\` replayed, then live. ${FRAMES}` })
+  @ApiOperation({ operationId: 'streamGameEvents', summary: `The game's stream (Server-Sent Events) of every event, group- and user-scoped: every event after \`after\` replayed, then live. ${FRAMES}` })
   @ApiProduces('text/event-stream')
   @ApiHeader(LAST_EVENT_ID)
   @ApiResponse({ status: 200, description: 'the stream; reconnect with the last id seen to resume without a gap' })
@@ -51,7 +51,7 @@ export class EventsController {
   }
 
   @Get(':groupId')
-  @ApiOperation({ operationId: 'streamGroupEvents', summary: `A group's stream (Server-Sent Events): live, or replayed from \`after\` then live. ${FRAMES}` })
+  @ApiOperation({ operationId: 'streamGroupEvents', summary: `A group's stream (Server-Sent Events) of its group-scoped events (user-scoped ones are on the game stream): live, or replayed from \`after\` then live. ${FRAMES}` })
   @ApiProduces('text/event-stream')
   @ApiHeader(LAST_EVENT_ID)
   @ApiResponse({ status: 200, description: 'the stream; reconnect with the last id seen to resume without a gap' })

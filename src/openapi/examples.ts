@@ -23,6 +23,12 @@ const UUIDS = [
 ];
 const INSTANT = '2026-03-14T09:26:53.000Z';
 
+/**
+ * An internal user id (a uuid, never a player's own id), for the few fields that hold one: set as
+ * their `example`, since the names below would otherwise give them a player id.
+ */
+export const INTERNAL_USER_ID_EXAMPLE = '01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57';
+
 /** Values by property name, for strings the schema says nothing more about. */
 const BY_NAME: Array<[RegExp, string]> = [
   [/^(userId|actorUserId|targetUserId|creatorUserId|otherUserId|externalUserId|viewer|moderatorUserId|invitedBy|decidedBy)$/, 'player-1842'],

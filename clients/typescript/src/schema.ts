@@ -12,7 +12,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of the game's event feed: every event, in feed order, resumable with nextAfter */
+        /** A page of the game's event feed: every event, group- and user-scoped, in feed order, resumable with nextAfter */
         get: operations["getEventFeed"];
         put?: never;
         post?: never;
@@ -29,7 +29,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The game's stream (Server-Sent Events): every event after `after` replayed, then live. `id` (event id), `event` (type), `data` (JSON body as webhooks receive it); `:heartbeat` every 30 s */
+        /** The game's stream (Server-Sent Events) of every event, group- and user-scoped: every event after `after` replayed, then live. `id` (event id), `event` (type), `data` (JSON body as webhooks receive it); `:heartbeat` every 30 s */
         get: operations["streamGameEvents"];
         put?: never;
         post?: never;
@@ -46,7 +46,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A group's stream (Server-Sent Events): live, or replayed from `after` then live. `id` (event id), `event` (type), `data` (JSON body as webhooks receive it); `:heartbeat` every 30 s */
+        /** A group's stream (Server-Sent Events) of its group-scoped events (user-scoped ones are on the game stream): live, or replayed from `after` then live. `id` (event id), `event` (type), `data` (JSON body as webhooks receive it); `:heartbeat` every 30 s */
         get: operations["streamGroupEvents"];
         put?: never;
         post?: never;
@@ -1577,7 +1577,7 @@ export interface components {
             gameId: string;
             /**
              * Format: uuid
-             * @description group-scoped events only
+             * @description group-scoped events only. User-scoped events (game.user.*, friend.*) have none: they are in the feed, the game stream and webhooks, never in a group's stream
              */
             groupId?: string;
             /** Format: date-time */
@@ -1726,7 +1726,10 @@ export interface components {
             groupId: string;
             /** @description the external user id */
             userId: string;
-            /** @enum {string} */
+            /**
+             * @description active, left, kicked or banned. invited is reserved and never set by Guildhall: an invited user holds an Invitation (listed by GET /v1/groups/{id}/invitations) and becomes an active member on accept
+             * @enum {string}
+             */
             status: "active" | "invited" | "left" | "kicked" | "banned";
             /** @description ids of the roles assigned */
             roles: string[];
@@ -1734,7 +1737,7 @@ export interface components {
                 [key: string]: unknown;
             };
             notesPublic: string | null;
-            /** @description officer-only */
+            /** @description meant for officers, but returned on every read like notesPublic: keep it from players in your backend */
             notesPrivate: string | null;
             /**
              * Format: date-time
@@ -1743,7 +1746,7 @@ export interface components {
             joinedAt: string;
             /**
              * Format: date-time
-             * @description set on leave, kick or ban; cleared on rejoin
+             * @description set on leave, kick, or a ban of an active member; cleared on rejoin
              */
             leftAt: string | null;
             /**
@@ -1806,7 +1809,10 @@ export interface components {
              * @description set when the code is used up: declined, or accepted maxUses times
              */
             usedAt: string | null;
-            /** @description internal id of the redeemer whose accept (or decline) used the code up */
+            /**
+             * @description the internal user id (a uuid, not the external id your game uses) of whoever used the code up: the accept that reached maxUses, or the decline; null while the code is usable, and after a decline without userId or by a user the game has never seen. It stays the internal id for compatibility with existing clients; targetUserId names a targeted code's user by external id
+             * @example 01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57
+             */
             usedBy: string | null;
             /** @description accepts the code allows; 1 unless created with more */
             maxUses: number;
@@ -1888,10 +1894,14 @@ export interface components {
             id: string;
             /** @description absent for game-wide actions */
             groupId?: string;
-            /** @description internal user id of the actor when known */
+            /**
+             * @description the internal user id (a uuid, not the external id your game uses) of who acted, when known: the joiner of member.joined, the member who left, the user asking for or cancelling a join request, and the actorUserId given to a ban or a join request decision; null otherwise. It stays the internal id for compatibility with existing clients; the operator's members list shows it as svcUserId beside the externalUserId
+             * @example 01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57
+             */
             actorUserId: string | null;
             /** @enum {string} */
             action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked";
+            /** @description depending on the action: an external user id, a role id, the group id, a webhook id (webhook.*) or the game id (game.config.updated); null when there is none (an open invitation) */
             targetId: string | null;
             payload: {
                 [key: string]: unknown;
@@ -1990,6 +2000,7 @@ export interface components {
         BanHistoryEntryDto: {
             id: string;
             gameId: string;
+            /** @description external user id */
             userId: string;
             /** @enum {string} */
             scope: "game" | "group";
@@ -2001,7 +2012,7 @@ export interface components {
             expiresAt: string | null;
             /** Format: date-time */
             eventAt: string;
-            /** @description external id of the moderator */
+            /** @description external id of the moderator, as given on the ban; null when none was given, and on a lift (unlike an audit entry's actorUserId, not an internal id) */
             actorUserId: string | null;
         };
         GroupBanDto: {
@@ -2110,12 +2121,20 @@ export interface components {
             networkId?: string | null;
         };
         LinkIdentityDto: {
-            /** @description the internal user id to anchor the external id to (the svcUserId of the admin members list) */
+            /**
+             * @description the internal user id (not an external id) to anchor the external id to: the svcUserId of the admin members list
+             * @example 01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57
+             */
             svcUserId: string;
         };
         IdentityLinkDto: {
             gameId: string;
+            /** @description the external id of the path, as the game uses it */
             externalUserId: string;
+            /**
+             * @description the internal user id it is now anchored to
+             * @example 01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57
+             */
             svcUserId: string;
         };
         TargetUserDto: {
@@ -2175,7 +2194,7 @@ export interface components {
             friendship: components["schemas"]["FriendshipDto"];
         };
         SuggestionDto: {
-            /** @description external id of the suggested user */
+            /** @description external id of the suggested user (as in every friends field, svcUserId here names an external id, not an internal one) */
             svcUserId: string;
             mutualCount: number;
             /** @description external ids of up to 5 mutual friends */
@@ -2271,9 +2290,12 @@ export interface components {
             groupName: string | null;
             /** @description true while the group is soft-deleted; false when there is no group */
             groupSoftDeleted: boolean;
-            /** @description internal user id of the actor when known */
+            /**
+             * @description the internal user id (a uuid, not the external id your game uses) of who acted, when known: the joiner of member.joined, the member who left, the user asking for or cancelling a join request, and the actorUserId given to a ban or a join request decision; null otherwise. It stays the internal id for compatibility with existing clients; the operator's members list shows it as svcUserId beside the externalUserId
+             * @example 01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57
+             */
             actorUserId: string | null;
-            /** @description external user id, role id, permission key or group id */
+            /** @description depending on the action: an external user id, a role id, the group id, a webhook id (webhook.*) or the game id (game.config.updated); null when there is none (an open invitation) */
             targetId: string | null;
             payload: {
                 [key: string]: unknown;
@@ -2325,10 +2347,17 @@ export interface components {
         AdminMemberDto: {
             id: string;
             groupId: string;
+            /** @description the user id the game uses (the userId of game routes) */
             externalUserId: string;
-            /** @description the internal user id */
+            /**
+             * @description the internal user id: what an audit entry's actorUserId and an invitation's usedBy hold, and what identity links and GET /v1/users/{svcUserId}/games take
+             * @example 01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57
+             */
             svcUserId: string;
-            /** @enum {string} */
+            /**
+             * @description active, left, kicked or banned. invited is reserved and never set by Guildhall: an invited user holds an Invitation (listed by GET /v1/groups/{id}/invitations) and becomes an active member on accept
+             * @enum {string}
+             */
             status: "active" | "invited" | "left" | "kicked" | "banned";
             metadata: {
                 [key: string]: unknown;
@@ -2365,7 +2394,10 @@ export interface components {
             joinedGroupCount: number;
         };
         UserGamesDto: {
-            /** @description the internal user id of the path */
+            /**
+             * @description the internal user id of the path (not an external id)
+             * @example 01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57
+             */
             svcUserId: string;
             /** @description gameId ascending; [] for a user with no identity */
             games: components["schemas"]["UserGameDto"][];
@@ -6062,6 +6094,7 @@ export interface operations {
                 limit?: number;
                 /** @description the nextCursor of the previous page */
                 cursor?: string;
+                /** @description only members in this status; invited matches no member Guildhall made, since it never sets that status */
                 status?: "active" | "invited" | "left" | "kicked" | "banned" | "all";
             };
             header?: never;
@@ -7204,7 +7237,7 @@ export interface operations {
                      *           "createdAt": "2026-03-14T09:26:53.000Z",
                      *           "expiresAt": "2026-03-14T09:26:53.000Z",
                      *           "usedAt": "2026-03-14T09:26:53.000Z",
-                     *           "usedBy": "player-1842",
+                     *           "usedBy": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
                      *           "maxUses": 10,
                      *           "uses": 10
                      *         }
@@ -7372,7 +7405,7 @@ export interface operations {
                      *       "createdAt": "2026-03-14T09:26:53.000Z",
                      *       "expiresAt": "2026-03-14T09:26:53.000Z",
                      *       "usedAt": "2026-03-14T09:26:53.000Z",
-                     *       "usedBy": "player-1842",
+                     *       "usedBy": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
                      *       "maxUses": 10,
                      *       "uses": 10
                      *     }
@@ -7582,7 +7615,7 @@ export interface operations {
                      *             "createdAt": "2026-03-14T09:26:53.000Z",
                      *             "expiresAt": "2026-03-14T09:26:53.000Z",
                      *             "usedAt": "2026-03-14T09:26:53.000Z",
-                     *             "usedBy": "player-1842",
+                     *             "usedBy": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
                      *             "maxUses": 10,
                      *             "uses": 10
                      *           },
@@ -7780,7 +7813,7 @@ export interface operations {
                      *       "createdAt": "2026-03-14T09:26:53.000Z",
                      *       "expiresAt": "2026-03-14T09:26:53.000Z",
                      *       "usedAt": "2026-03-14T09:26:53.000Z",
-                     *       "usedBy": "player-1842",
+                     *       "usedBy": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
                      *       "maxUses": 10,
                      *       "uses": 10
                      *     }
@@ -9674,7 +9707,7 @@ export interface operations {
                      *         {
                      *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
                      *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
-                     *           "actorUserId": "player-1842",
+                     *           "actorUserId": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
                      *           "action": "group.created",
                      *           "targetId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *           "payload": {
@@ -13177,7 +13210,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "svcUserId": "player-2077"
+                 *       "svcUserId": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57"
                  *     }
                  */
                 "application/json": components["schemas"]["LinkIdentityDto"];
@@ -13193,7 +13226,7 @@ export interface operations {
                      * @example {
                      *       "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *       "externalUserId": "player-1842",
-                     *       "svcUserId": "player-2077"
+                     *       "svcUserId": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57"
                      *     }
                      */
                     "application/json": components["schemas"]["IdentityLinkDto"];
@@ -16491,7 +16524,7 @@ export interface operations {
                      *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *           "groupName": "Night Watch",
                      *           "groupSoftDeleted": true,
-                     *           "actorUserId": "player-1842",
+                     *           "actorUserId": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
                      *           "targetId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *           "payload": {
                      *             "region": "eu-west"
@@ -16613,7 +16646,7 @@ export interface operations {
                 since?: string;
                 /** @description repeatable; OR-combined; unknown values are 400 */
                 actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked")[];
-                /** @description exact match on the stored internal actor id */
+                /** @description exact match on the entries' actorUserId, an internal user id (not an external id); a value that is not a uuid matches nothing */
                 actorUserId?: string;
                 /** @description exact match on the stored targetId */
                 targetId?: string;
@@ -16642,7 +16675,7 @@ export interface operations {
                      *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *           "groupName": "Night Watch",
                      *           "groupSoftDeleted": true,
-                     *           "actorUserId": "player-1842",
+                     *           "actorUserId": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
                      *           "targetId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *           "payload": {
                      *             "region": "eu-west"
@@ -17086,6 +17119,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description only members in this status; invited matches no member Guildhall made, since it never sets that status; all = every status */
                 status?: "active" | "invited" | "left" | "kicked" | "banned" | "all";
                 /** @description case-insensitive substring of the external user id */
                 q?: string;
@@ -17111,7 +17145,7 @@ export interface operations {
                      *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
                      *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *           "externalUserId": "player-1842",
-                     *           "svcUserId": "player-2077",
+                     *           "svcUserId": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
                      *           "status": "active",
                      *           "metadata": {
                      *             "region": "eu-west"
@@ -17267,7 +17301,7 @@ export interface operations {
                 since?: string;
                 /** @description repeatable; OR-combined; unknown values are 400 */
                 actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked")[];
-                /** @description exact match on the stored internal actor id */
+                /** @description exact match on the entries' actorUserId, an internal user id (not an external id); a value that is not a uuid matches nothing */
                 actorUserId?: string;
                 /** @description exact match on the stored targetId */
                 targetId?: string;
@@ -17297,7 +17331,7 @@ export interface operations {
                      *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *           "groupName": "Night Watch",
                      *           "groupSoftDeleted": true,
-                     *           "actorUserId": "player-1842",
+                     *           "actorUserId": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
                      *           "targetId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *           "payload": {
                      *             "region": "eu-west"
@@ -17434,6 +17468,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description an internal user id (the svcUserId of the admin members list), not an external id */
                 svcUserId: string;
             };
             cookie?: never;
@@ -17447,7 +17482,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "svcUserId": "player-2077",
+                     *       "svcUserId": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
                      *       "games": [
                      *         {
                      *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",

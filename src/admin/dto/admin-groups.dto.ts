@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { VISIBILITIES, type Visibility } from '../../groups/group-row';
+import { MEMBER_STATUS_DESCRIPTION, MEMBER_STATUS_FILTER_DESCRIPTION } from '../../members/dto/member.dto';
 import { MEMBER_STATUSES, type MemberStatus } from '../../members/member-row';
+import { INTERNAL_USER_ID_EXAMPLE } from '../../openapi/examples';
 
 export const ADMIN_GROUP_SORTS = ['createdAt', 'name', 'memberCount'] as const;
 export type AdminGroupSort = (typeof ADMIN_GROUP_SORTS)[number];
@@ -74,7 +76,7 @@ export class AdminGroupListDto {
 }
 
 export class AdminMembersQueryDto extends OffsetQueryDto {
-  @ApiPropertyOptional({ enum: ADMIN_MEMBER_STATUSES, default: 'active' })
+  @ApiPropertyOptional({ enum: ADMIN_MEMBER_STATUSES, default: 'active', description: `${MEMBER_STATUS_FILTER_DESCRIPTION}; all = every status` })
   @IsOptional()
   @IsIn(ADMIN_MEMBER_STATUSES, { message: `status must be one of ${ADMIN_MEMBER_STATUSES.join(', ')}` })
   status?: AdminMemberStatus;
@@ -97,9 +99,13 @@ export class AdminMemberRoleDto {
 export class AdminMemberDto {
   @ApiProperty() id!: string;
   @ApiProperty() groupId!: string;
-  @ApiProperty() externalUserId!: string;
-  @ApiProperty({ description: 'the internal user id' }) svcUserId!: string;
-  @ApiProperty({ enum: MEMBER_STATUSES }) status!: MemberStatus;
+  @ApiProperty({ description: 'the user id the game uses (the userId of game routes)' }) externalUserId!: string;
+  @ApiProperty({
+    example: INTERNAL_USER_ID_EXAMPLE,
+    description: "the internal user id: what an audit entry's actorUserId and an invitation's usedBy hold, and what identity links and GET /v1/users/{svcUserId}/games take",
+  })
+  svcUserId!: string;
+  @ApiProperty({ enum: MEMBER_STATUSES, description: MEMBER_STATUS_DESCRIPTION }) status!: MemberStatus;
   @ApiProperty({ type: 'object', additionalProperties: true }) metadata!: Record<string, unknown>;
   @ApiProperty({ type: String, nullable: true }) notesPublic!: string | null;
   @ApiProperty({ type: String, nullable: true }) notesPrivate!: string | null;

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
 import { AUDIT_ACTIONS } from '../../audit/audit-actions';
+import { AUDIT_ACTOR_DESCRIPTION, AUDIT_TARGET_DESCRIPTION } from '../../audit/dto/audit.dto';
+import { INTERNAL_USER_ID_EXAMPLE } from '../../openapi/examples';
 
 /** `GET /v1/admin/stats` (SPEC §4 Admin surface). */
 export class AdminStatsDto {
@@ -19,7 +21,7 @@ export class UserGameDto {
 
 /** `GET /v1/users/:svcUserId/games`: every game the internal user has an identity in. */
 export class UserGamesDto {
-  @ApiProperty({ description: 'the internal user id of the path' }) svcUserId!: string;
+  @ApiProperty({ example: INTERNAL_USER_ID_EXAMPLE, description: 'the internal user id of the path (not an external id)' }) svcUserId!: string;
   @ApiProperty({ type: [UserGameDto], description: 'gameId ascending; [] for a user with no identity' })
   games!: UserGameDto[];
 }
@@ -35,9 +37,9 @@ export class AdminAuditItemDto {
   @ApiProperty({ type: String, nullable: true, description: 'null when groupId is null' }) groupName!: string | null;
   @ApiProperty({ description: 'true while the group is soft-deleted; false when there is no group' })
   groupSoftDeleted!: boolean;
-  @ApiProperty({ type: String, nullable: true, description: 'internal user id of the actor when known' })
+  @ApiProperty({ type: String, nullable: true, example: INTERNAL_USER_ID_EXAMPLE, description: AUDIT_ACTOR_DESCRIPTION })
   actorUserId!: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'external user id, role id, permission key or group id' })
+  @ApiProperty({ type: String, nullable: true, description: AUDIT_TARGET_DESCRIPTION })
   targetId!: string | null;
   @ApiProperty({ type: 'object', additionalProperties: true }) payload!: Record<string, unknown>;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
@@ -81,7 +83,12 @@ export class AdminAuditSearchQueryDto {
   @IsOptional()
   actions?: string | string[];
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 255, description: 'exact match on the stored internal actor id' })
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 255,
+    example: INTERNAL_USER_ID_EXAMPLE,
+    description: "exact match on the entries' actorUserId, an internal user id (not an external id); a value that is not a uuid matches nothing",
+  })
   @IsOptional()
   @IsString({ message: 'actorUserId must be a string of 1-255 characters' })
   @Length(1, 255, { message: 'actorUserId must be a string of 1-255 characters' })

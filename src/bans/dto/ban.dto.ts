@@ -43,14 +43,19 @@ export class BanDto {
 export class BanHistoryEntryDto {
   @ApiProperty() id!: string;
   @ApiProperty() gameId!: string;
-  @ApiProperty() userId!: string;
+  @ApiProperty({ description: 'external user id' }) userId!: string;
   @ApiProperty({ enum: ['game', 'group'] }) scope!: string;
   @ApiProperty({ type: String, nullable: true }) groupId!: string | null;
   @ApiProperty({ enum: ['set', 'lifted'] }) kind!: string;
   @ApiProperty({ type: String, nullable: true }) reason!: string | null;
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) expiresAt!: string | null;
   @ApiProperty({ format: 'date-time' }) eventAt!: string;
-  @ApiProperty({ type: String, nullable: true, description: 'external id of the moderator' }) actorUserId!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "external id of the moderator, as given on the ban; null when none was given, and on a lift (unlike an audit entry's actorUserId, not an internal id)",
+  })
+  actorUserId!: string | null;
 }
 
 const BOOL = ['true', 'false'];

@@ -54,7 +54,13 @@ export class EventBodyDto {
   @ApiProperty({ description: '24 hex characters', example: '019a7c3e5f10a1b2c3d4e5f6' }) id!: string;
   @ApiProperty({ enum: EVENT_TYPES }) type!: string;
   @ApiProperty({ format: 'uuid' }) gameId!: string;
-  @ApiPropertyOptional({ format: 'uuid', description: 'group-scoped events only' }) groupId?: string;
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      'group-scoped events only. User-scoped events (game.user.*, friend.*) have none: they are in the feed, the game ' +
+      "stream and webhooks, never in a group's stream",
+  })
+  groupId?: string;
   @ApiProperty({ format: 'date-time' }) occurredAt!: string;
 }
 

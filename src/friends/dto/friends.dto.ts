@@ -137,7 +137,8 @@ export class SetFriendTagsDto {
 }
 
 export class SuggestionDto {
-  @ApiProperty({ description: 'external id of the suggested user' }) svcUserId!: string;
+  @ApiProperty({ description: 'external id of the suggested user (as in every friends field, svcUserId here names an external id, not an internal one)' })
+  svcUserId!: string;
   @ApiProperty({ type: 'integer' }) mutualCount!: number;
   @ApiProperty({ type: [String], description: 'external ids of up to 5 mutual friends' }) sampleMutualSvcUserIds!: string[];
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page';
 import { ValidatedPerRow } from '../../common/validation/validation.pipe';
+import { INTERNAL_USER_ID_EXAMPLE } from '../../openapi/examples';
 
 /** EXTENSIONS X4: an open code may be accepted by up to this many users. */
 export const MAX_USES = 10_000;
@@ -49,7 +50,16 @@ export class InvitationDto {
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) expiresAt!: string | null;
   @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'set when the code is used up: declined, or accepted maxUses times' })
   usedAt!: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'internal id of the redeemer whose accept (or decline) used the code up' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: INTERNAL_USER_ID_EXAMPLE,
+    description:
+      'the internal user id (a uuid, not the external id your game uses) of whoever used the code up: the accept that ' +
+      'reached maxUses, or the decline; null while the code is usable, and after a decline without userId or by a user ' +
+      'the game has never seen. It stays the internal id for compatibility with existing clients; targetUserId names a ' +
+      "targeted code's user by external id",
+  })
   usedBy!: string | null;
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_USES, description: 'accepts the code allows; 1 unless created with more' })
   maxUses!: number;

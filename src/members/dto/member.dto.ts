@@ -3,17 +3,28 @@ import { IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateIf 
 import { PageQueryDto } from '../../common/pagination/page';
 import { MEMBER_STATUSES, type MemberStatus } from '../member-row';
 
+/** What the status values mean, `invited` above all: a value of the model that the service never sets. */
+export const MEMBER_STATUS_DESCRIPTION =
+  'active, left, kicked or banned. invited is reserved and never set by Guildhall: an invited user holds an ' +
+  'Invitation (listed by GET /v1/groups/{id}/invitations) and becomes an active member on accept';
+export const MEMBER_STATUS_FILTER_DESCRIPTION = 'only members in this status; invited matches no member Guildhall made, since it never sets that status';
+
 export class MemberDto {
   @ApiProperty() id!: string;
   @ApiProperty() groupId!: string;
   @ApiProperty({ description: 'the external user id' }) userId!: string;
-  @ApiProperty({ enum: MEMBER_STATUSES }) status!: MemberStatus;
+  @ApiProperty({ enum: MEMBER_STATUSES, description: MEMBER_STATUS_DESCRIPTION }) status!: MemberStatus;
   @ApiProperty({ type: [String], description: 'ids of the roles assigned' }) roles!: string[];
   @ApiProperty({ type: 'object', additionalProperties: true }) metadata!: Record<string, unknown>;
   @ApiProperty({ type: String, nullable: true }) notesPublic!: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'officer-only' }) notesPrivate!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'meant for officers, but returned on every read like notesPublic: keep it from players in your backend',
+  })
+  notesPrivate!: string | null;
   @ApiProperty({ format: 'date-time', description: 'kept when the member rejoins' }) joinedAt!: string;
-  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'set on leave, kick or ban; cleared on rejoin' })
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'set on leave, kick, or a ban of an active member; cleared on rejoin' })
   leftAt!: string | null;
   @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'only while banned: null = permanent' })
   bannedUntil!: string | null;
@@ -61,7 +72,7 @@ export class UpdateMemberDto {
 }
 
 export class ListMembersQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: [...MEMBER_STATUSES, 'all'], default: 'all' })
+  @ApiPropertyOptional({ enum: [...MEMBER_STATUSES, 'all'], default: 'all', description: MEMBER_STATUS_FILTER_DESCRIPTION })
   @IsOptional()
   @IsIn([...MEMBER_STATUSES, 'all'], { message: `status must be one of ${[...MEMBER_STATUSES, 'all'].join(', ')}` })
   status?: MemberStatus | 'all';
