@@ -1719,7 +1719,7 @@ export interface components {
             /** @description external user id */
             userId: string;
             /** @description required when the group has a passcode */
-            passcode?: Record<string, never>;
+            passcode?: string | null;
         };
         MemberDto: {
             id: string;
@@ -1924,7 +1924,10 @@ export interface components {
         UpdateRoleDto: {
             name?: string;
             priority?: number;
-            /** @description null clears it */
+            /**
+             * @description null clears it
+             * @example #3fa34d
+             */
             color?: string | null;
             isDefault?: boolean;
         };
@@ -2224,7 +2227,10 @@ export interface components {
         };
         UpdateFriendTagDto: {
             name?: string;
-            /** @description null clears it */
+            /**
+             * @description null clears it
+             * @example #3fa34d
+             */
             color?: string | null;
         };
         SetFriendTagsDto: {
@@ -2830,7 +2836,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
             /** @description Validation failed, malformed JSON, bad limit or cursor */
             400: {
@@ -2845,7 +2853,7 @@ export interface operations {
                      *       "message": "name must be a string of 1-120 characters"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "bad_request";
                     };
@@ -2864,7 +2872,7 @@ export interface operations {
                      *       "message": "missing or invalid API key"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
                     };
@@ -2883,7 +2891,7 @@ export interface operations {
                      *       "message": "events before this position are past retention"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "events_expired";
                     };
@@ -2902,7 +2910,7 @@ export interface operations {
                      *       "message": "rate limit exceeded; retry in 12 s"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "rate_limit_exceeded";
                     };
@@ -2922,7 +2930,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "internal";
                     };
@@ -2942,7 +2950,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "service_unavailable";
                     };
@@ -2974,7 +2982,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
             /** @description Validation failed, malformed JSON, bad limit or cursor */
             400: {
@@ -2989,7 +2999,7 @@ export interface operations {
                      *       "message": "name must be a string of 1-120 characters"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "bad_request";
                     };
@@ -3008,7 +3018,7 @@ export interface operations {
                      *       "message": "missing or invalid API key"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
                     };
@@ -3027,7 +3037,7 @@ export interface operations {
                      *       "message": "group not found"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "not_found";
                     };
@@ -3046,7 +3056,7 @@ export interface operations {
                      *       "message": "events before this position are past retention"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "events_expired";
                     };
@@ -3065,7 +3075,7 @@ export interface operations {
                      *       "message": "rate limit exceeded; retry in 12 s"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "rate_limit_exceeded";
                     };
@@ -3085,7 +3095,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "internal";
                     };
@@ -3105,7 +3115,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "service_unavailable";
                     };
@@ -5861,7 +5871,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        /** @description may be omitted (or `{}`): no reason is recorded */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -8253,7 +8264,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        /** @description may be omitted; a userId, when given, must be the target of a direct invitation */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -9016,7 +9028,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        /** @description may be omitted: no actor is recorded */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -9288,7 +9301,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        /** @description may be omitted: no actor or reason is recorded */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -10443,10 +10457,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Night Watch",
-                 *       "priority": 3,
-                 *       "color": "color",
-                 *       "isDefault": true
+                 *       "color": "#3fa34d"
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateRoleDto"];
@@ -11139,7 +11150,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        /** @description may be omitted: the override then grants (allowed true) */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -15655,8 +15667,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Night Watch",
-                 *       "color": "color"
+                 *       "color": "#3fa34d"
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateFriendTagDto"];
@@ -18038,7 +18049,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
             /** @description Validation failed, malformed JSON, bad limit or cursor */
             400: {
@@ -18053,7 +18066,7 @@ export interface operations {
                      *       "message": "name must be a string of 1-120 characters"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "bad_request";
                     };
@@ -18072,7 +18085,7 @@ export interface operations {
                      *       "message": "missing or invalid admin token"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_admin_token";
                     };
@@ -18091,7 +18104,7 @@ export interface operations {
                      *       "message": "group not found"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "not_found";
                     };
@@ -18110,7 +18123,7 @@ export interface operations {
                      *       "message": "events before this position are past retention"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "events_expired";
                     };
@@ -18129,7 +18142,7 @@ export interface operations {
                      *       "message": "rate limit exceeded; retry in 12 s"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "rate_limit_exceeded";
                     };
@@ -18149,7 +18162,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "internal";
                     };
@@ -18169,7 +18182,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "service_unavailable";
                     };
@@ -18200,7 +18213,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
             /** @description Validation failed, malformed JSON, bad limit or cursor */
             400: {
@@ -18215,7 +18230,7 @@ export interface operations {
                      *       "message": "name must be a string of 1-120 characters"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "bad_request";
                     };
@@ -18234,7 +18249,7 @@ export interface operations {
                      *       "message": "missing or invalid admin token"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_admin_token";
                     };
@@ -18253,7 +18268,7 @@ export interface operations {
                      *       "message": "group not found"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "not_found";
                     };
@@ -18272,7 +18287,7 @@ export interface operations {
                      *       "message": "events before this position are past retention"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "events_expired";
                     };
@@ -18291,7 +18306,7 @@ export interface operations {
                      *       "message": "rate limit exceeded; retry in 12 s"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "rate_limit_exceeded";
                     };
@@ -18311,7 +18326,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "internal";
                     };
@@ -18331,7 +18346,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "service_unavailable";
                     };
