@@ -1,9 +1,9 @@
 import { Controller, Get, Header, Headers, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminRoute } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { FeedPageDto, FeedQueryDto, GameStreamQueryDto } from '../events/dto/feed.dto';
-import { FRAMES, LAST_EVENT_ID } from '../events/events.controller';
+import { ApiEventStream, FRAMES } from '../events/events.controller';
 import { FeedService, type FeedPageJson } from '../events/feed.service';
 import { StreamOpener } from '../events/stream-opener';
 import { AdminGameScope } from './admin-game-scope';
@@ -37,9 +37,7 @@ export class AdminEventsController {
 
   @Get('events')
   @ApiOperation({ operationId: 'adminStreamGameEvents', summary: `The game's stream (Server-Sent Events), as GET /v1/events: every event after \`after\` replayed, then live. ${FRAMES}` })
-  @ApiProduces('text/event-stream')
-  @ApiHeader(LAST_EVENT_ID)
-  @ApiResponse({ status: 200, description: 'the stream; reconnect with the last id seen to resume without a gap' })
+  @ApiEventStream()
   @ApiErrors(400, 401, 404, 'events_expired')
   async gameStream(
     @Param('gameId') gameId: string,
@@ -54,9 +52,7 @@ export class AdminEventsController {
 
   @Get('groups/:groupId/events')
   @ApiOperation({ operationId: 'adminStreamGroupEvents', summary: `A live group's stream (Server-Sent Events), as GET /v1/events/{groupId} without a viewer. ${FRAMES}` })
-  @ApiProduces('text/event-stream')
-  @ApiHeader(LAST_EVENT_ID)
-  @ApiResponse({ status: 200, description: 'the stream; reconnect with the last id seen to resume without a gap' })
+  @ApiEventStream()
   @ApiErrors(400, 401, 404, 'events_expired')
   async groupStream(
     @Param('gameId') gameId: string,

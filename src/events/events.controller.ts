@@ -1,5 +1,5 @@
-import { Controller, Get, Header, Headers, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Controller, Get, Header, Headers, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { FeedPageDto, FeedQueryDto, GameStreamQueryDto, GroupStreamQueryDto } from './dto/feed.dto';
@@ -7,12 +7,28 @@ import { FeedService, type FeedPageJson } from './feed.service';
 import { StreamOpener } from './stream-opener';
 
 /** The documentation of the streams' header and frames, shared with the operator's streams. */
-export const LAST_EVENT_ID = {
+const LAST_EVENT_ID = {
   name: 'last-event-id',
   required: false,
   description: 'the id of the last event received, as browsers send it on reconnect; the after parameter wins over it',
 };
 export const FRAMES = '`id` (event id), `event` (type), `data` (JSON body as webhooks receive it); `:heartbeat` every 30 s';
+
+/**
+ * A stream's 200 answer is `text/event-stream`, while its handshake failures stay JSON envelopes:
+ * the media type is set on the 200 answer alone (an operation-wide @ApiProduces would claim the
+ * errors are event streams too, which a validating client rejects).
+ */
+export function ApiEventStream(): MethodDecorator {
+  return applyDecorators(
+    ApiHeader(LAST_EVENT_ID),
+    ApiResponse({
+      status: 200,
+      description: 'the stream; reconnect with the last id seen to resume without a gap',
+      content: { 'text/event-stream': { schema: { type: 'string', description: `Server-Sent Events: ${FRAMES}` } } },
+    }),
+  );
+}
 
 /** Handshake failures are ordinary envelopes: the guard and StreamOpener settle everything first. */
 @ApiTags('events')
@@ -36,9 +52,7 @@ export class EventsController {
 
   @Get()
   @ApiOperation({ operationId: 'streamGameEvents', summary: `The game's stream (Server-Sent Events) of every event, group- and user-scoped: every event after \`after\` replayed, then live. ${FRAMES}` })
-  @ApiProduces('text/event-stream')
-  @ApiHeader(LAST_EVENT_ID)
-  @ApiResponse({ status: 200, description: 'the stream; reconnect with the last id seen to resume without a gap' })
+  @ApiEventStream()
   @ApiErrors(400, 401, 'events_expired')
   async gameStream(
     @CurrentGame() game: GameContext,
@@ -52,9 +66,7 @@ export class EventsController {
 
   @Get(':groupId')
   @ApiOperation({ operationId: 'streamGroupEvents', summary: `A group's stream (Server-Sent Events) of its group-scoped events (user-scoped ones are on the game stream): live, or replayed from \`after\` then live. ${FRAMES}` })
-  @ApiProduces('text/event-stream')
-  @ApiHeader(LAST_EVENT_ID)
-  @ApiResponse({ status: 200, description: 'the stream; reconnect with the last id seen to resume without a gap' })
+  @ApiEventStream()
   @ApiErrors(400, 401, 404, 'events_expired')
   async stream(
     @CurrentGame() game: GameContext,

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { PublicRoute } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
@@ -76,6 +76,7 @@ export class InvitationsController {
   @Post('invitations/:code/decline')
   @HttpCode(204)
   @ApiOperation({ operationId: 'declineInvitation', summary: 'Decline a code; it is used up' })
+  @ApiBody({ type: DeclineInvitationDto, required: false, description: 'may be omitted; a userId, when given, must be the target of a direct invitation' })
   @ApiNoContentResponse()
   @ApiErrors(400, 401, 'permission_denied', 404, 'invitation_used', 'invitation_expired')
   async decline(@CurrentGame() game: GameContext, @Param('code') code: string, @Body() body: DeclineInvitationDto): Promise<void> {

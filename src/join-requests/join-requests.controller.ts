@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, type Page } from '../common/pagination/page';
@@ -57,6 +57,7 @@ export class JoinRequestsController {
   @Post('join-requests/:id/approve')
   @HttpCode(200)
   @ApiOperation({ operationId: 'approveJoinRequest', summary: `Approve a pending request: the user becomes an active member. ${NO_PERMISSION_RULE}` })
+  @ApiBody({ type: ApproveJoinRequestDto, required: false, description: 'may be omitted: no actor is recorded' })
   @ApiOkResponse({ type: ApprovedJoinRequestDto })
   @ApiErrors(400, 401, 'banned', 404, 'already_member', 'join_request_closed')
   approve(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: ApproveJoinRequestDto): Promise<ApprovedJoinRequestDto> {
@@ -66,6 +67,7 @@ export class JoinRequestsController {
   @Post('join-requests/:id/decline')
   @HttpCode(200)
   @ApiOperation({ operationId: 'declineJoinRequest', summary: `Decline a pending request. ${NO_PERMISSION_RULE}` })
+  @ApiBody({ type: DeclineJoinRequestDto, required: false, description: 'may be omitted: no actor or reason is recorded' })
   @ApiOkResponse({ type: JoinRequestDto })
   @ApiErrors(400, 401, 404, 'join_request_closed')
   decline(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: DeclineJoinRequestDto): Promise<JoinRequestDto> {

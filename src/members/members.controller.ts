@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, type Page } from '../common/pagination/page';
@@ -32,6 +32,7 @@ export class MembersController {
   @Post('groups/:id/members/:userId/kick')
   @HttpCode(200)
   @ApiOperation({ operationId: 'kickMember', summary: 'Kick a member (idempotent on members who are not active)' })
+  @ApiBody({ type: KickDto, required: false, description: 'may be omitted (or `{}`): no reason is recorded' })
   @ApiOkResponse({ type: MemberDto })
   @ApiErrors(400, 401, 404)
   kick(

@@ -18,14 +18,14 @@ describe('completeErrorAnswers', () => {
     expect(codes(admin, '401')).toEqual(['invalid_admin_token']);
   });
 
-  it("keeps a stream's error answers under the media type it produces", () => {
+  it("documents a stream's error answers as the JSON envelope, whatever its 200 produces", () => {
     const stream: Operation = {
       security: [{ apiKey: [] }],
       responses: { 200: { content: { 'text/event-stream': {} } }, 401: { content: { 'text/event-stream': { schema: errorResponseSchema(['invalid_api_key', 'invalid_admin_token']) } } } },
     };
     completeErrorAnswers(stream);
-    expect(Object.keys(stream.responses?.['401'].content ?? {})).toEqual(['text/event-stream']);
-    expect(stream.responses?.['401'].content?.['text/event-stream'].example).toMatchObject({ code: 'invalid_api_key', status: 401 });
+    expect(Object.keys(stream.responses?.['401'].content ?? {})).toEqual(['application/json']);
+    expect(stream.responses?.['401'].content?.['application/json'].example).toMatchObject({ code: 'invalid_api_key', status: 401 });
   });
 
   it('drops 401 from a public route', () => {

@@ -36,22 +36,17 @@ const MESSAGES: Record<ErrorCode, string> = {
 
 const WITH_REQUEST_ID = new Set<ErrorCode>(['internal', 'service_unavailable']);
 
-/** The media type an operation's answers are documented under (a stream's errors sit under its own type). */
-function mediaTypeOf(op: Operation): string {
-  for (const response of Object.values(op.responses ?? {})) for (const type of Object.keys(response.content ?? {})) return type;
-  return 'application/json';
-}
-
 function codesOf(response: Response): ErrorCode[] {
   const parts = Object.values(response.content ?? {}).flatMap((media) => (media.schema?.allOf ?? []) as Array<{ properties?: { code?: { enum?: ErrorCode[] } } }>);
   return parts.flatMap((p) => p.properties?.code?.enum ?? []);
 }
 
-function errorResponse(codes: readonly ErrorCode[], mediaType: string): Response {
+/** An error answer is the JSON envelope on every route, a live stream's refused handshake included (SPEC §7). */
+function errorResponse(codes: readonly ErrorCode[]): Response {
   const code = codes[0];
   const status = ERROR_STATUS[code];
   const example = { code, status, message: MESSAGES[code], ...(WITH_REQUEST_ID.has(code) ? { requestId: '5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11' } : {}) };
-  return { description: errorDescription(status), content: { [mediaType]: { schema: errorResponseSchema(codes), example } } };
+  return { description: errorDescription(status), content: { 'application/json': { schema: errorResponseSchema(codes), example } } };
 }
 
 /**
@@ -61,20 +56,19 @@ function errorResponse(codes: readonly ErrorCode[], mediaType: string): Response
  */
 export function completeErrorAnswers(op: Operation): void {
   const responses = (op.responses ??= {});
-  const mediaType = mediaTypeOf(op);
   const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
   if (responses['401']) {
     const kept = codesOf(responses['401']).filter((c) => schemes.includes(c === 'invalid_admin_token' ? 'adminToken' : 'apiKey'));
-    if (kept.length > 0) responses['401'] = errorResponse(kept, mediaType);
+    if (kept.length > 0) responses['401'] = errorResponse(kept);
     else delete responses['401'];
   }
   if (op.requestBody) {
-    responses['413'] ??= errorResponse(['payload_too_large'], 'application/json');
-    responses['415'] ??= errorResponse(['unsupported_media_type'], 'application/json');
+    responses['413'] ??= errorResponse(['payload_too_large']);
+    responses['415'] ??= errorResponse(['unsupported_media_type']);
   }
   for (const [status, response] of Object.entries(responses)) {
     if (Number(status) < 400) continue;
     const codes = codesOf(response);
-    if (codes.length > 0) responses[status] = errorResponse(codes, Object.keys(response.content ?? {})[0] ?? mediaType);
+    if (codes.length > 0) responses[status] = errorResponse(codes);
   }
 }

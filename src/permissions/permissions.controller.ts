@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { OverrideDto, PermissionCheckQueryDto, PermissionCheckResultDto, SetOverrideDto } from './dto/permission.dto';
@@ -23,6 +23,7 @@ export class PermissionsController {
   @Post('groups/:id/members/:userId/permissions/:permission')
   @HttpCode(200)
   @ApiOperation({ operationId: 'setPermissionOverride', summary: 'Set a member permission override (body optional: allowed defaults to true)' })
+  @ApiBody({ type: SetOverrideDto, required: false, description: 'may be omitted: the override then grants (allowed true)' })
   @ApiOkResponse({ type: OverrideDto })
   @ApiErrors(400, 401, 404)
   setOverride(

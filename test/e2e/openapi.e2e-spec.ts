@@ -95,9 +95,8 @@ describe('OpenAPI document', () => {
     for (const [path, ops] of Object.entries<Record<string, { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>(doc.paths)) {
       if (!path.startsWith('/v1/')) continue;
       for (const [method, op] of Object.entries(ops)) {
-        // Any media type: the live stream's errors are listed under the type it produces.
-        const schemas = Object.values(op.responses['503']?.content ?? {}).map((c) => JSON.stringify(c.schema ?? {}));
-        if (!schemas.some((ref) => ref.includes('ErrorEnvelopeDto'))) missing.push(`${method} ${path}`);
+        const schema = JSON.stringify(op.responses['503']?.content?.['application/json']?.schema ?? {});
+        if (!schema.includes('ErrorEnvelopeDto')) missing.push(`${method} ${path}`);
       }
     }
     expect(missing).toEqual([]);
@@ -150,6 +149,32 @@ describe('OpenAPI document', () => {
     expect(join['409'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['already_member']);
     expect(join['415'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['unsupported_media_type']);
     expect(doc.paths['/v1/invitations/{code}'].get.responses).not.toHaveProperty('401');
+  });
+
+  it('a live stream documents its 200 as text/event-stream and its refusals as the JSON envelope', async () => {
+    const doc = (await t.http.get('/openapi.json')).body;
+    const streams = ['/v1/events', '/v1/events/{groupId}', '/v1/admin/games/{gameId}/events', '/v1/admin/games/{gameId}/groups/{groupId}/events'];
+    for (const path of streams) {
+      const responses: Record<string, { content?: Record<string, unknown> }> = doc.paths[path].get.responses;
+      expect([path, Object.keys(responses['200'].content ?? {})]).toEqual([path, ['text/event-stream']]);
+      for (const [status, r] of Object.entries(responses)) {
+        if (Number(status) >= 400) expect([path, status, Object.keys(r.content ?? {})]).toEqual([path, status, ['application/json']]);
+      }
+    }
+  });
+
+  it('a route that takes no body, {} or a body alike documents its body as optional (DECISIONS §17)', async () => {
+    const doc = (await t.http.get('/openapi.json')).body;
+    const optional = [
+      ['/v1/groups/{id}/members/{userId}/kick', 'post'],
+      ['/v1/invitations/{code}/decline', 'post'],
+      ['/v1/groups/{id}/members/{userId}/permissions/{permission}', 'post'],
+      ['/v1/join-requests/{id}/approve', 'post'],
+      ['/v1/join-requests/{id}/decline', 'post'],
+      ['/v1/webhooks/{id}/rotate-secret', 'post'],
+    ];
+    for (const [path, method] of optional) expect([path, doc.paths[path][method].requestBody.required]).toEqual([path, false]);
+    expect(doc.components.schemas.JoinGroupDto.properties.passcode.type).toBe('string');
   });
 
   it('GET /docs serves Swagger UI without credentials', async () => {

@@ -1719,7 +1719,7 @@ export interface components {
             /** @description external user id */
             userId: string;
             /** @description required when the group has a passcode */
-            passcode?: Record<string, never>;
+            passcode?: string | null;
         };
         MemberDto: {
             id: string;
@@ -1934,7 +1934,10 @@ export interface components {
         UpdateRoleDto: {
             name?: string;
             priority?: number;
-            /** @description null clears it */
+            /**
+             * @description null clears it
+             * @example #3fa34d
+             */
             color?: string | null;
             isDefault?: boolean;
         };
@@ -2243,7 +2246,10 @@ export interface components {
         };
         UpdateFriendTagDto: {
             name?: string;
-            /** @description null clears it */
+            /**
+             * @description null clears it
+             * @example #3fa34d
+             */
             color?: string | null;
         };
         SetFriendTagsDto: {
@@ -2862,7 +2868,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
             /** @description Validation failed, malformed JSON, bad limit or cursor */
             400: {
@@ -2877,7 +2885,7 @@ export interface operations {
                      *       "message": "name must be a string of 1-120 characters"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "bad_request";
                     };
@@ -2896,7 +2904,7 @@ export interface operations {
                      *       "message": "missing or invalid API key"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
                     };
@@ -2915,7 +2923,7 @@ export interface operations {
                      *       "message": "events before this position are past retention"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "events_expired";
                     };
@@ -2934,7 +2942,7 @@ export interface operations {
                      *       "message": "rate limit exceeded; retry in 12 s"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "rate_limit_exceeded";
                     };
@@ -2954,7 +2962,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "internal";
                     };
@@ -2974,7 +2982,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "service_unavailable";
                     };
@@ -3006,7 +3014,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
             /** @description Validation failed, malformed JSON, bad limit or cursor */
             400: {
@@ -3021,7 +3031,7 @@ export interface operations {
                      *       "message": "name must be a string of 1-120 characters"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "bad_request";
                     };
@@ -3040,7 +3050,7 @@ export interface operations {
                      *       "message": "missing or invalid API key"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
                     };
@@ -3059,7 +3069,7 @@ export interface operations {
                      *       "message": "group not found"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "not_found";
                     };
@@ -3078,7 +3088,7 @@ export interface operations {
                      *       "message": "events before this position are past retention"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "events_expired";
                     };
@@ -3097,7 +3107,7 @@ export interface operations {
                      *       "message": "rate limit exceeded; retry in 12 s"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "rate_limit_exceeded";
                     };
@@ -3117,7 +3127,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "internal";
                     };
@@ -3137,7 +3147,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "service_unavailable";
                     };
@@ -5893,7 +5903,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        /** @description may be omitted (or `{}`): no reason is recorded */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -8286,7 +8297,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        /** @description may be omitted; a userId, when given, must be the target of a direct invitation */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -9049,7 +9061,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        /** @description may be omitted: no actor is recorded */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -9321,7 +9334,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        /** @description may be omitted: no actor or reason is recorded */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -10476,10 +10490,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Night Watch",
-                 *       "priority": 3,
-                 *       "color": "color",
-                 *       "isDefault": true
+                 *       "color": "#3fa34d"
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateRoleDto"];
@@ -11172,7 +11183,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        /** @description may be omitted: the override then grants (allowed true) */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -15688,8 +15700,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Night Watch",
-                 *       "color": "color"
+                 *       "color": "#3fa34d"
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateFriendTagDto"];
@@ -18073,7 +18084,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
             /** @description Validation failed, malformed JSON, bad limit or cursor */
             400: {
@@ -18088,7 +18101,7 @@ export interface operations {
                      *       "message": "name must be a string of 1-120 characters"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "bad_request";
                     };
@@ -18107,7 +18120,7 @@ export interface operations {
                      *       "message": "missing or invalid admin token"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_admin_token";
                     };
@@ -18126,7 +18139,7 @@ export interface operations {
                      *       "message": "group not found"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "not_found";
                     };
@@ -18145,7 +18158,7 @@ export interface operations {
                      *       "message": "events before this position are past retention"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "events_expired";
                     };
@@ -18164,7 +18177,7 @@ export interface operations {
                      *       "message": "rate limit exceeded; retry in 12 s"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "rate_limit_exceeded";
                     };
@@ -18184,7 +18197,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "internal";
                     };
@@ -18204,7 +18217,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "service_unavailable";
                     };
@@ -18235,7 +18248,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
             /** @description Validation failed, malformed JSON, bad limit or cursor */
             400: {
@@ -18250,7 +18265,7 @@ export interface operations {
                      *       "message": "name must be a string of 1-120 characters"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "bad_request";
                     };
@@ -18269,7 +18284,7 @@ export interface operations {
                      *       "message": "missing or invalid admin token"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_admin_token";
                     };
@@ -18288,7 +18303,7 @@ export interface operations {
                      *       "message": "group not found"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "not_found";
                     };
@@ -18307,7 +18322,7 @@ export interface operations {
                      *       "message": "events before this position are past retention"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "events_expired";
                     };
@@ -18326,7 +18341,7 @@ export interface operations {
                      *       "message": "rate limit exceeded; retry in 12 s"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "rate_limit_exceeded";
                     };
@@ -18346,7 +18361,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "internal";
                     };
@@ -18366,7 +18381,7 @@ export interface operations {
                      *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
                      *     }
                      */
-                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"] & {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "service_unavailable";
                     };

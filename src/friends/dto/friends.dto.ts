@@ -107,7 +107,7 @@ export class CreateFriendTagDto {
   @Length(1, 64, { message: 'name must be a string of 1-64 characters' })
   name!: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: '#3fa34d' })
+  @ApiPropertyOptional({ type: String, nullable: true, pattern: COLOR.source, example: '#3fa34d' })
   @ValidateIf((o: CreateFriendTagDto) => o.color !== undefined && o.color !== null)
   @IsString({ message: COLOR_MESSAGE })
   @Matches(COLOR, { message: COLOR_MESSAGE })
@@ -121,7 +121,7 @@ export class UpdateFriendTagDto {
   @Length(1, 64, { message: 'name must be a string of 1-64 characters' })
   name?: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'null clears it' })
+  @ApiPropertyOptional({ type: String, nullable: true, pattern: COLOR.source, example: '#3fa34d', description: 'null clears it' })
   @ValidateIf((o: UpdateFriendTagDto) => o.color !== undefined && o.color !== null)
   @IsString({ message: COLOR_MESSAGE })
   @Matches(COLOR, { message: COLOR_MESSAGE })

@@ -38,7 +38,7 @@ export class UserIdBodyDto {
 }
 
 export class JoinGroupDto extends UserIdBodyDto {
-  @ApiPropertyOptional({ description: 'required when the group has a passcode' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'required when the group has a passcode' })
   @IsOptional()
   @IsString({ message: 'passcode must be a string' })
   passcode?: string | null;

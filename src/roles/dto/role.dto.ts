@@ -19,7 +19,7 @@ export class CreateRoleDto {
   @Max(INT32_MAX)
   priority!: number;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: '#3fa34d' })
+  @ApiPropertyOptional({ type: String, nullable: true, pattern: COLOR.source, example: '#3fa34d' })
   @ValidateIf((o: CreateRoleDto) => o.color !== undefined && o.color !== null)
   @Matches(COLOR, { message: COLOR_MESSAGE })
   color?: string | null;
@@ -44,7 +44,7 @@ export class UpdateRoleDto {
   @Max(INT32_MAX)
   priority?: number;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'null clears it' })
+  @ApiPropertyOptional({ type: String, nullable: true, pattern: COLOR.source, example: '#3fa34d', description: 'null clears it' })
   @ValidateIf((o: UpdateRoleDto) => o.color !== undefined && o.color !== null)
   @Matches(COLOR, { message: COLOR_MESSAGE })
   color?: string | null;

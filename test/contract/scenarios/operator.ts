@@ -1,0 +1,38 @@
+import type { World } from './world';
+
+/** Public routes, the admin surface and analytics: each route's success answer. */
+export async function operatorScenario({ admin, api, gameId }: World, groupId: string): Promise<void> {
+  await admin.expect('GET /', 200);
+  await admin.expect('GET /healthz', 200);
+  await api.expect('GET /v1/whoami', 200);
+  const g = { params: { gameId } };
+  await admin.expect('GET /v1/admin/games', 200, { query: { limit: 10 } });
+  await admin.expect('GET /v1/admin/games/{gameId}', 200, g);
+  await admin.expect('GET /v1/admin/games/{gameId}/api-keys', 200, g);
+  const spare = await admin.expect('POST /v1/admin/games/{gameId}/api-keys', 201, g);
+  await admin.expect('POST /v1/admin/games/{gameId}/api-keys/{keyId}/revoke', 200, { params: { gameId, keyId: spare.id } });
+  await admin.expect('GET /v1/admin/games/{gameId}/config', 200, g);
+  await admin.expect('PATCH /v1/admin/games/{gameId}/config', 200, { ...g, body: { networkId: 'net-1' } });
+  await admin.expect('PATCH /v1/admin/games/{gameId}/config', 400, { ...g, body: {} });
+  await admin.expect('GET /v1/admin/stats', 200);
+  await admin.expect('GET /v1/admin/audit', 200, { query: { limit: 5 } });
+  await admin.expect('GET /v1/admin/games/{gameId}/audit', 200, { ...g, query: { limit: 5, since: '2020-01-01T00:00:00.000Z' } });
+  await admin.expect('GET /v1/admin/games/{gameId}/groups', 200, { ...g, query: { sort: 'name', order: 'asc', q: 'Kni' } });
+  const one = { params: { gameId, groupId } };
+  await admin.expect('GET /v1/admin/games/{gameId}/groups/{groupId}', 200, one);
+  const members = await admin.expect('GET /v1/admin/games/{gameId}/groups/{groupId}/members', 200, { ...one, query: { status: 'all' } });
+  await admin.expect('GET /v1/admin/games/{gameId}/groups/{groupId}/audit', 200, { ...one, query: { limit: 5 } });
+  await admin.expect('GET /v1/admin/games/{gameId}/groups/{groupId}/roles', 200, one);
+  await admin.expect('GET /v1/admin/games/{gameId}/bans', 200, { ...g, query: { includeExpired: true } });
+  await admin.expect('GET /v1/admin/games/{gameId}/permissions', 200, g);
+  await admin.expect('GET /v1/admin/games/{gameId}/permissions/check', 200, { ...g, query: { userId: 'bob', groupId, permission: 'chat.send' } });
+  for (const name of ['group-churn', 'group-growth', 'member-activity', 'role-distribution', 'permission-usage']) {
+    await admin.expect(`GET /v1/admin/games/{gameId}/analytics/${name}`, 200, g);
+  }
+  await admin.expect('GET /v1/admin/games/{gameId}/analytics/group-growth', 400, { ...g, query: { from: '2026-01-02T00:00:00.000Z', to: '2026-01-01T00:00:00.000Z' } });
+
+  const svcUserId: string = members.items[0].svcUserId;
+  await admin.expect('GET /v1/users/{svcUserId}/games', 200, { params: { svcUserId } });
+  await admin.expect('PUT /v1/admin/games/{gameId}/users/{externalUserId}', 200, { params: { gameId, externalUserId: members.items[0].externalUserId }, body: { svcUserId } });
+  await admin.expect('PUT /v1/admin/games/{gameId}/users/{externalUserId}', 409, { params: { gameId, externalUserId: 'someone-else' }, body: { svcUserId } });
+}
