@@ -84,12 +84,12 @@ export class FeedRepository {
 
   /** Up to `limit` events of the scope after `after`, in feed order, below the horizon. */
   async page(scope: FeedScope, after: FeedPosition, limit: number): Promise<FeedEvent[]> {
-    return (await this.pageRows<Row>('p.body', scope, after, limit)).map(toEvent);
+    return (await this.pageRows<Row>(`p.body, ${POSITION('p')}, ${STORED_AT('p')}`, scope, after, limit)).map(toEvent);
   }
 
   /**
    * The same page with each body as the JSON text Postgres holds: the pull feed passes it through
-   * rather than parsing a thousand bodies only to serialise them again.
+   * rather than parsing a thousand bodies only to serialise them again, and reads nothing else.
    */
   pageText(scope: FeedScope, after: FeedPosition, limit: number): Promise<{ id: string; json: string }[]> {
     return this.pageRows('p.id, p.body::text AS json', scope, after, limit);
@@ -110,7 +110,7 @@ export class FeedRepository {
       // whose statistics lag behind (autovacuum off, or not yet run) the planner may sort every
       // event of the game instead of walking the index, and that must not also decode every body.
       // Ordered by the columns, not by the text the select list gives the same names.
-      `SELECT ${columns}, ${POSITION('p')}, ${STORED_AT('p')} FROM (
+      `SELECT ${columns} FROM (
          SELECT o.id, o.body, o.era, o.xid, o.seq, o.created_at FROM outbox_events o
          WHERE ${scopeCondition} AND (o.era, o.xid, o.seq) > ($6::int, $2::xid8, $3::bigint) AND ${VISIBLE('o')}
            AND o.created_at >= now() - make_interval(days => $5) ${typeCondition}
