@@ -3,6 +3,7 @@ import { createServer as createNetServer } from 'node:net';
 import { Client } from 'pg';
 import { createApp } from './app.factory';
 import { createDataSource, runMigrations } from './db/data-source';
+import { newEraMessage } from './db/feed-era';
 import { StartupError } from './common/startup-error';
 import { parseSettings, SettingsError, type Settings } from './config/settings';
 
@@ -11,10 +12,12 @@ import { parseSettings, SettingsError, type Settings } from './config/settings';
  * without the right to create tables) is one line, not the framework's report with its stack.
  */
 async function migrate(url: string): Promise<void> {
-  const ds = createDataSource({ url, poolMax: 2, applicationName: 'guildhall-migrate' });
+  // Before the app's logger exists: said on stderr, like the refusals below.
+  const onNewEra = (era: number) => process.stderr.write(`guildhall: ${newEraMessage(era)}\n`);
+  const ds = createDataSource({ url, poolMax: 2, applicationName: 'guildhall-migrate', onNewEra });
   try {
     await ds.initialize();
-    await runMigrations(ds);
+    await runMigrations(ds, onNewEra);
   } catch (err) {
     const e = err as Error & { code?: string; driverError?: { code?: string } };
     const code = e.code ?? e.driverError?.code;

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
-import { startNewEraIfRestored } from './feed-era';
+import { startNewEraIfRestored, type EraAnnouncer } from './feed-era';
 import { installTimestampParser } from './pg-timestamps';
 import { ServiceClient } from './prepared-client';
 
@@ -13,6 +13,8 @@ export interface DataSourceConfig {
   statementTimeoutMs?: number;
   /** idle_in_transaction_session_timeout of every pooled connection, ms (0 is none). */
   idleInTransactionTimeoutMs?: number;
+  /** Says that a connection found the database restored and started a new feed era (the app's log by default). */
+  onNewEra?: EraAnnouncer;
 }
 
 export { DB_CONNECT_TIMEOUT_MS } from './prepared-client';
@@ -32,6 +34,7 @@ export function createDataSource({
   applicationName = 'guildhall',
   statementTimeoutMs = 0,
   idleInTransactionTimeoutMs = 0,
+  onNewEra,
 }: DataSourceConfig): DataSource {
   installTimestampParser();
   return new DataSource({
@@ -53,7 +56,7 @@ export function createDataSource({
       idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
       // Before its first use: a connection to a database restored from another cluster starts the
       // feed's new era, so that even an instance left running across the restore writes none out of order.
-      onConnect: (client: ServiceClient) => startNewEraIfRestored(client),
+      onConnect: (client: ServiceClient) => startNewEraIfRestored(client, onNewEra),
       // Sent as session settings when each connection opens: no extra round trip per query.
       ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
       ...(idleInTransactionTimeoutMs > 0 ? { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs } : {}),
@@ -64,7 +67,7 @@ export function createDataSource({
 /** Two instances booting together must not both apply a migration: serialise on an advisory lock. */
 const MIGRATION_LOCK = 7_310_422_001;
 
-export async function runMigrations(ds: DataSource): Promise<void> {
+export async function runMigrations(ds: DataSource, onNewEra?: EraAnnouncer): Promise<void> {
   const runner = ds.createQueryRunner();
   try {
     await runner.connect();
@@ -72,7 +75,7 @@ export async function runMigrations(ds: DataSource): Promise<void> {
     try {
       await ds.runMigrations({ transaction: 'each' });
       // The connections opened before the schema existed could not check: this one can.
-      await startNewEraIfRestored(runner);
+      await startNewEraIfRestored(runner, onNewEra);
     } finally {
       await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }

@@ -7,6 +7,14 @@ interface Queryable {
 
 const logger = new Logger('FeedEra');
 
+/** What is said, once, when a restore is detected. */
+export const newEraMessage = (era: number): string =>
+  `this database holds events written in another cluster (it was restored from a backup): new events start feed era ${era}, after every restored one`;
+
+/** Where that is said: the app's log by default; the boot, which runs before the app's logger exists, passes its own. */
+export type EraAnnouncer = (era: number) => void;
+const toLog: EraAnnouncer = (era) => logger.warn(newEraMessage(era));
+
 /**
  * Whether the database holds an event of the current era written by a transaction its cluster has
  * not reached (an id at or above the next one it will assign): the rows were restored from another
@@ -42,7 +50,7 @@ const rowsOf = <R>(result: unknown): R[] => (Array.isArray(result) ? result : (r
  * waits for every transaction that touches the outbox: no row of the old era commits after it. The
  * row lock on feed_state, taken first, serialises connections that detect the restore together.
  */
-export async function startNewEraIfRestored(db: Queryable): Promise<number | null> {
+export async function startNewEraIfRestored(db: Queryable, announce: EraAnnouncer = toLog): Promise<number | null> {
   let state: { era: number; restored: boolean };
   try {
     [state] = rowsOf<{ era: number; restored: boolean }>(await db.query(RESTORED));
@@ -61,11 +69,7 @@ export async function startNewEraIfRestored(db: Queryable): Promise<number | nul
       const era = again.era + 1;
       await db.query(`ALTER TABLE outbox_events ALTER COLUMN era SET DEFAULT ${era}`);
       await db.query('UPDATE feed_state SET era = $1', [era]);
-      logger.warn(
-        { era },
-        'this database holds events from another cluster (restored from a backup): new events start feed era ' +
-          `${era}, after every restored one`,
-      );
+      announce(era);
     }
     await db.query('COMMIT');
     return again.restored ? again.era + 1 : again.era;

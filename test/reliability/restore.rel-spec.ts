@@ -159,6 +159,7 @@ async function dumpAndRestore(target: Build): Promise<void> {
   await restored.sql('postgres', `CREATE DATABASE ${DB}`);
   await run('pg15', 'pg_restore', ['--no-owner', '-d', restored.url(DB), dump]);
   const after = await instanceOn(restored);
+  expect(after.logs()).toContain('new events start feed era 2');
   for (const u of ['n1', 'n2', 'n3']) await joinGroup(after.base, w, u);
 
   const all = await feed(after.base, w);
@@ -228,6 +229,9 @@ describe('backup and restore: the event feed', () => {
 
     // The stream that handed out events the database no longer holds is ended, not left silent.
     await withTimeout(live.ended, 30_000, () => 'the stream past the target was not ended');
+    expect(service.logs()).toContain('no longer holds the last event sent');
+    // Recovered from its own base backup, the cluster counts on from it: no new era.
+    expect(service.logs()).not.toContain('new events start feed era');
 
     for (const u of ['n1', 'n2', 'n3']) await joinGroup(service.base, w, u);
     const all = await feed(service.base, w);
