@@ -37,10 +37,11 @@ export interface UserGameRow {
 }
 
 /** A groups row as the admin views read it (WireAdminGroup): no passcode, only live groups. */
-export type AdminGroupRow = Omit<GroupRow, 'passcodeHash' | 'softDeletedAt'>;
+export type AdminGroupRow = Omit<GroupRow, 'passcodeHash' | 'softDeletedAt' | 'ownerSvcUserId'>;
 
 export const ADMIN_GROUP_COLUMNS = `g.id, g.game_id AS "gameId", g.kind, g.name, g.visibility, g.metadata,
-  g.default_role_id AS "defaultRoleId", g.parent_group_id AS "parentGroupId", ${memberCountSql('g')} AS "memberCount",
+  g.default_role_id AS "defaultRoleId", g.parent_group_id AS "parentGroupId", g.tags, g.max_members AS "maxMembers",
+  g.owner_external_id AS "ownerUserId", ${memberCountSql('g')} AS "memberCount",
   g.created_at AS "createdAt", g.updated_at AS "updatedAt"`;
 
 export interface AdminMemberRoleRow {

@@ -9,6 +9,12 @@ export interface GroupRow {
   defaultRoleId: string | null;
   passcodeHash: string | null;
   parentGroupId: string | null;
+  /** EXTENSIONS X5: what players search by, and the cap on active members (null: none). */
+  tags: string[];
+  maxMembers: number | null;
+  /** EXTENSIONS X6: the owner's external id (what answers show) and internal id (what the rules compare). */
+  ownerUserId: string | null;
+  ownerSvcUserId: string | null;
   memberCount: number;
   createdAt: Date;
   updatedAt: Date;
@@ -27,5 +33,11 @@ export const memberCountSql = (g: string) =>
 
 export const GROUP_COLUMNS = `g.id, g.game_id AS "gameId", g.kind, g.name, g.visibility, g.metadata,
   g.default_role_id AS "defaultRoleId", g.passcode_hash AS "passcodeHash", g.parent_group_id AS "parentGroupId",
+  g.tags, g.max_members AS "maxMembers", g.owner_external_id AS "ownerUserId", g.owner_user_id AS "ownerSvcUserId",
   ${memberCountSql('g')} AS "memberCount", g.created_at AS "createdAt", g.updated_at AS "updatedAt",
   g.soft_deleted_at AS "softDeletedAt"`;
+
+/** EXTENSIONS X5: a tag is 1-32 of a-z, 0-9, ':', '_' and '-'; a group has at most 10, distinct. */
+export const TAG_PATTERN = /^[a-z0-9:_-]{1,32}$/;
+export const MAX_TAGS = 10;
+export const MAX_MEMBERS_CAP = 100_000;

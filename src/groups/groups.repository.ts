@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { banScopeSql, type BanScope } from '../bans/ban-checker';
 import { isUuid } from '../common/ids';
 import { beforeNextStatement, sqlRows } from '../db/sql';
-import { externalKey } from '../identity/identity.repository';
+import { externalKey, internalIdSql } from '../identity/identity.repository';
 import { GROUP_COLUMNS, type GroupRow, type Visibility } from './group-row';
 
 export interface NewGroup {
@@ -15,6 +15,8 @@ export interface NewGroup {
   metadata: Record<string, unknown>;
   defaultRoleId: string | null;
   passcodeHash: string | null;
+  tags: string[];
+  maxMembers: number | null;
 }
 
 export interface GroupChanges {
@@ -23,6 +25,8 @@ export interface GroupChanges {
   metadata?: Record<string, unknown>;
   defaultRoleId?: string | null;
   passcodeHash?: string | null;
+  tags?: string[];
+  maxMembers?: number | null;
 }
 
 export interface GroupListFilter {
@@ -51,6 +55,8 @@ const COLUMN: Record<keyof GroupChanges, string> = {
   metadata: 'metadata',
   defaultRoleId: 'default_role_id',
   passcodeHash: 'passcode_hash',
+  tags: 'tags',
+  maxMembers: 'max_members',
 };
 
 /**
@@ -74,7 +80,8 @@ const identityJoin = (gameRef: string, externalRef: string) =>
 @Injectable()
 export class GroupsRepository {
   /**
-   * Inserts a group. With `creator`, the same statement reads the group as `lookup` (findWithUser's
+   * Inserts a group. With `creator`, the creator is its owner (by internal id when the game knows
+   * them already; see setOwner), and the same statement reads the group as `lookup` (findWithUser's
    * shape, no ban read) with the creator's internal id, and makes `with`'s write: the creator's
    * membership, a round trip less (or two, for a creator the game knows).
    */
@@ -83,12 +90,13 @@ export class GroupsRepository {
     g: NewGroup,
     creator?: { externalUserId: string; with: Alongside },
   ): Promise<GroupRow & { svcUserId?: string | null; alongside?: Record<string, unknown> | null }> {
-    const params: unknown[] = [g.id, g.gameId, g.kind, g.name, g.visibility, JSON.stringify(g.metadata), g.defaultRoleId, g.passcodeHash];
+    const params: unknown[] = [g.id, g.gameId, g.kind, g.name, g.visibility, JSON.stringify(g.metadata), g.defaultRoleId, g.passcodeHash, g.tags, g.maxMembers];
     const param = (value: unknown) => `$${params.push(value)}`;
-    const insert = `INSERT INTO groups AS g (id, game_id, kind, name, visibility, metadata, default_role_id, passcode_hash)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${GROUP_COLUMNS}`;
+    const ext = creator ? param(creator.externalUserId) : 'NULL';
+    const owner = creator ? internalIdSql('$2', ext) : 'NULL';
+    const insert = `INSERT INTO groups AS g (id, game_id, kind, name, visibility, metadata, default_role_id, passcode_hash, tags, max_members, owner_external_id, owner_user_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${ext}, ${owner}) RETURNING ${GROUP_COLUMNS}`;
     if (!creator) return (await sqlRows<GroupRow>(m, insert, params))[0];
-    const ext = param(creator.externalUserId);
     const [row] = await sqlRows<GroupRow & { svcUserId: string | null; alongside: Record<string, unknown> | null }>(
       m,
       `WITH created AS (${insert}), lookup AS (
@@ -154,6 +162,16 @@ export class GroupsRepository {
       params,
     );
     return row ?? null;
+  }
+
+  /** Makes a user the group's owner (EXTENSIONS X6), or leaves it without one. */
+  async setOwner(m: EntityManager, id: string, owner: { svcUserId: string; externalUserId: string } | null): Promise<GroupRow> {
+    const [row] = await sqlRows<GroupRow>(
+      m,
+      `UPDATE groups g SET owner_user_id = $2, owner_external_id = $3, updated_at = now() WHERE g.id = $1 RETURNING ${GROUP_COLUMNS}`,
+      [id, owner?.svcUserId ?? null, owner?.externalUserId ?? null],
+    );
+    return row;
   }
 
   async hasActiveMember(m: EntityManager, groupId: string, svcUserId: string): Promise<boolean> {

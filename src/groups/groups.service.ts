@@ -30,6 +30,8 @@ export const MAX_PARENT_DEPTH = 100;
 
 type Diff = { before: Record<string, unknown>; after: Record<string, unknown> };
 
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
+
 /** Groups (SPEC §4 Groups): create, read, list, update, soft/hard delete, restore, hierarchy. */
 @Injectable()
 export class GroupsService {
@@ -61,6 +63,8 @@ export class GroupsService {
           metadata: dto.metadata ?? {},
           defaultRoleId: dto.defaultRoleId ?? null,
           passcodeHash,
+          tags: dto.tags ?? [],
+          maxMembers: dto.maxMembers ?? null,
         },
         creator === null ? undefined : { externalUserId: creator, with: creatorActivationAlongside(creator) },
       );
@@ -81,9 +85,11 @@ export class GroupsService {
         this.emitGroup(tx, 'group.created', inserted);
         return inserted;
       }
-      await this.membership.activateAlongside(tx, inserted, creator, { via: 'creator' }, { svcUserId, alongside });
+      const { row } = await this.membership.activateAlongside(tx, inserted, creator, { via: 'creator' }, { svcUserId, alongside });
+      // A creator the game meets only now got their internal id with the membership: they own the group by it.
+      const owned = inserted.ownerSvcUserId ? inserted : await this.groups.setOwner(tx.manager, inserted.id, { svcUserId: row.svcUserId, externalUserId: creator });
       // The creator is the new group's first active member (the trigger has counted them).
-      const withCreator = { ...inserted, memberCount: inserted.memberCount + 1 };
+      const withCreator = { ...owned, memberCount: inserted.memberCount + 1 };
       this.emitGroup(tx, 'group.created', withCreator);
       return withCreator;
     });
@@ -110,7 +116,7 @@ export class GroupsService {
   async update(game: GameContext, id: string, dto: UpdateGroupDto): Promise<GroupDto> {
     const supplied = (Object.keys(dto) as (keyof UpdateGroupDto)[]).filter((k) => dto[k] !== undefined);
     if (!supplied.length) {
-      throw ApiError.badRequest('body must hold at least one of name, visibility, metadata, defaultRoleId, passcode');
+      throw ApiError.badRequest('body must hold at least one of name, visibility, metadata, defaultRoleId, passcode, tags, maxMembers');
     }
     const newHash = typeof dto.passcode === 'string' ? await hashPasscode(dto.passcode) : undefined;
     const group = await this.uow.run(async (tx) => {
@@ -130,6 +136,10 @@ export class GroupsService {
       if (dto.metadata !== undefined) change('metadata', dto.metadata, current.metadata, dto.metadata);
       if (dto.defaultRoleId !== undefined && dto.defaultRoleId !== current.defaultRoleId) {
         change('defaultRoleId', dto.defaultRoleId, current.defaultRoleId, dto.defaultRoleId);
+      }
+      if (dto.tags !== undefined && !sameList(dto.tags, current.tags)) change('tags', dto.tags, current.tags, dto.tags);
+      if (dto.maxMembers !== undefined && dto.maxMembers !== current.maxMembers) {
+        change('maxMembers', dto.maxMembers, current.maxMembers, dto.maxMembers);
       }
       const hadPasscode = current.passcodeHash !== null;
       if (newHash !== undefined) change('passcodeHash', newHash, hadPasscode, true, 'hasPasscode');

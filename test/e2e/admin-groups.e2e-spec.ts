@@ -122,6 +122,9 @@ describe('admin groups and members', () => {
         metadata: {},
         defaultRoleId: 'r-1',
         parentGroupId: party.id,
+        tags: [],
+        maxMembers: null,
+        ownerUserId: null,
         memberCount: 1,
         createdAt: '2024-01-04T00:00:00.000Z',
         updatedAt: expect.stringMatching(ISO_MS),
@@ -263,7 +266,8 @@ describe('admin groups and members', () => {
 
   describe('GET /v1/admin/games/:gameId/groups/:groupId', () => {
     it('returns the live group as WireAdminGroup', async () => {
-      const g = await createGroup({ kind: 'clan', metadata: { a: 1 }, creatorUserId: uid() });
+      const creator = uid();
+      const g = await createGroup({ kind: 'clan', metadata: { a: 1 }, creatorUserId: creator, tags: ['lang:en'], maxMembers: 40 });
       const r = await admin(`${A()}/groups/${g.id}`);
       expect(r.status).toBe(200);
       expect(r.body).toEqual({
@@ -275,6 +279,9 @@ describe('admin groups and members', () => {
         metadata: { a: 1 },
         defaultRoleId: null,
         parentGroupId: null,
+        tags: ['lang:en'],
+        maxMembers: 40,
+        ownerUserId: creator,
         memberCount: 1,
         createdAt: expect.stringMatching(ISO_MS),
         updatedAt: expect.stringMatching(ISO_MS),

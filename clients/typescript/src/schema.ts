@@ -1673,7 +1673,22 @@ export interface components {
             defaultRoleId?: string | null;
             /** @description gates public join; stored hashed, never returned */
             passcode?: string | null;
-            /** @description external user id; becomes an active member in the same transaction */
+            /**
+             * @description what players find the group by (GET /v1/groups/search): at most 10 distinct tags of 1-32 characters of a-z, 0-9, ":", "_" and "-"
+             * @default []
+             * @example [
+             *       "lang:en",
+             *       "region:eu",
+             *       "casual"
+             *     ]
+             */
+            tags?: string[];
+            /**
+             * @description the most active members the group admits (1-100000); null for no cap. An admission past it is 409 group_full; lowering it removes nobody
+             * @default null
+             */
+            maxMembers?: number | null;
+            /** @description external user id; becomes an active member in the same transaction, and the group's owner */
             creatorUserId?: string | null;
         };
         GroupDto: {
@@ -1689,6 +1704,18 @@ export interface components {
             defaultRoleId: string | null;
             /** @description the parent group, or null for a top-level group */
             parentGroupId: string | null;
+            /**
+             * @description what players find the group by
+             * @example [
+             *       "lang:en",
+             *       "casual"
+             *     ]
+             */
+            tags: string[];
+            /** @description the most active members the group admits; null for no cap */
+            maxMembers: number | null;
+            /** @description external id of the owner, an active member: the creator, or whom POST /v1/groups/{id}/owner named; null when the group has none */
+            ownerUserId: string | null;
             /** @description active members, at request time */
             memberCount: number;
             hasPasscode: boolean;
@@ -1710,6 +1737,17 @@ export interface components {
             defaultRoleId?: string | null;
             /** @description a string sets it, null clears it */
             passcode?: string | null;
+            /**
+             * @description what players find the group by (GET /v1/groups/search): at most 10 distinct tags of 1-32 characters of a-z, 0-9, ":", "_" and "-"; replaces the tags wholesale
+             * @example [
+             *       "lang:en",
+             *       "region:eu",
+             *       "casual"
+             *     ]
+             */
+            tags?: string[];
+            /** @description the most active members the group admits (1-100000); null for no cap. An admission past it is 409 group_full; lowering it removes nobody */
+            maxMembers?: number | null;
         };
         SetParentDto: {
             /** @description the new parent group, or null to make the group a root */
@@ -2329,6 +2367,12 @@ export interface components {
             };
             defaultRoleId: string | null;
             parentGroupId: string | null;
+            /** @description what players find the group by */
+            tags: string[];
+            /** @description the most active members the group admits; null for no cap */
+            maxMembers: number | null;
+            /** @description external id of the owner; null when the group has none */
+            ownerUserId: string | null;
             /** @description active members, at request time */
             memberCount: number;
             /** Format: date-time */
@@ -4121,6 +4165,12 @@ export interface operations {
                      *           },
                      *           "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *           "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "tags": [
+                     *             "lang:en",
+                     *             "casual"
+                     *           ],
+                     *           "maxMembers": 3,
+                     *           "ownerUserId": "player-2077",
                      *           "memberCount": 3,
                      *           "hasPasscode": true,
                      *           "createdAt": "2026-03-14T09:26:53.000Z",
@@ -4248,7 +4298,12 @@ export interface operations {
                 /**
                  * @example {
                  *       "kind": "guild",
-                 *       "name": "Knights of Dawn"
+                 *       "name": "Knights of Dawn",
+                 *       "tags": [
+                 *         "lang:en",
+                 *         "region:eu",
+                 *         "casual"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["CreateGroupDto"];
@@ -4272,6 +4327,12 @@ export interface operations {
                      *       },
                      *       "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *       "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "tags": [
+                     *         "lang:en",
+                     *         "casual"
+                     *       ],
+                     *       "maxMembers": 3,
+                     *       "ownerUserId": "player-2077",
                      *       "memberCount": 3,
                      *       "hasPasscode": true,
                      *       "createdAt": "2026-03-14T09:26:53.000Z",
@@ -4450,6 +4511,12 @@ export interface operations {
                      *       },
                      *       "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *       "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "tags": [
+                     *         "lang:en",
+                     *         "casual"
+                     *       ],
+                     *       "maxMembers": 3,
+                     *       "ownerUserId": "player-2077",
                      *       "memberCount": 3,
                      *       "hasPasscode": true,
                      *       "createdAt": "2026-03-14T09:26:53.000Z",
@@ -4591,6 +4658,12 @@ export interface operations {
                      *       },
                      *       "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *       "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "tags": [
+                     *         "lang:en",
+                     *         "casual"
+                     *       ],
+                     *       "maxMembers": 3,
+                     *       "ownerUserId": "player-2077",
                      *       "memberCount": 3,
                      *       "hasPasscode": true,
                      *       "createdAt": "2026-03-14T09:26:53.000Z",
@@ -4720,13 +4793,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Night Watch",
-                 *       "visibility": "public",
-                 *       "metadata": {
-                 *         "region": "eu-west"
-                 *       },
-                 *       "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
-                 *       "passcode": "open-sesame"
+                 *       "tags": [
+                 *         "lang:en",
+                 *         "region:eu",
+                 *         "casual"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateGroupDto"];
@@ -4750,6 +4821,12 @@ export interface operations {
                      *       },
                      *       "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *       "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "tags": [
+                     *         "lang:en",
+                     *         "casual"
+                     *       ],
+                     *       "maxMembers": 3,
+                     *       "ownerUserId": "player-2077",
                      *       "memberCount": 3,
                      *       "hasPasscode": true,
                      *       "createdAt": "2026-03-14T09:26:53.000Z",
@@ -4944,6 +5021,12 @@ export interface operations {
                      *       },
                      *       "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *       "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "tags": [
+                     *         "lang:en",
+                     *         "casual"
+                     *       ],
+                     *       "maxMembers": 3,
+                     *       "ownerUserId": "player-2077",
                      *       "memberCount": 3,
                      *       "hasPasscode": true,
                      *       "createdAt": "2026-03-14T09:26:53.000Z",
@@ -5109,6 +5192,12 @@ export interface operations {
                      *       },
                      *       "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *       "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "tags": [
+                     *         "lang:en",
+                     *         "casual"
+                     *       ],
+                     *       "maxMembers": 3,
+                     *       "ownerUserId": "player-2077",
                      *       "memberCount": 3,
                      *       "hasPasscode": true,
                      *       "createdAt": "2026-03-14T09:26:53.000Z",
@@ -5315,6 +5404,12 @@ export interface operations {
                      *           },
                      *           "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *           "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "tags": [
+                     *             "lang:en",
+                     *             "casual"
+                     *           ],
+                     *           "maxMembers": 3,
+                     *           "ownerUserId": "player-2077",
                      *           "memberCount": 3,
                      *           "hasPasscode": true,
                      *           "createdAt": "2026-03-14T09:26:53.000Z",
@@ -16859,6 +16954,11 @@ export interface operations {
                      *           },
                      *           "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *           "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "tags": [
+                     *             "tag"
+                     *           ],
+                     *           "maxMembers": 3,
+                     *           "ownerUserId": "player-2077",
                      *           "memberCount": 3,
                      *           "createdAt": "2026-03-14T09:26:53.000Z",
                      *           "updatedAt": "2026-03-14T09:26:53.000Z"
@@ -17018,6 +17118,11 @@ export interface operations {
                      *       },
                      *       "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *       "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "tags": [
+                     *         "tag"
+                     *       ],
+                     *       "maxMembers": 3,
+                     *       "ownerUserId": "player-2077",
                      *       "memberCount": 3,
                      *       "createdAt": "2026-03-14T09:26:53.000Z",
                      *       "updatedAt": "2026-03-14T09:26:53.000Z"

@@ -64,6 +64,9 @@ export class AdminGroupDto {
   @ApiProperty({ type: 'object', additionalProperties: true }) metadata!: Record<string, unknown>;
   @ApiProperty({ type: String, nullable: true }) defaultRoleId!: string | null;
   @ApiProperty({ type: String, nullable: true }) parentGroupId!: string | null;
+  @ApiProperty({ type: [String], description: 'what players find the group by' }) tags!: string[];
+  @ApiProperty({ type: Number, nullable: true, description: 'the most active members the group admits; null for no cap' }) maxMembers!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'external id of the owner; null when the group has none' }) ownerUserId!: string | null;
   @ApiProperty({ description: 'active members, at request time' }) memberCount!: number;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
