@@ -24,6 +24,7 @@ const DEFAULTS: GameConfig = {
     visibility: { allowed: ['private', 'friends-only'], default: 'private' },
   },
   blocks: { enabled: true },
+  groups: { exclusiveKinds: [] },
 };
 
 describe('resolveConfig', () => {

@@ -24,6 +24,8 @@ export interface GameConfig {
     visibility: { allowed: ListVisibility[]; default: ListVisibility };
   };
   blocks: { enabled: boolean };
+  /** EXTENSIONS X5: the kinds of group a player may be an active member of only once. */
+  groups: { exclusiveKinds: string[] };
 }
 
 /** A stored (partial) config: only the keys an operator set. */
@@ -75,7 +77,20 @@ const subsetOf = <T extends string>(values: readonly T[], def: T[]): Leaf => ({
       : `must be a non-empty array of distinct values from ${values.join(', ')}`,
 });
 
-/** Every key, its default and its rule (SPEC §2 table, ranges of §8). */
+/** Distinct strings of 1 to `maxLength` characters, at most `maxItems` of them. */
+const stringList = (maxItems: number, maxLength: number): Leaf => ({
+  leaf: true,
+  default: [],
+  check: (v) =>
+    Array.isArray(v) &&
+    v.length <= maxItems &&
+    v.every((x) => typeof x === 'string' && x.length >= 1 && x.length <= maxLength) &&
+    new Set(v).size === v.length
+      ? null
+      : `must be an array of at most ${maxItems} distinct strings of 1-${maxLength} characters`,
+});
+
+/** Every key, its default and its rule (SPEC §2 table, ranges of §8; EXTENSIONS X5 for groups). */
 const SCHEMA: Branch = {
   friends: {
     enabled: bool(true),
@@ -91,6 +106,8 @@ const SCHEMA: Branch = {
     },
   },
   blocks: { enabled: bool(true) },
+  // A group's kind is 1-64 characters.
+  groups: { exclusiveKinds: stringList(20, 64) },
 };
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>

@@ -4,6 +4,7 @@ import { ApiError } from '../common/errors/api-error';
 import type { BanScope } from '../bans/ban-checker';
 import { isUuid } from '../common/ids';
 import { IdentityService } from '../identity/identity.service';
+import type { Refusal } from './admission';
 import type { GroupRow } from './group-row';
 import { GroupsRepository, type Alongside } from './groups.repository';
 
@@ -29,18 +30,19 @@ export class GroupLookup {
    * the game) and with `banScope` the ban in force on them: a write's first statement. `with`, the
    * member write (or read) made in that statement too (GroupsRepository.findWithUser), answers as
    * `alongside`; whatever the caller then throws rolls it back with the rest of the transaction.
+   * With `admission`, `refusal` says why the user may not be admitted (EXTENSIONS X5).
    */
   async liveWithUser(
     m: EntityManager,
     gameId: string,
     groupId: string,
     externalUserId: string,
-    { lock, banScope = false, with: alongside }: { lock: boolean; banScope?: boolean; with?: Alongside },
-  ): Promise<{ group: GroupRow; svcUserId: string | null; banScope: BanScope | null; alongside: Record<string, unknown> | null }> {
-    const row = isUuid(groupId) ? await this.groups.findWithUser(m, gameId, groupId, externalUserId, { lock, banScope, with: alongside }) : null;
+    { lock, banScope = false, admission = false, with: alongside }: { lock: boolean; banScope?: boolean; admission?: boolean; with?: Alongside },
+  ): Promise<{ group: GroupRow; svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside: Record<string, unknown> | null }> {
+    const row = isUuid(groupId) ? await this.groups.findWithUser(m, gameId, groupId, externalUserId, { lock, banScope, admission, with: alongside }) : null;
     if (!row || row.softDeletedAt) throw ApiError.notFound('group');
-    const { svcUserId, banScope: ban, alongside: member, ...group } = row;
-    return { group, svcUserId, banScope: ban, alongside: member ?? null };
+    const { svcUserId, banScope: ban, refusal, alongside: member, ...group } = row;
+    return { group, svcUserId, banScope: ban, refusal, alongside: member ?? null };
   }
 
   /**

@@ -4,6 +4,7 @@ import { banScopeSql, type BanScope } from '../bans/ban-checker';
 import { isUuid } from '../common/ids';
 import { beforeNextStatement, sqlRows } from '../db/sql';
 import { externalKey, internalIdSql } from '../identity/identity.repository';
+import { admissionSql, type Refusal } from './admission';
 import { GROUP_COLUMNS, type GroupRow, type Visibility } from './group-row';
 
 export interface NewGroup {
@@ -89,7 +90,7 @@ export class GroupsRepository {
     m: EntityManager,
     g: NewGroup,
     creator?: { externalUserId: string; with: Alongside },
-  ): Promise<GroupRow & { svcUserId?: string | null; alongside?: Record<string, unknown> | null }> {
+  ): Promise<GroupRow & { svcUserId?: string | null; refusal?: Refusal | null; alongside?: Record<string, unknown> | null }> {
     const params: unknown[] = [g.id, g.gameId, g.kind, g.name, g.visibility, JSON.stringify(g.metadata), g.defaultRoleId, g.passcodeHash, g.tags, g.maxMembers];
     const param = (value: unknown) => `$${params.push(value)}`;
     const ext = creator ? param(creator.externalUserId) : 'NULL';
@@ -97,10 +98,11 @@ export class GroupsRepository {
     const insert = `INSERT INTO groups AS g (id, game_id, kind, name, visibility, metadata, default_role_id, passcode_hash, tags, max_members, owner_external_id, owner_user_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${ext}, ${owner}) RETURNING ${GROUP_COLUMNS}`;
     if (!creator) return (await sqlRows<GroupRow>(m, insert, params))[0];
-    const [row] = await sqlRows<GroupRow & { svcUserId: string | null; alongside: Record<string, unknown> | null }>(
+    const admission = admissionSql({ id: 'c.id', gameId: 'c."gameId"', maxMembers: 'c."maxMembers"', kind: 'c.kind' }, 'u.user_id');
+    const [row] = await sqlRows<GroupRow & { svcUserId: string | null; refusal: Refusal | null; alongside: Record<string, unknown> | null }>(
       m,
       `WITH created AS (${insert}), lookup AS (
-         SELECT c.*, u.user_id AS "svcUserId", NULL AS "banScope" FROM created c
+         SELECT c.*, u.user_id AS "svcUserId", NULL AS "banScope", ${admission} AS refusal FROM created c
          ${identityJoin('c."gameId"', ext)}
        ), ${creator.with(param)}
        SELECT l.*, to_jsonb(w) AS alongside FROM lookup l LEFT JOIN alongside w ON true`,
@@ -138,22 +140,26 @@ export class GroupsRepository {
    * `with` is the member write (or read) that follows the lookup, made in the same statement: a
    * round trip less. Its snapshot is the lookup's, taken once the lock is held, as a statement
    * after the lookup would take it. Its `alongside` row comes back as `alongside` (null when none).
+   * With `admission`, the lookup also answers `refusal`, why the user may not be admitted (see
+   * admissionSql), which an activation made alongside respects.
    */
   async findWithUser(
     m: EntityManager,
     gameId: string,
     id: string,
     externalUserId: string,
-    { lock, banScope, with: alongside }: { lock: boolean; banScope: boolean; with?: Alongside },
-  ): Promise<(GroupRow & { svcUserId: string | null; banScope: BanScope | null; alongside?: Record<string, unknown> | null }) | null> {
+    { lock, banScope, admission = false, with: alongside }: { lock: boolean; banScope: boolean; admission?: boolean; with?: Alongside },
+  ): Promise<(GroupRow & { svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside?: Record<string, unknown> | null }) | null> {
     if (lock) await beforeNextStatement(m, lockGroup(id, 'members'));
-    const lookup = `SELECT ${GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope"
+    const refusal = admission ? admissionSql({ id: 'g.id', gameId: 'g.game_id', maxMembers: 'g.max_members', kind: 'g.kind' }, 'u.user_id') : 'NULL';
+    const lookup = `SELECT ${GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope",
+         ${refusal} AS refusal
        FROM groups g
        ${identityJoin('g.game_id', '$3')}
        WHERE g.id = $1 AND g.game_id = $2`;
     const params: unknown[] = [id, gameId, externalUserId];
     const param = (value: unknown) => `$${params.push(value)}`;
-    const [row] = await sqlRows<GroupRow & { svcUserId: string | null; banScope: BanScope | null; alongside?: Record<string, unknown> | null }>(
+    const [row] = await sqlRows<GroupRow & { svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside?: Record<string, unknown> | null }>(
       m,
       alongside
         ? `WITH lookup AS (${lookup}), ${alongside(param)}

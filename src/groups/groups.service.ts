@@ -52,7 +52,7 @@ export class GroupsService {
     const creator = typeof dto.creatorUserId === 'string' ? dto.creatorUserId : null;
     const group = await this.uow.run(async (tx) => {
       // A creator the game knows becomes a member in the insert's statement.
-      const { svcUserId = null, alongside = null, ...inserted } = await this.groups.insert(
+      const { svcUserId = null, refusal = null, alongside = null, ...inserted } = await this.groups.insert(
         tx.manager,
         {
           id: uuidv7(),
@@ -85,7 +85,7 @@ export class GroupsService {
         this.emitGroup(tx, 'group.created', inserted);
         return inserted;
       }
-      const { row } = await this.membership.activateAlongside(tx, inserted, creator, { via: 'creator' }, { svcUserId, alongside });
+      const { row } = await this.membership.activateAlongside(tx, inserted, creator, { via: 'creator' }, { svcUserId, refusal, alongside });
       // A creator the game meets only now got their internal id with the membership: they own the group by it.
       const owned = inserted.ownerSvcUserId ? inserted : await this.groups.setOwner(tx.manager, inserted.id, { svcUserId: row.svcUserId, externalUserId: creator });
       // The creator is the new group's first active member (the trigger has counted them).

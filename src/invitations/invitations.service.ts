@@ -141,6 +141,7 @@ export class InvitationsService {
       const locked = await this.lookup.liveWithUser(tx.manager, game.gameId, inv.groupId, userId, {
         lock: true,
         banScope: true,
+        admission: true,
         with: alongsideOf(redeemAlongside(inv.id), invitedActivationAlongside(userId)),
       });
       if (locked.banScope) throw bannedError(locked.banScope);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import { preparedRows, sqlRows } from '../db/sql';
+import { admissionSql, type Refusal } from '../groups/admission';
 import type { Alongside } from '../groups/groups.repository';
 import { MEMBER_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
 
@@ -67,7 +68,7 @@ function activation(p: (value: unknown) => string, externalUserId: string, allow
   return `alongside AS (
        INSERT INTO members AS m (id, group_id, user_id, external_user_id, status)
        SELECT ${p(uuidv7())}, l.id, l."svcUserId", ${p(externalUserId)}, 'active' FROM lookup l
-       WHERE l."svcUserId" IS NOT NULL AND l."softDeletedAt" IS NULL AND l."banScope" IS NULL AND ${allowed}
+       WHERE l."svcUserId" IS NOT NULL AND l."softDeletedAt" IS NULL AND l."banScope" IS NULL AND l.refusal IS NULL AND ${allowed}
        ${ACTIVATE_CONFLICT}
        RETURNING ${ACTIVATED_COLUMNS}${returning})`;
 }
@@ -118,28 +119,34 @@ export function alongsideMember<R extends MemberRow>(json: Record<string, unknow
 @Injectable()
 export class MembersRepository {
   /**
-   * Makes the user an active member: a new row, or the reused row of a member who left or was
-   * kicked, or whose group ban has lapsed (joinedAt kept, leftAt cleared). Returns null when the
-   * row is active (or banned for good): the caller decides what that means. A concurrent activation of the
-   * same user waits on the unique (group_id, user_id) index and then finds the row active.
-   * `joinRequestPending`: the user has a pending join request for the group (EXTENSIONS X3), which
-   * the caller closes; read here so that a join without one costs no further statement.
+   * Makes the user an active member, unless the group's cap or the game's exclusive kinds refuse
+   * them (`refusal`, see admissionSql; nothing is written then): a new row, or the reused row of a
+   * member who left or was kicked, or whose group ban has lapsed (joinedAt kept, leftAt cleared).
+   * `row` is null when the row is active (or banned for good): the caller decides what that means.
+   * A concurrent activation of the same user waits on the unique (group_id, user_id) index and
+   * then finds the row active. `joinRequestPending`: the user has a pending join request for the
+   * group (EXTENSIONS X3), which the caller closes; read here so that a join without one costs no
+   * further statement.
    */
   async activate(
     m: EntityManager,
-    groupId: string,
+    group: { id: string; gameId: string; maxMembers: number | null; kind: string },
     svcUserId: string,
     externalUserId: string,
-  ): Promise<ActivatedRow | null> {
-    const [row] = await sqlRows<ActivatedRow>(
+  ): Promise<{ row: ActivatedRow | null; refusal: Refusal | null }> {
+    const admission = admissionSql({ id: '$2::uuid', gameId: '$5::uuid', maxMembers: '$6::integer', kind: '$7::text' }, '$3::uuid');
+    const [result] = await sqlRows<Partial<ActivatedRow> & { refusal: Refusal | null }>(
       m,
-      `INSERT INTO members AS m (id, group_id, user_id, external_user_id, status)
-       VALUES ($1, $2, $3, $4, 'active')
-       ${ACTIVATE_CONFLICT}
-       RETURNING ${ACTIVATED_COLUMNS}`,
-      [uuidv7(), groupId, svcUserId, externalUserId],
+      `WITH admission AS (SELECT ${admission} AS refusal), activated AS (
+         INSERT INTO members AS m (id, group_id, user_id, external_user_id, status)
+         SELECT $1, $2, $3, $4, 'active' FROM admission WHERE refusal IS NULL
+         ${ACTIVATE_CONFLICT}
+         RETURNING ${ACTIVATED_COLUMNS})
+       SELECT a.refusal, x.* FROM admission a LEFT JOIN activated x ON true`,
+      [uuidv7(), group.id, svcUserId, externalUserId, group.gameId, group.maxMembers, group.kind],
     );
-    return row ?? null;
+    const { refusal, ...row } = result;
+    return { row: row.id ? (row as ActivatedRow) : null, refusal };
   }
 
   /**

@@ -56,6 +56,7 @@ export class MembersService {
         const locked = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, dto.userId, {
           lock: true,
           banScope: true,
+          admission: true,
           with: activateAlongside(dto.userId, checked),
         });
         const { group } = locked;

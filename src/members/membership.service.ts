@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error';
 import type { Tx } from '../db/unit-of-work';
+import { refusalError, type Refusal } from '../groups/admission';
 import type { GroupRow } from '../groups/group-row';
 import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
@@ -30,23 +31,28 @@ export class MembershipService {
     private readonly joinRequests: JoinRequestCloser,
   ) {}
 
+  /** Admits the user: 409 group_full or already_in_group_of_kind (EXTENSIONS X5) when the group or the game refuses them. */
   async activate(tx: Tx, group: GroupRow, externalUserId: string, via: JoinVia): Promise<{ row: ActivatedRow; dto: MemberDto }> {
     const svcUserId = await this.identity.resolveOrCreate(tx.manager, group.gameId, externalUserId);
-    return this.activated(tx, group, externalUserId, via, svcUserId, await this.members.activate(tx.manager, group.id, svcUserId, externalUserId));
+    const { row, refusal } = await this.members.activate(tx.manager, group, svcUserId, externalUserId);
+    if (refusal) throw refusalError(refusal);
+    return this.activated(tx, group, externalUserId, via, svcUserId, row);
   }
 
   /**
    * An activation the group's statement made (activateAlongside and the like) for a user the game
-   * knows: `alongside` is the row it wrote, null when the user was active already. For a user the
-   * game has not met (`svcUserId` null), the activation is made here.
+   * knows: `alongside` is the row it wrote, null when the user was active already or `refusal` (the
+   * lookup's admission check) stopped it. For a user the game has not met (`svcUserId` null), the
+   * activation is made here.
    */
   async activateAlongside<R extends ActivatedRow = ActivatedRow>(
     tx: Tx,
     group: GroupRow,
     externalUserId: string,
     via: JoinVia,
-    lookedUp: { svcUserId: string | null; alongside: Record<string, unknown> | null },
+    lookedUp: { svcUserId: string | null; refusal: Refusal | null; alongside: Record<string, unknown> | null },
   ): Promise<{ row: R; dto: MemberDto }> {
+    if (lookedUp.refusal) throw refusalError(lookedUp.refusal);
     // R adds only optional fields to ActivatedRow, which a row made here lacks.
     if (!lookedUp.svcUserId) return (await this.activate(tx, group, externalUserId, via)) as { row: R; dto: MemberDto };
     const row = lookedUp.alongside ? alongsideMember<R>(lookedUp.alongside) : null;

@@ -31,6 +31,7 @@ describe('game config and identity links (admin)', () => {
       visibility: { allowed: ['private', 'friends-only'], default: 'private' },
     },
     blocks: { enabled: true },
+    groups: { exclusiveKinds: [] },
   };
 
   describe('GET', () => {

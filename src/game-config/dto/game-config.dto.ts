@@ -34,9 +34,22 @@ export class BlocksConfigDto {
   enabled!: boolean;
 }
 
+export class GroupsConfigDto {
+  @ApiProperty({
+    type: [String],
+    maxItems: 20,
+    default: [],
+    example: ['clan'],
+    description:
+      'kinds of group a player may be an active member of only one of at a time: a second admission answers 409 already_in_group_of_kind; changing the list removes nobody',
+  })
+  exclusiveKinds!: string[];
+}
+
 export class ResolvedConfigDto {
   @ApiProperty({ type: FriendsConfigDto }) friends!: FriendsConfigDto;
   @ApiProperty({ type: BlocksConfigDto }) blocks!: BlocksConfigDto;
+  @ApiProperty({ type: GroupsConfigDto }) groups!: GroupsConfigDto;
 }
 
 /** SPEC §4 GET/PATCH /v1/admin/games/:gameId/config. */
