@@ -94,6 +94,21 @@ describe('operator console', () => {
     await page.getByText('26–50 of 60').waitFor();
   });
 
+  it("shows a group's owner, member cap and tags", async () => {
+    const { gameId, key } = await newGame(t, 'Settings');
+    const game = gameApi(base, key);
+    const full = await game.call<{ id: string }>('POST', '/v1/groups', { kind: 'clan', name: 'Full house', creatorUserId: 'boss', maxMembers: 2, tags: ['lang:en', 'casual'] });
+    await game.call('POST', `/v1/groups/${full.id}/invitations`, { targetUserId: 'second' }).then((inv) => game.call('POST', `/v1/invitations/${(inv as { code: string }).code}/accept`, { userId: 'second' }));
+    await page.goto(`${base}/console/#/games/${gameId}/groups/${full.id}`);
+    const settings = page.locator('dl.group-settings');
+    await settings.waitFor();
+    expect((await settings.locator('dd').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim())).toEqual(['boss', '2 of 2 (full)', 'lang:encasual']);
+    const open = await game.call<{ id: string }>('POST', '/v1/groups', { kind: 'guild', name: 'Open hall' });
+    await page.goto(`${base}/console/#/games/${gameId}/groups/${open.id}`);
+    await page.locator('dl.group-settings').waitFor();
+    expect(await page.locator('dl.group-settings dd').allTextContents()).toEqual(['none', 'no cap', 'none']);
+  });
+
   it('shows a live event within 2 s of the call that caused it; pause holds events back', async () => {
     const { gameId, key } = await newGame(t, 'Live');
     const game = gameApi(base, key);

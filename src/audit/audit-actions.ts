@@ -8,6 +8,7 @@ export const AUDIT_ACTIONS = [
   'group.deleted',
   'group.restored',
   'group.parent.changed',
+  'group.owner_changed',
   'member.joined',
   'member.invited',
   'member.left',

@@ -59,9 +59,9 @@ export class BansController {
   }
 
   @Post('groups/:id/bans')
-  @ApiOperation({ operationId: 'banFromGroup', summary: 'Ban a user from a group (a non-member gets a banned member row)' })
+  @ApiOperation({ operationId: 'banFromGroup', summary: 'Ban a user from a group (a non-member gets a banned member row); the owner only as its last active member' })
   @ApiCreatedResponse({ type: MemberDto })
-  @ApiErrors(400, 401, 404)
+  @ApiErrors(400, 401, 404, 'owner_must_transfer')
   banFromGroup(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: GroupBanDto): Promise<MemberDto> {
     return this.groupBans.ban(game, id, body);
   }

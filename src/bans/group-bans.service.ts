@@ -8,6 +8,7 @@ import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
 import type { MemberDto } from '../members/dto/member.dto';
 import { toMemberDto } from '../members/member-view';
+import { GroupOwnership } from '../groups/group-ownership';
 import { banAlongside, MembersRepository, unbanAlongside, alongsideMember, type BannedRow } from '../members/members.repository';
 import type { MemberRow } from '../members/member-row';
 import { PermissionCache } from '../permissions/permission-cache';
@@ -25,6 +26,7 @@ export class GroupBansService {
     private readonly bans: BansRepository,
     private readonly permissionCache: PermissionCache,
     private readonly joinRequests: JoinRequestCloser,
+    private readonly ownership: GroupOwnership,
   ) {}
 
   async ban(game: GameContext, groupId: string, dto: GroupBanDto): Promise<MemberDto> {
@@ -49,6 +51,8 @@ export class GroupBansService {
         await this.bans.addHistory(tx.manager, { gameId: game.gameId, svcUserId, userId: dto.userId, scope: 'group', groupId: group.id, ...history });
       }
       const actorSvcId = dto.actorUserId ? await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.actorUserId) : null;
+      // An owner is an active member: the ban ends their membership (EXTENSIONS X6).
+      await this.ownership.departing(tx, group, svcUserId);
       const member = toMemberDto(row);
       tx.audit({
         gameId: game.gameId,

@@ -3,7 +3,8 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse,
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, type Page } from '../common/pagination/page';
-import { CreateGroupDto, DeleteGroupQueryDto, GroupDto, ListGroupsQueryDto, SetParentDto, UpdateGroupDto, ViewerQueryDto } from './dto/group.dto';
+import { CreateGroupDto, DeleteGroupQueryDto, GroupDto, ListGroupsQueryDto, SetOwnerDto, SetParentDto, UpdateGroupDto, ViewerQueryDto } from './dto/group.dto';
+import { GroupOwnerService } from './group-owner.service';
 import { GroupsService } from './groups.service';
 
 type StatusSettable = { status(code: number): unknown };
@@ -12,12 +13,15 @@ type StatusSettable = { status(code: number): unknown };
 @ApiBearerAuth('apiKey')
 @Controller('v1/groups')
 export class GroupsController {
-  constructor(private readonly groups: GroupsService) {}
+  constructor(
+    private readonly groups: GroupsService,
+    private readonly owner: GroupOwnerService,
+  ) {}
 
   @Post()
   @ApiOperation({ operationId: 'createGroup', summary: 'Create a group; with creatorUserId the creator joins in the same transaction' })
   @ApiCreatedResponse({ type: GroupDto })
-  @ApiErrors(400, 401)
+  @ApiErrors(400, 401, 'already_in_group_of_kind')
   create(@CurrentGame() game: GameContext, @Body() body: CreateGroupDto): Promise<GroupDto> {
     return this.groups.create(game, body);
   }
@@ -78,6 +82,18 @@ export class GroupsController {
   @ApiErrors(400, 'parent_cycle', 401, 404)
   setParent(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: SetParentDto): Promise<GroupDto> {
     return this.groups.setParent(game, id, body.parentGroupId);
+  }
+
+  @Post(':id/owner')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'setGroupOwner',
+    summary: "Make an active member the group's owner; naming the current owner again changes nothing",
+  })
+  @ApiOkResponse({ type: GroupDto })
+  @ApiErrors(400, 401, 404, 'not_a_member')
+  setOwner(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: SetOwnerDto): Promise<GroupDto> {
+    return this.owner.set(game, id, body);
   }
 
   @Get(':id/children')

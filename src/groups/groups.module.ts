@@ -3,12 +3,13 @@ import { JoinRequestsCoreModule } from '../join-requests/join-requests-core.modu
 import { MembersCoreModule } from '../members/members-core.module';
 import { GroupsController } from './groups.controller';
 import { GroupsCoreModule } from './groups-core.module';
+import { GroupOwnerService } from './group-owner.service';
 import { GroupsService } from './groups.service';
 import { MemberCountFolder } from './member-count-folder';
 
 @Module({
   imports: [GroupsCoreModule, MembersCoreModule, JoinRequestsCoreModule],
   controllers: [GroupsController],
-  providers: [GroupsService, MemberCountFolder],
+  providers: [GroupsService, GroupOwnerService, MemberCountFolder],
 })
 export class GroupsModule {}

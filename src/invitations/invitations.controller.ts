@@ -68,7 +68,7 @@ export class InvitationsController {
   @Post('invitations/:code/accept')
   @ApiOperation({ operationId: 'acceptInvitation', summary: 'Redeem a code: the user becomes an active member' })
   @ApiCreatedResponse({ type: MemberDto })
-  @ApiErrors(400, 401, 'permission_denied', 'banned', 404, 'already_member', 'invitation_used', 'invitation_expired')
+  @ApiErrors(400, 401, 'permission_denied', 'banned', 404, 'already_member', 'group_full', 'already_in_group_of_kind', 'invitation_used', 'invitation_expired')
   accept(@CurrentGame() game: GameContext, @Param('code') code: string, @Body() body: AcceptInvitationDto): Promise<MemberDto> {
     return this.invitations.accept(game, code, body.userId);
   }

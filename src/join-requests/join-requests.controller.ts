@@ -59,7 +59,7 @@ export class JoinRequestsController {
   @ApiOperation({ operationId: 'approveJoinRequest', summary: `Approve a pending request: the user becomes an active member. ${NO_PERMISSION_RULE}` })
   @ApiBody({ type: ApproveJoinRequestDto, required: false, description: 'may be omitted: no actor is recorded' })
   @ApiOkResponse({ type: ApprovedJoinRequestDto })
-  @ApiErrors(400, 401, 'banned', 404, 'already_member', 'join_request_closed')
+  @ApiErrors(400, 401, 'banned', 404, 'already_member', 'group_full', 'already_in_group_of_kind', 'join_request_closed')
   approve(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: ApproveJoinRequestDto): Promise<ApprovedJoinRequestDto> {
     return this.joinRequests.approve(game, id, body);
   }

@@ -15,26 +15,26 @@ export class MembersController {
   @Post('groups/:id/join')
   @ApiOperation({ operationId: 'joinGroup', summary: 'Join a public group (passcode when it has one)' })
   @ApiCreatedResponse({ type: MemberDto })
-  @ApiErrors(400, 401, 'permission_denied', 'banned', 'passcode_required', 'passcode_invalid', 404, 'already_member')
+  @ApiErrors(400, 401, 'permission_denied', 'banned', 'passcode_required', 'passcode_invalid', 404, 'already_member', 'group_full', 'already_in_group_of_kind')
   join(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: JoinGroupDto): Promise<MemberDto> {
     return this.members.join(game, id, body);
   }
 
   @Post('groups/:id/leave')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'leaveGroup', summary: 'Leave a group; only an active member changes, others come back unchanged' })
+  @ApiOperation({ operationId: 'leaveGroup', summary: 'Leave a group; only an active member changes, others come back unchanged; the owner only as its last active member' })
   @ApiOkResponse({ type: MemberDto })
-  @ApiErrors(400, 401, 404)
+  @ApiErrors(400, 401, 404, 'owner_must_transfer')
   leave(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: UserIdBodyDto): Promise<MemberDto> {
     return this.members.leave(game, id, body.userId);
   }
 
   @Post('groups/:id/members/:userId/kick')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'kickMember', summary: 'Kick a member (idempotent on members who are not active)' })
+  @ApiOperation({ operationId: 'kickMember', summary: 'Kick a member (idempotent on members who are not active); the owner only as its last active member' })
   @ApiBody({ type: KickDto, required: false, description: 'may be omitted (or `{}`): no reason is recorded' })
   @ApiOkResponse({ type: MemberDto })
-  @ApiErrors(400, 401, 404)
+  @ApiErrors(400, 401, 404, 'owner_must_transfer')
   kick(
     @CurrentGame() game: GameContext,
     @Param('id') id: string,

@@ -10,6 +10,7 @@ import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork, type Tx } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
+import { GroupOwnership } from '../groups/group-ownership';
 import type { GroupRow } from '../groups/group-row';
 import { verifyPasscode } from '../groups/passcode';
 import { bannedError } from '../bans/ban-checker';
@@ -40,6 +41,7 @@ export class MembersService {
     private readonly identity: IdentityService,
     private readonly passcodes: PasscodeLimiter,
     private readonly permissionCache: PermissionCache,
+    private readonly ownership: GroupOwnership,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -80,10 +82,14 @@ export class MembersService {
     }
   }
 
+  /** The owner may leave only as the last active member (EXTENSIONS X6): 409 owner_must_transfer otherwise. */
   async leave(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
       const { group, member, changed } = await this.depart(tx, game, groupId, userId, 'left');
-      if (changed) this.recordDeparture(tx, group, member, 'member.left', member.svcUserId, { memberId: member.id, reason: 'left' });
+      if (changed) {
+        await this.ownership.departing(tx, group, member.svcUserId);
+        this.recordDeparture(tx, group, member, 'member.left', member.svcUserId, { memberId: member.id, reason: 'left' });
+      }
       return toMemberDto(member);
     });
   }
@@ -91,7 +97,10 @@ export class MembersService {
   async kick(game: GameContext, groupId: string, userId: string, dto: KickDto): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
       const { group, member, changed } = await this.depart(tx, game, groupId, userId, 'kicked');
-      if (changed) this.recordDeparture(tx, group, member, 'member.kicked', null, { memberId: member.id, reason: dto.reason ?? null });
+      if (changed) {
+        await this.ownership.departing(tx, group, member.svcUserId);
+        this.recordDeparture(tx, group, member, 'member.kicked', null, { memberId: member.id, reason: dto.reason ?? null });
+      }
       return toMemberDto(member);
     });
   }

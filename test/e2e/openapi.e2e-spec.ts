@@ -146,7 +146,7 @@ describe('OpenAPI document', () => {
     expect(problems).toEqual([]);
     const join = doc.paths['/v1/groups/{id}/join'].post.responses;
     expect(join['403'].content['application/json'].schema.allOf[1].properties.code.enum.sort()).toEqual(['banned', 'passcode_invalid', 'passcode_required', 'permission_denied']);
-    expect(join['409'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['already_member']);
+    expect(join['409'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['already_member', 'group_full', 'already_in_group_of_kind']);
     expect(join['415'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['unsupported_media_type']);
     expect(doc.paths['/v1/invitations/{code}'].get.responses).not.toHaveProperty('401');
   });

@@ -214,6 +214,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/groups/{id}/owner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make an active member the group's owner; naming the current owner again changes nothing */
+        post: operations["setGroupOwner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/groups/{id}/children": {
         parameters: {
             query?: never;
@@ -257,7 +274,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Leave a group; only an active member changes, others come back unchanged */
+        /** Leave a group; only an active member changes, others come back unchanged; the owner only as its last active member */
         post: operations["leaveGroup"];
         delete?: never;
         options?: never;
@@ -274,7 +291,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Kick a member (idempotent on members who are not active) */
+        /** Kick a member (idempotent on members who are not active); the owner only as its last active member */
         post: operations["kickMember"];
         delete?: never;
         options?: never;
@@ -761,7 +778,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ban a user from a group (a non-member gets a banned member row) */
+        /** Ban a user from a group (a non-member gets a banned member row); the owner only as its last active member */
         post: operations["banFromGroup"];
         delete?: never;
         options?: never;
@@ -1557,7 +1574,7 @@ export interface components {
              * @example bad_request
              * @enum {string}
              */
-            code: "bad_request" | "parent_cycle" | "role_group_mismatch" | "invalid_api_key" | "invalid_admin_token" | "permission_denied" | "banned" | "passcode_required" | "passcode_invalid" | "not_found" | "method_not_allowed" | "already_member" | "already_linked" | "join_request_pending" | "role_has_members" | "role_name_taken" | "invitation_expired" | "invitation_used" | "restore_window_expired" | "events_expired" | "join_request_closed" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "internal" | "service_unavailable";
+            code: "bad_request" | "parent_cycle" | "role_group_mismatch" | "invalid_api_key" | "invalid_admin_token" | "permission_denied" | "banned" | "passcode_required" | "passcode_invalid" | "not_found" | "method_not_allowed" | "already_member" | "group_full" | "already_in_group_of_kind" | "owner_must_transfer" | "not_a_member" | "already_linked" | "join_request_pending" | "role_has_members" | "role_name_taken" | "invitation_expired" | "invitation_used" | "restore_window_expired" | "events_expired" | "join_request_closed" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "internal" | "service_unavailable";
             /** @example 400 */
             status: number;
             /** @example name must be a string of 1-120 characters */
@@ -1572,7 +1589,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            type: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked";
+            type: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked";
             /** Format: uuid */
             gameId: string;
             /**
@@ -1752,6 +1769,15 @@ export interface components {
         SetParentDto: {
             /** @description the new parent group, or null to make the group a root */
             parentGroupId: string | null;
+        };
+        SetOwnerDto: {
+            /**
+             * @description external id of an active member, who becomes the owner
+             * @example player-2077
+             */
+            userId: string;
+            /** @description external id of whoever made the change, for the audit entry */
+            actorUserId?: string;
         };
         JoinGroupDto: {
             /** @description external user id */
@@ -1938,7 +1964,7 @@ export interface components {
              */
             actorUserId: string | null;
             /** @enum {string} */
-            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked";
+            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked";
             /** @description depending on the action: an external user id, a role id, the group id, a webhook id (webhook.*) or the game id (game.config.updated); null when there is none (an open invitation) */
             targetId: string | null;
             payload: {
@@ -2132,9 +2158,20 @@ export interface components {
              */
             enabled: boolean;
         };
+        GroupsConfigDto: {
+            /**
+             * @description kinds of group a player may be an active member of only one of at a time: a second admission answers 409 already_in_group_of_kind; changing the list removes nobody
+             * @default []
+             * @example [
+             *       "clan"
+             *     ]
+             */
+            exclusiveKinds: string[];
+        };
         ResolvedConfigDto: {
             friends: components["schemas"]["FriendsConfigDto"];
             blocks: components["schemas"]["BlocksConfigDto"];
+            groups: components["schemas"]["GroupsConfigDto"];
         };
         GameConfigDto: {
             gameId: string;
@@ -2325,7 +2362,7 @@ export interface components {
         AdminAuditItemDto: {
             id: string;
             /** @enum {string} */
-            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked";
+            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked";
             gameId: string;
             gameName: string;
             /** @description null for game-wide actions (bans, config, links) */
@@ -2631,7 +2668,7 @@ export interface components {
             /** @example https://studio.example.com/hooks/guildhall */
             url: string;
             /** @description empty or omitted = every type */
-            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked")[];
+            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked")[];
             /** @description generated (32 random bytes, base64url) when omitted */
             secret?: string;
             /**
@@ -2672,7 +2709,7 @@ export interface components {
         UpdateWebhookDto: {
             url?: string;
             /** @description replaces the list; [] = every type */
-            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked")[];
+            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked")[];
             /** @description true mutes the endpoint (sets disabledAt), false re-enables it */
             disabled?: boolean;
             /**
@@ -2741,7 +2778,7 @@ export interface operations {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired. Absent: from the oldest retained event */
                 after?: string;
                 limit?: number;
-                /** @description comma list of event types to keep (24 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (25 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: never;
@@ -2895,7 +2932,7 @@ export interface operations {
             query?: {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; replayed, then live. Also read from the Last-Event-ID header. Absent: live only, opening with an id-only frame that names the game's last event (resume after it if the connection drops before an event) */
                 after?: string;
-                /** @description comma list of event types to keep (24 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (25 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: {
@@ -4381,6 +4418,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "already_in_group_of_kind",
+                     *       "status": 409,
+                     *       "message": "the user is already an active member of another group of this kind, which the game allows once per player"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "already_in_group_of_kind";
+                    };
+                };
+            };
             /** @description The body is larger than the service accepts */
             413: {
                 headers: {
@@ -5364,6 +5420,234 @@ export interface operations {
             };
         };
     };
+    setGroupOwner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": "player-2077"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetOwnerDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *       "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *       "kind": "guild",
+                     *       "name": "Night Watch",
+                     *       "visibility": "public",
+                     *       "metadata": {
+                     *         "region": "eu-west"
+                     *       },
+                     *       "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *       "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "tags": [
+                     *         "lang:en",
+                     *         "casual"
+                     *       ],
+                     *       "maxMembers": 3,
+                     *       "ownerUserId": "player-2077",
+                     *       "memberCount": 3,
+                     *       "hasPasscode": true,
+                     *       "createdAt": "2026-03-14T09:26:53.000Z",
+                     *       "updatedAt": "2026-03-14T09:26:53.000Z",
+                     *       "softDeletedAt": "2026-03-14T09:26:53.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GroupDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_a_member",
+                     *       "status": 409,
+                     *       "message": "player-1842 is not an active member of this group"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_a_member";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     listChildGroups: {
         parameters: {
             query?: {
@@ -5682,7 +5966,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
-                        code?: "already_member";
+                        code?: "already_member" | "group_full" | "already_in_group_of_kind";
                     };
                 };
             };
@@ -5889,6 +6173,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "owner_must_transfer",
+                     *       "status": 409,
+                     *       "message": "player-1842 owns this group: make another active member its owner first"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "owner_must_transfer";
+                    };
+                };
+            };
             /** @description The body is larger than the service accepts */
             413: {
                 headers: {
@@ -6091,6 +6394,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "owner_must_transfer",
+                     *       "status": 409,
+                     *       "message": "player-1842 owns this group: make another active member its owner first"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "owner_must_transfer";
                     };
                 };
             };
@@ -8261,7 +8583,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
-                        code?: "already_member";
+                        code?: "already_member" | "group_full" | "already_in_group_of_kind";
                     };
                 };
             };
@@ -9298,7 +9620,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
-                        code?: "already_member";
+                        code?: "already_member" | "group_full" | "already_in_group_of_kind";
                     };
                 };
             };
@@ -9794,7 +10116,7 @@ export interface operations {
                 /** @description the previous nextCursor (an entry id), or an ISO 8601 timestamp (exclusive) */
                 before?: string;
                 /** @description repeatable; OR-combined */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked")[];
             };
             header?: never;
             path: {
@@ -12690,6 +13012,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "owner_must_transfer",
+                     *       "status": 409,
+                     *       "message": "player-1842 owns this group: make another active member its owner first"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "owner_must_transfer";
+                    };
+                };
+            };
             /** @description The body is larger than the service accepts */
             413: {
                 headers: {
@@ -12971,6 +13312,11 @@ export interface operations {
                      *         },
                      *         "blocks": {
                      *           "enabled": true
+                     *         },
+                     *         "groups": {
+                     *           "exclusiveKinds": [
+                     *             "clan"
+                     *           ]
                      *         }
                      *       },
                      *       "networkId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34"
@@ -13139,6 +13485,11 @@ export interface operations {
                      *         },
                      *         "blocks": {
                      *           "enabled": true
+                     *         },
+                     *         "groups": {
+                     *           "exclusiveKinds": [
+                     *             "clan"
+                     *           ]
                      *         }
                      *       },
                      *       "networkId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34"
@@ -16751,7 +17102,7 @@ export interface operations {
                 /** @description inclusive lower bound on createdAt */
                 since?: string;
                 /** @description repeatable; OR-combined; unknown values are 400 */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked")[];
                 /** @description exact match on the entries' actorUserId, an internal user id (not an external id); a value that is not a uuid matches nothing */
                 actorUserId?: string;
                 /** @description exact match on the stored targetId */
@@ -17416,7 +17767,7 @@ export interface operations {
                 /** @description inclusive lower bound on createdAt */
                 since?: string;
                 /** @description repeatable; OR-combined; unknown values are 400 */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked")[];
                 /** @description exact match on the entries' actorUserId, an internal user id (not an external id); a value that is not a uuid matches nothing */
                 actorUserId?: string;
                 /** @description exact match on the stored targetId */
@@ -17995,7 +18346,7 @@ export interface operations {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired. Absent: from the oldest retained event */
                 after?: string;
                 limit?: number;
-                /** @description comma list of event types to keep (24 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (25 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: never;
@@ -18170,7 +18521,7 @@ export interface operations {
             query?: {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; replayed, then live. Also read from the Last-Event-ID header. Absent: live only, opening with an id-only frame that names the game's last event (resume after it if the connection drops before an event) */
                 after?: string;
-                /** @description comma list of event types to keep (24 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (25 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: {

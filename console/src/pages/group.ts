@@ -26,6 +26,7 @@ export async function groupPage({ main, params, route, signal }: PageContext): P
     const g = await api<Group>(base, { signal });
     return [
       pageHeader(g.name, h('p', { class: 'muted' }, `${g.kind} · `, badge(g.visibility), ` · ${count(g.memberCount)} members · created ${when(g.createdAt)} · id `, idCode(g.id))),
+      settings(g),
       h('p', {}, h('a', { href: href(['games', params.gameId, 'live'], { group: g.id }) }, 'Watch this group live →')),
     ];
   }, 'Loading the group');
@@ -38,6 +39,21 @@ export async function groupPage({ main, params, route, signal }: PageContext): P
   const status = tab === 'bans' ? 'banned' : route.query.get('status') ?? 'active';
   if (tab !== 'bans') body.insertBefore(memberFilters(route, status), content);
   return load(content, () => members(base, route, status, signal), 'Loading members');
+}
+
+/** What players see of the group beyond its name: its owner, its cap and the tags they search by. */
+function settings(g: Group): HTMLElement {
+  const cap = g.maxMembers === null ? 'no cap' : `${count(g.memberCount)} of ${count(g.maxMembers)}${g.memberCount >= g.maxMembers ? ' (full)' : ''}`;
+  return h(
+    'dl',
+    { class: 'group-settings' },
+    h('dt', {}, 'Owner'),
+    h('dd', {}, g.ownerUserId === null ? h('span', { class: 'muted' }, 'none') : h('code', {}, g.ownerUserId)),
+    h('dt', {}, 'Members'),
+    h('dd', {}, cap),
+    h('dt', {}, 'Tags'),
+    h('dd', {}, g.tags.length ? g.tags.map((t) => badge(t)) : h('span', { class: 'muted' }, 'none')),
+  );
 }
 
 function tabs(path: string[], current: string): HTMLElement {

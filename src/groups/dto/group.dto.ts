@@ -196,3 +196,17 @@ export class DeleteGroupQueryDto {
   @IsString()
   hard?: string;
 }
+
+/** EXTENSIONS X6: POST /v1/groups/:id/owner. */
+export class SetOwnerDto {
+  @ApiProperty({ description: 'external id of an active member, who becomes the owner', example: 'player-2077' })
+  @IsString({ message: 'userId must be a non-empty string' })
+  @MinLength(1, { message: 'userId must be a non-empty string' })
+  userId!: string;
+
+  @ApiPropertyOptional({ description: 'external id of whoever made the change, for the audit entry' })
+  @IsOptional()
+  @IsString({ message: 'actorUserId must be a non-empty string' })
+  @MinLength(1, { message: 'actorUserId must be a non-empty string' })
+  actorUserId?: string;
+}
