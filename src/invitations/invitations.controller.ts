@@ -12,6 +12,7 @@ import {
   CreateInvitationDto,
   DeclineInvitationDto,
   InvitationDto,
+  InvitationWithGroupDto,
   ListInvitationsQueryDto,
 } from './dto/invitation.dto';
 import { InvitationsService } from './invitations.service';
@@ -36,7 +37,7 @@ export class InvitationsController {
   @ApiOkResponse({ type: BulkInviteResponseDto })
   @ApiErrors(400, 401, 404)
   bulkInvite(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: BulkInviteDto): Promise<BulkInviteResponseDto> {
-    return this.invitations.bulkInvite(game, id, body.rows);
+    return this.invitations.bulkInvite(game, id, body.rows, body.invitedByUserId);
   }
 
   @Get('groups/:id/invitations')
@@ -49,10 +50,10 @@ export class InvitationsController {
 
   @Get('invitations/:code')
   @PublicRoute()
-  @ApiOperation({ operationId: 'previewInvitation', summary: 'Preview a code (public, no key); does not gate on expiry' })
-  @ApiOkResponse({ type: InvitationDto })
+  @ApiOperation({ operationId: 'previewInvitation', summary: 'Preview a code (public, no key) with its group; does not gate on expiry' })
+  @ApiOkResponse({ type: InvitationWithGroupDto })
   @ApiErrors(404)
-  preview(@Param('code') code: string): Promise<InvitationDto> {
+  preview(@Param('code') code: string): Promise<InvitationWithGroupDto> {
     return this.invitations.preview(code);
   }
 

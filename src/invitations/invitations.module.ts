@@ -5,10 +5,11 @@ import { MembersCoreModule } from '../members/members-core.module';
 import { InvitationsController } from './invitations.controller';
 import { InvitationsRepository } from './invitations.repository';
 import { InvitationsService } from './invitations.service';
+import { UserInvitationsController } from './user-invitations.controller';
 
 @Module({
   imports: [GroupsCoreModule, MembersCoreModule, BansCoreModule],
-  controllers: [InvitationsController],
+  controllers: [InvitationsController, UserInvitationsController],
   providers: [InvitationsRepository, InvitationsService],
 })
 export class InvitationsModule {}

@@ -4,12 +4,15 @@ import type { EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import { sqlRows } from '../db/sql';
 import type { Alongside } from '../groups/groups.repository';
-import { INVITATION_COLUMNS, type InvitationRow } from './invitation-row';
+import { externalKey } from '../identity/identity.repository';
+import { INVITATION_COLUMNS, INVITATION_GROUP_COLUMNS, type InvitationRow, type InvitationRowWithGroup } from './invitation-row';
 
 export interface NewInvitation {
+  gameId: string;
   groupId: string;
   roleId: string | null;
   targetUserId: string | null;
+  invitedByUserId: string | null;
   expiresAt: Date | null;
   maxUses: number;
 }
@@ -42,9 +45,9 @@ export class InvitationsRepository {
     for (;;) {
       const [row] = await sqlRows<InvitationRow>(
         m,
-        `INSERT INTO invitations AS i (id, group_id, code, role_id, target_user_id, expires_at, max_uses)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (code) DO NOTHING RETURNING ${INVITATION_COLUMNS}`,
-        [uuidv7(), inv.groupId, randomBytes(8).toString('hex'), inv.roleId, inv.targetUserId, inv.expiresAt, inv.maxUses],
+        `INSERT INTO invitations AS i (id, game_id, group_id, code, role_id, target_user_id, invited_by_user_id, expires_at, max_uses)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (code) DO NOTHING RETURNING ${INVITATION_COLUMNS}`,
+        [uuidv7(), inv.gameId, inv.groupId, randomBytes(8).toString('hex'), inv.roleId, inv.targetUserId, inv.invitedByUserId, inv.expiresAt, inv.maxUses],
       );
       if (row) return row;
     }
@@ -58,6 +61,18 @@ export class InvitationsRepository {
               coalesce(i.expires_at <= now(), false) AS expired
        FROM invitations i JOIN groups g ON g.id = i.group_id
        WHERE i.code = $1${lock ? ' FOR UPDATE OF i' : ''}`,
+      [code],
+    );
+    return row ?? null;
+  }
+
+  /** By code, for the public preview: with its group's summary (EXTENSIONS X6) and deletion state. */
+  async findPreview(m: EntityManager, code: string): Promise<(InvitationRowWithGroup & { groupDeleted: boolean }) | null> {
+    const [row] = await sqlRows<InvitationRowWithGroup & { groupDeleted: boolean }>(
+      m,
+      `SELECT ${INVITATION_COLUMNS}, ${INVITATION_GROUP_COLUMNS}, g.soft_deleted_at IS NOT NULL AS "groupDeleted"
+       FROM invitations i JOIN groups g ON g.id = i.group_id
+       WHERE i.code = $1`,
       [code],
     );
     return row ?? null;
@@ -104,6 +119,36 @@ export class InvitationsRepository {
       m,
       `SELECT ${INVITATION_COLUMNS} FROM invitations i WHERE ${where.join(' AND ')}
        ORDER BY i.created_at DESC, i.id DESC LIMIT $2`,
+      params,
+    );
+  }
+
+  /**
+   * A user's inbox (EXTENSIONS X6): the game's invitations targeted at that external id that can be
+   * accepted now (not used up, not expired, group live), newest first, as a keyset page on
+   * invitations_target_inbox. A revoked invitation is deleted, so it is not here either. The
+   * target is matched as stored, whether or not the game knows the user.
+   */
+  inbox(
+    m: EntityManager,
+    gameId: string,
+    userId: string,
+    opts: { after?: { createdAt: string; id: string }; limit: number },
+  ): Promise<InvitationRowWithGroup[]> {
+    const params: unknown[] = [gameId, userId, opts.limit + 1];
+    let after = '';
+    if (opts.after) {
+      params.push(opts.after.createdAt, opts.after.id);
+      after = 'AND (i.created_at, i.id) < ($4::timestamptz, $5::uuid)';
+    }
+    return sqlRows<InvitationRowWithGroup>(
+      m,
+      `SELECT ${INVITATION_COLUMNS}, ${INVITATION_GROUP_COLUMNS}
+       FROM invitations i JOIN groups g ON g.id = i.group_id
+       WHERE i.game_id = $1 AND ${externalKey('i.target_user_id')} = ${externalKey('$2')} AND i.target_user_id = $2
+         AND i.used_at IS NULL AND (i.expires_at IS NULL OR i.expires_at > now())
+         AND g.soft_deleted_at IS NULL ${after}
+       ORDER BY i.created_at DESC, i.id DESC LIMIT $3`,
       params,
     );
   }

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
 import { parsePageLimit } from '../common/pagination/page-limit';
-import { toPage, type Page } from '../common/pagination/page';
+import { toPage, type Page, type PageQueryDto } from '../common/pagination/page';
 import { iso } from '../common/time';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
@@ -22,16 +23,17 @@ import type {
   BulkInviteResultDto,
   CreateInvitationDto,
   InvitationDto,
+  InvitationWithGroupDto,
   ListInvitationsQueryDto,
 } from './dto/invitation.dto';
 import { parseExpiresIn } from './expires-in';
-import type { InvitationRow } from './invitation-row';
-import { toInvitationDto } from './invitation-view';
+import type { InvitationRow, InvitationRowWithGroup } from './invitation-row';
+import { toInvitationDto, toInvitationWithGroupDto } from './invitation-view';
 import { InvitationsRepository, redeemAlongside, type InvitationWithGroup } from './invitations.repository';
 
 const CODE = /^[0-9a-fA-F]{16}$/;
 
-/** Invitations (SPEC §3 Invitation, §4): create, list, preview, accept, decline, revoke. */
+/** Invitations (SPEC §3 Invitation, §4; EXTENSIONS X6): create, list, preview, inbox, accept, decline, revoke. */
 @Injectable()
 export class InvitationsService {
   constructor(
@@ -52,15 +54,18 @@ export class InvitationsService {
     const expiresAt = dto.expiresIn === undefined ? null : parseExpiresIn(dto.expiresIn, Date.now());
     return this.uow.run(async (tx) => {
       const group = await this.lookup.live(tx.manager, game.gameId, groupId, 'share');
+      const inviter = await this.inviter(tx, game, dto.invitedByUserId);
       const inv = await this.invitations.insert(tx.manager, {
+        gameId: game.gameId,
         groupId: group.id,
         roleId: dto.roleId ?? null,
         targetUserId: dto.targetUserId ?? null,
+        invitedByUserId: inviter.userId,
         expiresAt,
         maxUses: dto.maxUses ?? 1,
       });
       const out = toInvitationDto(inv);
-      this.recordCreated(tx, game, group.id, inv, out);
+      this.recordCreated(tx, game, group.id, inv, out, inviter.svcUserId);
       return out;
     });
   }
@@ -69,11 +74,12 @@ export class InvitationsService {
    * One targeted invitation per row (DECISIONS §4), in one transaction; malformed rows and banned
    * users come back as per-row errors so one bad row does not sink the others.
    */
-  async bulkInvite(game: GameContext, groupId: string, rows: unknown[]): Promise<BulkInviteResponseDto> {
+  async bulkInvite(game: GameContext, groupId: string, rows: unknown[], invitedByUserId?: string): Promise<BulkInviteResponseDto> {
     const now = Date.now();
     const parsed = rows.map((row, index) => parseBulkRow(row, index, now));
     return this.uow.run(async (tx) => {
       const group = await this.lookup.live(tx.manager, game.gameId, groupId, 'share');
+      const inviter = await this.inviter(tx, game, invitedByUserId);
       const valid = parsed.filter((r): r is BulkRow => !('error' in r));
       const banned = await this.bans.scopes(tx.manager, game.gameId, group.id, [...new Set(valid.map((r) => r.userId))]);
       const results: BulkInviteResultDto[] = [];
@@ -89,14 +95,16 @@ export class InvitationsService {
           continue;
         }
         const inv = await this.invitations.insert(tx.manager, {
+          gameId: game.gameId,
           groupId: group.id,
           roleId: row.roleId,
           targetUserId: row.userId,
+          invitedByUserId: inviter.userId,
           expiresAt: row.expiresAt,
           maxUses: 1,
         });
         const out = toInvitationDto(inv);
-        this.recordCreated(tx, game, group.id, inv, out);
+        this.recordCreated(tx, game, group.id, inv, out, inviter.svcUserId);
         results.push({ index: row.index, userId: row.userId, invitation: out });
       }
       return { results };
@@ -119,11 +127,28 @@ export class InvitationsService {
     return toPage(rows, limit, toInvitationDto, (r: InvitationRow) => encodeKeyset(scope, r.createdAt, r.id));
   }
 
-  /** Public preview: any live group's code, expired or not. */
-  async preview(code: string): Promise<InvitationDto> {
-    const inv = CODE.test(code) ? await this.invitations.findByCode(this.ds.manager, code.toLowerCase()) : null;
+  /** Public preview: any live group's code, expired or not, with what the group is (EXTENSIONS X6). */
+  async preview(code: string): Promise<InvitationWithGroupDto> {
+    const inv = CODE.test(code) ? await this.invitations.findPreview(this.ds.manager, code.toLowerCase()) : null;
     if (!inv || inv.groupDeleted) throw ApiError.notFound('invitation');
-    return toInvitationDto(inv);
+    return toInvitationWithGroupDto(inv);
+  }
+
+  /**
+   * A user's inbox (EXTENSIONS X6): what they can accept now in this game, newest first. Matched on
+   * the stored target id, so a user the game knows from nothing else has theirs listed, and an id
+   * with none gets an empty page. Bans, membership and caps are checked by the accept, not here.
+   */
+  async inbox(game: GameContext, userId: string, q: PageQueryDto): Promise<Page<InvitationWithGroupDto>> {
+    // Ids have no length cap (SPEC §8) and a cursor has one: the scope names the user by digest.
+    const scope = `user-invitations:${game.gameId}:${createHash('sha256').update(userId).digest('base64url')}`;
+    const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
+    const after = decodeKeyset(q.cursor, scope);
+    const rows = await this.invitations.inbox(this.ds.manager, game.gameId, userId, {
+      after: after && { createdAt: after.at, id: after.id },
+      limit,
+    });
+    return toPage(rows, limit, toInvitationWithGroupDto, (r: InvitationRowWithGroup) => encodeKeyset(scope, r.createdAt, r.id));
   }
 
   /**
@@ -190,13 +215,30 @@ export class InvitationsService {
     });
   }
 
-  private recordCreated(tx: Tx, game: GameContext, groupId: string, inv: InvitationRow, out: InvitationDto): void {
+  /**
+   * The inviter of EXTENSIONS X6, named like the actor of a ban (SPEC §1.4) or of a join request
+   * decision: the identity is created on first use and is the audit entry's actor.
+   */
+  private async inviter(tx: Tx, game: GameContext, userId: string | null | undefined): Promise<{ userId: string | null; svcUserId: string | null }> {
+    if (userId === undefined || userId === null) return { userId: null, svcUserId: null };
+    return { userId, svcUserId: await this.identity.resolveOrCreate(tx.manager, game.gameId, userId) };
+  }
+
+  private recordCreated(tx: Tx, game: GameContext, groupId: string, inv: InvitationRow, out: InvitationDto, actorSvcId: string | null): void {
     tx.audit({
       gameId: game.gameId,
       groupId,
+      actorUserId: actorSvcId,
       action: 'member.invited',
       targetId: inv.targetUserId,
-      payload: { invitationId: inv.id, code: inv.code, targetUserId: inv.targetUserId, roleId: inv.roleId, expiresAt: out.expiresAt },
+      payload: {
+        invitationId: inv.id,
+        code: inv.code,
+        targetUserId: inv.targetUserId,
+        roleId: inv.roleId,
+        expiresAt: out.expiresAt,
+        invitedByUserId: inv.invitedByUserId,
+      },
     });
     tx.emit({ type: 'invitation.created', gameId: game.gameId, groupId, data: { invitation: out } });
   }

@@ -140,6 +140,7 @@ describe('bulk invite', () => {
       code: expect.stringMatching(CODE),
       roleId: 'role-hint',
       targetUserId: 'good-16',
+      invitedByUserId: null,
       createdBy: null,
       createdAt: expect.stringMatching(ISO_MS),
       expiresAt: expect.stringMatching(ISO_MS),
@@ -197,7 +198,7 @@ describe('bulk invite', () => {
     const inv = (r.body.results as Result[])[0].invitation!;
     expect(inv.targetUserId).toBe(target);
     const preview = await t.http.get(`/v1/invitations/${inv.code}`);
-    expect(preview.body).toEqual(inv);
+    expect(preview.body).toEqual({ ...inv, group: { id: g, name: 'G', kind: 'guild' } });
     expectError(await t.http.post(`/v1/invitations/${inv.code}/accept`).set(auth).send({ userId: uid('intruder') }), 403, 'permission_denied');
     const ok = await t.http.post(`/v1/invitations/${inv.code}/accept`).set(auth).send({ userId: target });
     expect(ok.status).toBe(201);

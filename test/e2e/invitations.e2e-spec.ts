@@ -81,6 +81,7 @@ describe('invitations', () => {
         code: expect.stringMatching(CODE),
         roleId: null,
         targetUserId: null,
+        invitedByUserId: null,
         createdBy: null,
         createdAt: expect.stringMatching(ISO_MS),
         expiresAt: null,
@@ -204,9 +205,10 @@ describe('invitations', () => {
         targetUserId: target,
         roleId: 'r1',
         expiresAt: direct.expiresAt,
+        invitedByUserId: null,
       });
       expect(rows[1].target_id).toBeNull();
-      expect(rows[1].payload).toEqual({ invitationId: open.id, code: open.code, targetUserId: null, roleId: null, expiresAt: null });
+      expect(rows[1].payload).toEqual({ invitationId: open.id, code: open.code, targetUserId: null, roleId: null, expiresAt: null, invitedByUserId: null });
     });
   });
 
@@ -328,7 +330,7 @@ describe('invitations', () => {
       const inv = await invite(g.id, { targetUserId: uid(), roleId: 'hint', expiresIn: '2h' });
       const r = await preview(inv.code);
       expect(r.status).toBe(200);
-      expect(r.body).toEqual(inv);
+      expect(r.body).toEqual({ ...inv, group: { id: g.id, name: 'G', kind: 'guild' } });
     });
 
     it('an expired code still previews (no expiry gate)', async () => {

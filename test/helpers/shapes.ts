@@ -24,6 +24,7 @@ export interface Invitation {
   code: string;
   roleId: string | null;
   targetUserId: string | null;
+  invitedByUserId: string | null;
   createdBy: string | null;
   createdAt: string;
   expiresAt: string | null;

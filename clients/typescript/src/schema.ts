@@ -428,7 +428,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Preview a code (public, no key); does not gate on expiry */
+        /** Preview a code (public, no key) with its group; does not gate on expiry */
         get: operations["previewInvitation"];
         put?: never;
         post?: never;
@@ -467,6 +467,26 @@ export interface paths {
         put?: never;
         /** Decline a code; it is used up */
         post: operations["declineInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invitations a user can accept now, newest first: targeted at them, unused, unexpired, in live groups
+         * @description For a game's "your invitations" screen. Open codes are not listed (they name nobody). A user the game has never seen gets the invitations targeted at their id all the same, and an id with none an empty page, never 404. Bans, membership and member caps are checked when the invitation is accepted, not here.
+         */
+        get: operations["listUserInvitations"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1840,6 +1860,8 @@ export interface components {
             targetUserId?: string;
             /** @description a hint only: not validated, not applied on accept */
             roleId?: string;
+            /** @description external id of the player who sends the invitation, shown as invitedByUserId on the Invitation; like the actor of a ban, created on first use and recorded as the audit actor. Not checked against the group: the API key authorizes */
+            invitedByUserId?: string;
             /**
              * @description a positive integer followed by s, m, h or d
              * @example 7d
@@ -1862,7 +1884,9 @@ export interface components {
             roleId: string | null;
             /** @description null = open code */
             targetUserId: string | null;
-            /** @description currently always null */
+            /** @description external id of who sent it, as given on create or bulk invite; null when not given */
+            invitedByUserId: string | null;
+            /** @description always null; invitedByUserId names who sent the invitation */
             createdBy: string | null;
             /** Format: date-time */
             createdAt: string;
@@ -1891,6 +1915,8 @@ export interface components {
                 /** @example 7d */
                 expiresIn?: string;
             }[];
+            /** @description external id of the player who sends the invitation, shown as invitedByUserId on the Invitation; like the actor of a ban, created on first use and recorded as the audit actor. Not checked against the group: the API key authorizes; the same for every row */
+            invitedByUserId?: string;
         };
         BulkInviteErrorDto: {
             code: string;
@@ -1906,6 +1932,47 @@ export interface components {
         BulkInviteResponseDto: {
             /** @description in row order */
             results: components["schemas"]["BulkInviteResultDto"][];
+        };
+        InvitationGroupDto: {
+            id: string;
+            name: string;
+            kind: string;
+        };
+        InvitationWithGroupDto: {
+            id: string;
+            groupId: string;
+            /**
+             * @description 16 hex characters
+             * @example 3f9c2a71d04b8e65
+             */
+            code: string;
+            roleId: string | null;
+            /** @description null = open code */
+            targetUserId: string | null;
+            /** @description external id of who sent it, as given on create or bulk invite; null when not given */
+            invitedByUserId: string | null;
+            /** @description always null; invitedByUserId names who sent the invitation */
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description set when the code is used up: declined, or accepted maxUses times
+             */
+            usedAt: string | null;
+            /**
+             * @description the internal user id (a uuid, not the external id your game uses) of whoever used the code up: the accept that reached maxUses, or the decline; null while the code is usable, and after a decline without userId or by a user the game has never seen. It stays the internal id for compatibility with existing clients; targetUserId names a targeted code's user by external id
+             * @example 01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57
+             */
+            usedBy: string | null;
+            /** @description accepts the code allows; 1 unless created with more */
+            maxUses: number;
+            /** @description accepts so far */
+            uses: number;
+            /** @description the group the invitation is for */
+            group: components["schemas"]["InvitationGroupDto"];
         };
         AcceptInvitationDto: {
             /** @description external user id of the redeemer */
@@ -1959,7 +2026,7 @@ export interface components {
             /** @description absent for game-wide actions */
             groupId?: string;
             /**
-             * @description the internal user id (a uuid, not the external id your game uses) of who acted, when known: the joiner of member.joined, the member who left, the user asking for or cancelling a join request, and the actorUserId given to a ban or a join request decision; null otherwise. It stays the internal id for compatibility with existing clients; the operator's members list shows it as svcUserId beside the externalUserId
+             * @description the internal user id (a uuid, not the external id your game uses) of who acted, when known: the joiner of member.joined, the member who left, the user asking for or cancelling a join request, the actorUserId given to a ban or a join request decision, and the invitedByUserId given to an invitation (member.invited); null otherwise. It stays the internal id for compatibility with existing clients; the operator's members list shows it as svcUserId beside the externalUserId
              * @example 01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57
              */
             actorUserId: string | null;
@@ -2372,7 +2439,7 @@ export interface components {
             /** @description true while the group is soft-deleted; false when there is no group */
             groupSoftDeleted: boolean;
             /**
-             * @description the internal user id (a uuid, not the external id your game uses) of who acted, when known: the joiner of member.joined, the member who left, the user asking for or cancelling a join request, and the actorUserId given to a ban or a join request decision; null otherwise. It stays the internal id for compatibility with existing clients; the operator's members list shows it as svcUserId beside the externalUserId
+             * @description the internal user id (a uuid, not the external id your game uses) of who acted, when known: the joiner of member.joined, the member who left, the user asking for or cancelling a join request, the actorUserId given to a ban or a join request decision, and the invitedByUserId given to an invitation (member.invited); null otherwise. It stays the internal id for compatibility with existing clients; the operator's members list shows it as svcUserId beside the externalUserId
              * @example 01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57
              */
             actorUserId: string | null;
@@ -7661,6 +7728,7 @@ export interface operations {
                      *           "code": "3f9c2a71d04b8e65",
                      *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *           "targetUserId": "player-1842",
+                     *           "invitedByUserId": "player-2077",
                      *           "createdBy": "player-1842",
                      *           "createdAt": "2026-03-14T09:26:53.000Z",
                      *           "expiresAt": "2026-03-14T09:26:53.000Z",
@@ -7829,6 +7897,7 @@ export interface operations {
                      *       "code": "3f9c2a71d04b8e65",
                      *       "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *       "targetUserId": "player-1842",
+                     *       "invitedByUserId": "player-2077",
                      *       "createdBy": "player-1842",
                      *       "createdAt": "2026-03-14T09:26:53.000Z",
                      *       "expiresAt": "2026-03-14T09:26:53.000Z",
@@ -8039,6 +8108,7 @@ export interface operations {
                      *             "code": "3f9c2a71d04b8e65",
                      *             "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *             "targetUserId": "player-1842",
+                     *             "invitedByUserId": "player-2077",
                      *             "createdBy": "player-1842",
                      *             "createdAt": "2026-03-14T09:26:53.000Z",
                      *             "expiresAt": "2026-03-14T09:26:53.000Z",
@@ -8237,16 +8307,22 @@ export interface operations {
                      *       "code": "3f9c2a71d04b8e65",
                      *       "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *       "targetUserId": "player-1842",
+                     *       "invitedByUserId": "player-2077",
                      *       "createdBy": "player-1842",
                      *       "createdAt": "2026-03-14T09:26:53.000Z",
                      *       "expiresAt": "2026-03-14T09:26:53.000Z",
                      *       "usedAt": "2026-03-14T09:26:53.000Z",
                      *       "usedBy": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
                      *       "maxUses": 10,
-                     *       "uses": 10
+                     *       "uses": 10,
+                     *       "group": {
+                     *         "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *         "name": "Night Watch",
+                     *         "kind": "guild"
+                     *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["InvitationDto"];
+                    "application/json": components["schemas"]["InvitationWithGroupDto"];
                 };
             };
             /** @description Not found (also for resources of another game or soft-deleted) */
@@ -8862,6 +8938,160 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listUserInvitations: {
+        parameters: {
+            query?: {
+                /** @description page size, from 1 to the page cap (SVC_MAX_PAGE_SIZE) */
+                limit?: number;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "code": "3f9c2a71d04b8e65",
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "targetUserId": "player-1842",
+                     *           "invitedByUserId": "player-2077",
+                     *           "createdBy": "player-1842",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *           "usedAt": "2026-03-14T09:26:53.000Z",
+                     *           "usedBy": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
+                     *           "maxUses": 10,
+                     *           "uses": 10,
+                     *           "group": {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "name": "Night Watch",
+                     *             "kind": "guild"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["InvitationWithGroupDto"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
                     };
                 };
             };

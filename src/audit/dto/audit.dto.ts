@@ -6,9 +6,10 @@ import { AUDIT_ACTIONS } from '../audit-actions';
 /** Shared by the game's and the operator's audit entries: what actorUserId and targetId hold. */
 export const AUDIT_ACTOR_DESCRIPTION =
   'the internal user id (a uuid, not the external id your game uses) of who acted, when known: the joiner of ' +
-  'member.joined, the member who left, the user asking for or cancelling a join request, and the actorUserId given ' +
-  'to a ban or a join request decision; null otherwise. It stays the internal id for compatibility with existing ' +
-  "clients; the operator's members list shows it as svcUserId beside the externalUserId";
+  'member.joined, the member who left, the user asking for or cancelling a join request, the actorUserId given ' +
+  'to a ban or a join request decision, and the invitedByUserId given to an invitation (member.invited); null ' +
+  "otherwise. It stays the internal id for compatibility with existing clients; the operator's members list shows " +
+  'it as svcUserId beside the externalUserId';
 export const AUDIT_TARGET_DESCRIPTION =
   'depending on the action: an external user id, a role id, the group id, a webhook id (webhook.*) or the game id ' +
   '(game.config.updated); null when there is none (an open invitation)';

@@ -4,6 +4,11 @@ import { PageQueryDto } from '../../common/pagination/page';
 import { ValidatedPerRow } from '../../common/validation/validation.pipe';
 import { INTERNAL_USER_ID_EXAMPLE } from '../../openapi/examples';
 
+/** EXTENSIONS X6: who sent an invitation, as the create and bulk-invite bodies take it. */
+const INVITED_BY_REQUEST_DESCRIPTION =
+  'external id of the player who sends the invitation, shown as invitedByUserId on the Invitation; like the actor of ' +
+  'a ban, created on first use and recorded as the audit actor. Not checked against the group: the API key authorizes';
+
 /** EXTENSIONS X4: an open code may be accepted by up to this many users. */
 export const MAX_USES = 10_000;
 const MAX_USES_MESSAGE = `maxUses must be an integer from 1 to ${MAX_USES}`;
@@ -19,6 +24,12 @@ export class CreateInvitationDto {
   @IsOptional()
   @IsString()
   roleId?: string;
+
+  @ApiPropertyOptional({ description: INVITED_BY_REQUEST_DESCRIPTION })
+  @IsOptional()
+  @IsString({ message: 'invitedByUserId must be a non-empty string' })
+  @MinLength(1, { message: 'invitedByUserId must be a non-empty string' })
+  invitedByUserId?: string;
 
   @ApiPropertyOptional({ example: '7d', description: 'a positive integer followed by s, m, h or d' })
   @IsOptional()
@@ -45,7 +56,10 @@ export class InvitationDto {
   @ApiProperty({ example: '3f9c2a71d04b8e65', description: '16 hex characters' }) code!: string;
   @ApiProperty({ type: String, nullable: true }) roleId!: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'null = open code' }) targetUserId!: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'currently always null' }) createdBy!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'external id of who sent it, as given on create or bulk invite; null when not given' })
+  invitedByUserId!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'always null; invitedByUserId names who sent the invitation' })
+  createdBy!: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) expiresAt!: string | null;
   @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'set when the code is used up: declined, or accepted maxUses times' })
@@ -64,6 +78,18 @@ export class InvitationDto {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_USES, description: 'accepts the code allows; 1 unless created with more' })
   maxUses!: number;
   @ApiProperty({ type: 'integer', minimum: 0, description: 'accepts so far' }) uses!: number;
+}
+
+/** What an invitation is for (EXTENSIONS X6), so a client can show it without reading the group. */
+export class InvitationGroupDto {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() kind!: string;
+}
+
+/** The Invitation of the public preview and the inbox, with its group (EXTENSIONS X6). */
+export class InvitationWithGroupDto extends InvitationDto {
+  @ApiProperty({ type: InvitationGroupDto, description: 'the group the invitation is for' }) group!: InvitationGroupDto;
 }
 
 const BOOL = ['true', 'false'];
@@ -113,6 +139,12 @@ export class BulkInviteDto {
   @IsArray({ message: 'rows must be an array' })
   @ArrayMaxSize(BULK_INVITE_MAX_ROWS, { message: `rows must hold at most ${BULK_INVITE_MAX_ROWS} entries` })
   rows!: unknown[];
+
+  @ApiPropertyOptional({ description: `${INVITED_BY_REQUEST_DESCRIPTION}; the same for every row` })
+  @IsOptional()
+  @IsString({ message: 'invitedByUserId must be a non-empty string' })
+  @MinLength(1, { message: 'invitedByUserId must be a non-empty string' })
+  invitedByUserId?: string;
 }
 
 export class BulkInviteErrorDto {
