@@ -20,7 +20,7 @@
 // Environment (all optional): DATABASE_URL; BENCH_DURATION (s, default 10); BENCH_WARMUP (s,
 // default 3); BENCH_CONNECTIONS (default 50); BENCH_SCALE (dataset scale, default 1: try the suite
 // quickly with 0.1; the targets are judged at 1 only); BENCH_ONLY (a regular expression over the
-// scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, joinLeave,
+// scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
 // joinLeaveHot, groupCreate, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
 // friendRequest, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, relationship,
 // auditFirst, auditDeep, stream, webhooks, feedPage, feedReplay, gameStream — to measure only those while working on one: such a
@@ -282,7 +282,7 @@ async function main() {
 
   // The write scenarios' work items (see bench/lib/write-scenarios.mjs): many groups, one hot group.
   const poolSize = 4 * CONF.connections;
-  const writeKeys = ['joinLeaveHot', 'groupCreate', 'inviteAccept', 'inviteAcceptHot', 'banUnban', 'banUnbanHot', 'roleAssign', 'roleAssignHot', 'overrideSet', 'overrideSetHot', 'friendRequest'];
+  const writeKeys = ['joinLeaveHot', 'joinLeaveCapped', 'joinLeaveCappedHot', 'joinLeaveExclusive', 'groupCreate', 'inviteAccept', 'inviteAcceptHot', 'banUnban', 'banUnbanHot', 'roleAssign', 'roleAssignHot', 'overrideSet', 'overrideSetHot', 'friendRequest'];
   const writes = writeKeys.some(wanted);
   const hotGroup = writes ? (await api('POST', '/v1/groups', { kind: 'guild', name: 'hot', visibility: 'public' }, 201)).id : null;
   const hot = Array.from({ length: poolSize }, (_, i) => ({ groupId: hotGroup, userId: `p${1000 + i}` }));
@@ -315,7 +315,23 @@ async function main() {
     }
   }
   const creators = Array.from({ length: poolSize }, (_, i) => `p${3000 + i}`);
-  const scenarios = writeScenarios({ base, headers: auth, api, many: pairs, hot, members, hotMembers, friendPairs, creators });
+  // Groups that fill up and one group per player (EXTENSIONS X5): groups of their own, far from full,
+  // so that every join succeeds and what is measured is the cost of the rules' checks and locks.
+  const capped = [];
+  const exclusive = [];
+  let cappedHot = [];
+  if (['joinLeaveCapped', 'joinLeaveCappedHot', 'joinLeaveExclusive'].some(wanted)) {
+    await call('PATCH', `/v1/admin/games/${GAME_ID}/config`, { config: { groups: { exclusiveKinds: ['bench-clan'] } } }, 200, ADMIN_TOKEN);
+    for (let i = 0; i < poolSize; i++) {
+      const c = await api('POST', '/v1/groups', { kind: 'guild', name: `capped ${i}`, visibility: 'public', maxMembers: 50, creatorUserId: `p${5000 + i}` }, 201);
+      capped.push({ groupId: c.id, userId: `p${6000 + i}` });
+      const e = await api('POST', '/v1/groups', { kind: 'bench-clan', name: `clan ${i}`, visibility: 'public', creatorUserId: `p${7000 + i}` }, 201);
+      exclusive.push({ groupId: e.id, userId: `p${8000 + i}` });
+    }
+    const hotCapped = await api('POST', '/v1/groups', { kind: 'guild', name: 'hot capped', visibility: 'public', maxMembers: 100_000 }, 201);
+    cappedHot = Array.from({ length: poolSize }, (_, i) => ({ groupId: hotCapped.id, userId: `p${9000 + i}` }));
+  }
+  const scenarios = writeScenarios({ base, headers: auth, api, many: pairs, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive });
   const runWrite = (s) => measure(s.key, s.name, { headers: auth, ...cycle({ base, headers: auth, ...s }) }, serverPid, { statements: writeStatementStats });
   const deliveredBefore = receiver.state.requests;
   await runWrite(scenarios[0]);

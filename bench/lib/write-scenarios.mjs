@@ -54,8 +54,10 @@ const step = (build, capture) => ({ build, capture });
  * { groupId, userId } over many public groups (the user not a member), `hot` the same on one public
  * group; `members` and `hotMembers` are { groupId, userId, roleId } of active members, each with a
  * role of their group; `friendPairs` are { userId, otherId } of users who are not friends.
+ * `capped` and `cappedHot` are join items of groups with a member cap (EXTENSIONS X5) far from full,
+ * many and one; `exclusive` those of groups of a kind the game allows once per player.
  */
-export function writeScenarios({ base, headers, api, many, hot, members, hotMembers, friendPairs, creators }) {
+export function writeScenarios({ base, headers, api, many, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive }) {
   const tolerate = (...ok) => async (method, path, body) => {
     const r = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
     if (!ok.includes(r.status)) throw new Error(`repair ${method} ${path}: ${r.status} ${await r.text()}`);
@@ -134,6 +136,9 @@ export function writeScenarios({ base, headers, api, many, hot, members, hotMemb
   return [
     { key: 'joinLeave', name: 'Public join then leave (identity, member, audit, outbox, delivery)', ...joinLeave(many), family: 'join' },
     { key: 'joinLeaveHot', name: `Public join then leave, ${hot_}`, ...joinLeave(hot), hot: true, family: 'join' },
+    { key: 'joinLeaveCapped', name: `Public join then leave, groups with a member cap, ${many_}`, ...joinLeave(capped), family: 'join' },
+    { key: 'joinLeaveCappedHot', name: `Public join then leave, a group with a member cap, ${hot_}`, ...joinLeave(cappedHot), hot: true, family: 'join' },
+    { key: 'joinLeaveExclusive', name: `Public join then leave, groups of a kind allowed once per player, ${many_}`, ...joinLeave(exclusive), family: 'join' },
     { key: 'groupCreate', name: 'Group create with its creator as first member', ...groupCreate, family: 'other' },
     { key: 'inviteAccept', name: `Invitation create, accept, then leave, ${many_}`, ...inviteAccept(many), family: 'other' },
     { key: 'inviteAcceptHot', name: `Invitation create, accept, then leave, ${hot_}`, ...inviteAccept(hot), hot: true, family: 'other' },
