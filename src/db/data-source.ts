@@ -24,6 +24,9 @@ export { DB_CONNECT_TIMEOUT_MS } from './prepared-client';
  */
 export const DB_POOL_WAIT_MS = 10_000;
 
+/** The word similarity (pg_trgm) at which a word of a search matches a name by spelling distance. */
+export const SEARCH_WORD_SIMILARITY = 0.5;
+
 /** Idle connections are closed after this; a restarted server's dead ones are dropped at once on their error. */
 const DB_IDLE_TIMEOUT_MS = 30_000;
 
@@ -58,6 +61,9 @@ export function createDataSource({
       // feed's new era, so that even an instance left running across the restore writes none out of order.
       onConnect: (client: ServiceClient) => startNewEraIfRestored(client, onNewEra),
       // Sent as session settings when each connection opens: no extra round trip per query.
+      // The group search's spelling-distance match (`word %> name`, see GroupSearchRepository):
+      // pg_trgm's default 0.6 misses a swapped pair of letters in a 7-letter word.
+      options: `-c pg_trgm.word_similarity_threshold=${SEARCH_WORD_SIMILARITY}`,
       ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
       ...(idleInTransactionTimeoutMs > 0 ? { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs } : {}),
     },

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { JoinRequestsCoreModule } from '../join-requests/join-requests-core.module';
 import { MembersCoreModule } from '../members/members-core.module';
+import { GroupSearchController } from './group-search.controller';
 import { GroupsController } from './groups.controller';
 import { GroupsCoreModule } from './groups-core.module';
 import { GroupsService } from './groups.service';
@@ -8,7 +9,7 @@ import { MemberCountFolder } from './member-count-folder';
 
 @Module({
   imports: [GroupsCoreModule, MembersCoreModule, JoinRequestsCoreModule],
-  controllers: [GroupsController],
+  controllers: [GroupSearchController, GroupsController],
   providers: [GroupsService, MemberCountFolder],
 })
 export class GroupsModule {}
