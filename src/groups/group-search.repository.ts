@@ -59,53 +59,63 @@ export class GroupSearchRepository {
   async search(m: EntityManager, s: GroupSearchQuery): Promise<FoundGroup[]> {
     const params: unknown[] = [s.gameId, s.limit + 1];
     const p = (value: unknown) => `$${params.push(value)}`;
+    let walkRef: string | undefined;
+    const walk = () => (walkRef ??= p(WALK_PER_ROW * (s.limit + 1)));
     // Spelled exactly as the partial indexes' predicate, so the planner can use them.
-    const where = [`g.game_id = $1`, `g.soft_deleted_at IS NULL`, `g.visibility <> 'secret'`];
-    if (s.kind !== undefined) where.push(`g.kind = ${p(s.kind)}`);
-    if (s.tags?.length) where.push(`g.tags @> ${p(s.tags)}::text[]`);
-    if (s.open) where.push(`g.visibility = 'public' AND (g.max_members IS NULL OR g.active_member_count < g.max_members)`);
-    if (s.membersAtLeast !== undefined) where.push(`g.active_member_count >= ${p(s.membersAtLeast)}`);
-    if (s.membersAtMost !== undefined) where.push(`g.active_member_count <= ${p(s.membersAtMost)}`);
+    const scan = [`g.game_id = $1`, `g.soft_deleted_at IS NULL`, `g.visibility <> 'secret'`];
+    const filters: string[] = [];
+    if (s.kind !== undefined) filters.push(`g.kind = ${p(s.kind)}`);
+    if (s.tags?.length) filters.push(`g.tags @> ${p(s.tags)}::text[]`);
+    if (s.open) filters.push(`g.visibility = 'public' AND (g.max_members IS NULL OR g.active_member_count < g.max_members)`);
+    if (s.membersAtLeast !== undefined) filters.push(`g.active_member_count >= ${p(s.membersAtLeast)}`);
+    if (s.membersAtMost !== undefined) filters.push(`g.active_member_count <= ${p(s.membersAtMost)}`);
 
+    // Two spellings of each word's conditions: in a walk, each pattern is a sub-select (an
+    // InitPlan, computed once: a function call in a filter would run again for every row walked);
+    // where an index is to find the matches, a plain call, which the planner folds into the index
+    // condition (an InitPlan there would leave it no estimate at all, and it would walk the game).
     const words = s.words.map((w) => ({ ...w, ref: p(w.text) }));
-    const contains = words.map((w) => `g.search_name LIKE svc_search_contains(${w.ref})`);
+    const once = (walked: boolean, call: string) => (walked ? `(SELECT ${call})` : call);
+    const contains = (walked: boolean) => words.map((w) => `g.search_name LIKE ${once(walked, `svc_search_contains(${w.ref})`)}`);
     // A word found as written, or (a long enough one) within spelling distance of a word of the name.
-    const near = words.map((w, i) => (w.fuzzy ? `(${contains[i]} OR g.search_name %> svc_search_text(${w.ref}))` : contains[i]));
+    const near = (walked: boolean) =>
+      words.map((w, i) => (w.fuzzy ? `(${contains(walked)[i]} OR g.search_name %> ${once(walked, `svc_search_text(${w.ref})`)})` : contains(walked)[i]));
 
-    let page: string;
+    const ctes: string[] = [];
+    const branches: string[] = [];
     if (s.sort === 'relevance') {
       if (!words.length) throw new Error('the relevance sort needs words');
-      const prefix = `g.search_name LIKE svc_search_prefix(${words[0].ref})`;
-      const tiers: Record<Rank, string[]> = {
-        0: [prefix, ...contains.slice(1)],
-        1: [...contains, `NOT (${prefix})`],
-        2: [...near, `NOT (${contains.join(' AND ')})`],
+      // The range lets the name index find the names starting with the word (the trigram index
+      // cannot anchor a match at the start); LIKE keeps it exact. In "C" order, every name that
+      // starts with w lies between w and w followed by the last code point.
+      const prefix = (walked: boolean) => {
+        const first = once(walked, `svc_search_text(${words[0].ref})`);
+        return `g.search_name >= ${first} AND g.search_name < ${once(walked, `svc_search_text(${words[0].ref}) || chr(1114111)`)} AND g.search_name LIKE ${once(walked, `svc_search_prefix(${words[0].ref})`)}`;
+      };
+      const tiers: Record<Rank, (walked: boolean) => string[]> = {
+        0: (w) => [prefix(w), ...contains(w).slice(1)],
+        1: (w) => [...contains(w), `NOT (${prefix(w)})`],
+        2: (w) => [...near(w), `NOT (${contains(w).join(' AND ')})`],
       };
       const after = s.after?.sort === 'relevance' ? s.after : undefined;
-      // One CTE a rank, each in id order (groups_search_id, or its matches sorted): a rank is read
-      // only while the better ones have not filled the page (a one-time filter on their counts),
-      // so a common word never pays for the spelling-distance scan.
-      const ctes: string[] = [];
+      // A rank is read only while the better ones have not filled the page (a one-time filter on
+      // their counts), so a common word never pays for the spelling-distance scan.
       for (const rank of RANKS) {
         if (after && rank < after.rank) continue;
-        const cond = [...where, ...tiers[rank]];
-        if (after && rank === after.rank) cond.push(`g.id > ${p(after.id)}::uuid`);
-        const before = ctes.map((_, i) => `(SELECT count(*) FROM r${i})`);
-        if (before.length) cond.unshift(`${before.join(' + ')} < $2`);
-        ctes.push(`SELECT g.id, ${rank} AS rank FROM groups g WHERE ${cond.join(' AND ')} ORDER BY g.id LIMIT $2`);
+        const keyset = after && rank === after.rank ? [`g.id > ${p(after.id)}::uuid`] : [];
+        const gate = branches.length ? `${branches.map((b) => `(SELECT count(*) FROM ${b})`).join(' + ')} < $2` : undefined;
+        branches.push(branch(ctes, `r${rank}`, { scan: [...scan, ...keyset], match: (w) => [...filters, ...tiers[rank](w)], order: 'g.id', columns: `${rank} AS rank`, gate }, walk));
       }
-      page = `${ctes.map((sql, i) => `r${i} AS MATERIALIZED (${sql})`).join(',\n')},
-        page AS (${ctes.map((_, i) => `SELECT id, rank FROM r${i}`).join(' UNION ALL ')} ORDER BY rank, id LIMIT $2)`;
     } else {
       const [order, keyset] = ORDER[s.sort];
-      const cond = [...where, ...near];
-      if (s.after && s.after.sort === s.sort) cond.push(keyset(s.after, p));
-      page = `page AS (SELECT g.id, NULL::int AS rank FROM groups g WHERE ${cond.join(' AND ')} ORDER BY ${order} LIMIT $2)`;
+      const after = s.after && s.after.sort === s.sort ? [keyset(s.after, p)] : [];
+      branches.push(branch(ctes, 'r', { scan: [...scan, ...after], match: (w) => [...filters, ...near(w)], order, columns: 'NULL::int AS rank' }, walk));
     }
     const [order] = s.sort === 'relevance' ? ['p.rank, g.id'] : ORDER[s.sort];
     return sqlRows<FoundGroup>(
       m,
-      `WITH ${page}
+      `WITH ${ctes.join(',\n')},
+       page AS (${branches.map((b) => `SELECT id, rank FROM ${b}`).join(' UNION ALL ')} ORDER BY rank, id LIMIT $2)
        SELECT ${GROUP_COLUMNS}, g.search_name AS "searchName", g.active_member_count AS "foldedCount", p.rank
        FROM page p JOIN groups g ON g.id = p.id
        ORDER BY ${order}`,
@@ -113,6 +123,50 @@ export class GroupSearchRepository {
     );
   }
 }
+
+/**
+ * Rows walked in the order's index, per row of the page (limit + 1), before the search turns to
+ * the matches' own index: a match found in 1 of 200 groups or more fills the page within the walk.
+ */
+export const WALK_PER_ROW = 200;
+
+/**
+ * The CTEs of one ordered read of `limit + 1` matches (scan: what the order's index walks; match:
+ * the conditions a row must meet), and the name of the one that holds them. The planner cannot
+ * estimate how many names hold a word (LIKE '%word%'), so the choice between walking the order's
+ * index and sorting the matches of the trigram index is made here, by trying: first a walk of at
+ * most WALK_PER_ROW * (limit + 1) rows in the order's index; when it holds a full page, those are the first matches (any
+ * other lies further along); else the matches come from the cheapest index the planner sees,
+ * sorted (few matches: the walk found fewer than a page). Either way no query reads
+ * every group of a game when a page is found early, and a rare word costs only its own matches.
+ */
+function branch(
+  ctes: string[],
+  name: string,
+  b: { scan: string[]; match: (walked: boolean) => string[]; order: string; columns: string; gate?: string },
+  walk: () => string,
+): string {
+  const gate = b.gate ? [b.gate] : [];
+  if (!b.match(false).length) {
+    ctes.push(`${name} AS MATERIALIZED (SELECT g.id, ${b.columns} FROM groups g WHERE ${[...gate, ...b.scan].join(' AND ')} ORDER BY ${b.order} LIMIT $2)`);
+    return name;
+  }
+  ctes.push(
+    `${name}w AS MATERIALIZED (SELECT g.id, ${b.columns} FROM (
+       SELECT ${WALKED} FROM groups g WHERE ${[...gate, ...b.scan].join(' AND ')} ORDER BY ${b.order} LIMIT ${walk()}
+       ) g WHERE ${b.match(true).join(' AND ')} ORDER BY ${b.order} LIMIT $2)`,
+    `${name} AS MATERIALIZED (
+       SELECT id, rank FROM ${name}w WHERE (SELECT count(*) FROM ${name}w) = $2
+       UNION ALL
+       SELECT * FROM (SELECT g.id, ${b.columns} FROM groups g
+         WHERE ${[...gate, `(SELECT count(*) FROM ${name}w) < $2`, ...b.scan, ...b.match(false)].join(' AND ')}
+         ORDER BY ${b.order} LIMIT $2) i)`,
+  );
+  return name;
+}
+
+/** What the conditions and orders of a search read of a walked row. */
+const WALKED = 'g.id, g.search_name, g.kind, g.tags, g.visibility, g.max_members, g.active_member_count, g.created_at';
 
 type Keyset = (after: SearchAfter, p: (value: unknown) => string) => string;
 

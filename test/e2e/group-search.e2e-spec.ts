@@ -120,7 +120,7 @@ describe('what is never found', () => {
     const gone = await group(auth, 'Knights Deleted');
     expect((await t.http.delete(`/v1/groups/${gone.id}`).set(auth)).status).toBe(200);
     await group(other, 'Knights Elsewhere', { tags: ['lang:en'] });
-    for (const query of [{ q: 'knights' }, { q: 'knigths' }, {}, { sort: 'newest' }, { sort: 'name' }, { q: 'knights', sort: 'members' }]) {
+    for (const query of <Record<string, string>[]>[{ q: 'knights' }, { q: 'knigths' }, {}, { sort: 'newest' }, { sort: 'name' }, { q: 'knights', sort: 'members' }]) {
       expect((await names(auth, query)).sort()).toEqual(['Knights Invite', 'Knights Visible']);
     }
     expect(await names(auth, { tags: 'lang:en' })).toEqual([]);
