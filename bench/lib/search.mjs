@@ -150,7 +150,8 @@ export function searchTags(n) {
 
 /** The search rows' queries: `{ key, name, queries: [{ q?, tags?, open?, sort }] }`. */
 export function searchScenarios(sizes) {
-  const n = 200;
+  // 100 each: pgbench takes at most 128 scripts, one per distinct statement.
+  const n = 100;
   const words = searchWords(n);
   const tags = searchTags(n);
   const rows = [];

@@ -104,12 +104,16 @@ export class GroupSearchRepository {
         if (after && rank < after.rank) continue;
         const keyset = after && rank === after.rank ? [`g.id > ${p(after.id)}::uuid`] : [];
         const gate = branches.length ? `${branches.map((b) => `(SELECT count(*) FROM ${b})`).join(' + ')} < $2` : undefined;
-        branches.push(branch(ctes, `r${rank}`, { scan: [...scan, ...keyset], match: (w) => [...filters, ...tiers[rank](w)], order: 'g.id', columns: `${rank} AS rank`, gate }, walk));
+        // No walk for the spelling-distance rank: its test costs microseconds a row (pg_trgm's
+        // word_similarity), and it is read only when the words as written are rare.
+        branches.push(
+          branch(ctes, `r${rank}`, { scan: [...scan, ...keyset], match: (w) => [...filters, ...tiers[rank](w)], order: 'g.id', columns: `${rank} AS rank`, gate, walk: rank < 2 }, walk),
+        );
       }
     } else {
       const [order, keyset] = ORDER[s.sort];
       const after = s.after && s.after.sort === s.sort ? [keyset(s.after, p)] : [];
-      branches.push(branch(ctes, 'r', { scan: [...scan, ...after], match: (w) => [...filters, ...near(w)], order, columns: 'NULL::int AS rank' }, walk));
+      branches.push(branch(ctes, 'r', { scan: [...scan, ...after], match: (w) => [...filters, ...near(w)], order, columns: 'NULL::int AS rank', walk: true }, walk));
     }
     const [order] = s.sort === 'relevance' ? ['p.rank, g.id'] : ORDER[s.sort];
     return sqlRows<FoundGroup>(
@@ -143,12 +147,12 @@ export const WALK_PER_ROW = 200;
 function branch(
   ctes: string[],
   name: string,
-  b: { scan: string[]; match: (walked: boolean) => string[]; order: string; columns: string; gate?: string },
+  b: { scan: string[]; match: (walked: boolean) => string[]; order: string; columns: string; gate?: string; walk: boolean },
   walk: () => string,
 ): string {
   const gate = b.gate ? [b.gate] : [];
-  if (!b.match(false).length) {
-    ctes.push(`${name} AS MATERIALIZED (SELECT g.id, ${b.columns} FROM groups g WHERE ${[...gate, ...b.scan].join(' AND ')} ORDER BY ${b.order} LIMIT $2)`);
+  if (!b.match(false).length || !b.walk) {
+    ctes.push(`${name} AS MATERIALIZED (SELECT g.id, ${b.columns} FROM groups g WHERE ${[...gate, ...b.scan, ...b.match(false)].join(' AND ')} ORDER BY ${b.order} LIMIT $2)`);
     return name;
   }
   ctes.push(
