@@ -445,6 +445,7 @@ async function main() {
       log(`its SQL alone: pgbench -f, ${CONF.connections} clients, ${CONF.durationS} s`);
       results[row.key].ceiling = await searchCeiling({
         root: ROOT,
+        db: q,
         url: db.url,
         gameId,
         queries: row.queries,
@@ -568,7 +569,7 @@ async function main() {
   for (const k of readKeys) {
     if (!pageParams[k]) continue;
     try {
-      const statement = searchKeys.includes(k) ? await searchStatement(ROOT, pageParams[k].gameId, pageParams[k].query) : await mainStatement(ROOT, k, pageParams[k]);
+      const statement = searchKeys.includes(k) ? await searchStatement(ROOT, q, pageParams[k].gameId, pageParams[k].query) : await mainStatement(ROOT, k, pageParams[k]);
       plans[k] = await explain(q, statement);
     } catch (err) {
       plans[k] = { error: String(err.message ?? err) };

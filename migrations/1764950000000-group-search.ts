@@ -65,14 +65,6 @@ export class GroupSearch1764950000000 implements MigrationInterface {
     await q.query(`
       CREATE FUNCTION svc_search_text(t text) RETURNS text LANGUAGE sql STABLE PARALLEL SAFE
       AS $$ SELECT lower(${schema}.unaccent('${schema}.unaccent'::regdictionary, t)) $$`);
-    // The LIKE pattern finding a normalized word anywhere in a name: its wildcards escaped.
-    await q.query(`
-      CREATE FUNCTION svc_search_contains(word text) RETURNS text LANGUAGE sql STABLE PARALLEL SAFE
-      AS $$ SELECT '%' || replace(replace(replace(svc_search_text(word), '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' $$`);
-    await q.query(`
-      CREATE FUNCTION svc_search_prefix(word text) RETURNS text LANGUAGE sql STABLE PARALLEL SAFE
-      AS $$ SELECT replace(replace(replace(svc_search_text(word), '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' $$`);
-
     await q.query(`ALTER TABLE groups ADD COLUMN search_name text COLLATE "C"`);
     await q.query(`UPDATE groups SET search_name = svc_search_text(name)`);
     await q.query(`ALTER TABLE groups ALTER COLUMN search_name SET NOT NULL`);
@@ -97,8 +89,6 @@ export class GroupSearch1764950000000 implements MigrationInterface {
     await q.query(`DROP TRIGGER groups_search_name ON groups`);
     await q.query(`DROP FUNCTION groups_search_name()`);
     await q.query(`ALTER TABLE groups DROP COLUMN search_name`);
-    await q.query(`DROP FUNCTION svc_search_prefix(text)`);
-    await q.query(`DROP FUNCTION svc_search_contains(text)`);
     await q.query(`DROP FUNCTION svc_search_text(text)`);
     // The extensions stay: other objects of the database may use them.
   }

@@ -178,24 +178,37 @@ export function searchScenarios(sizes) {
 
 export const queryString = (query) => new URLSearchParams(query).toString();
 
-/** The statement the built service sends for `query` in `gameId`, with its parameters (captured, not run). */
-export async function searchStatement(root, gameId, query) {
+/**
+ * The statements the built service sends for `query` in `gameId`, with their parameters: the
+ * words' normalization (run on `db` for its answer) and the search itself (captured, not run).
+ */
+export async function searchStatements(root, db, gameId, query) {
   const require = createRequire(join(root, 'package.json'));
   const { GroupSearchRepository } = require(join(root, 'dist/src/groups/group-search.repository.js'));
   const { parseSearchQuery, withCursor } = require(join(root, 'dist/src/groups/group-search-query.js'));
-  let seen;
-  const manager = { query: async (sql, params) => ((seen = { sql, params }), []) };
+  const seen = [];
+  const manager = {
+    query: async (sql, params) => {
+      seen.push({ sql, params });
+      return seen.length === 1 && /svc_search_text/.test(sql) && !/FROM groups/.test(sql) ? (await db.query(sql, params)).rows : [];
+    },
+  };
   await new GroupSearchRepository().search(manager, withCursor(parseSearchQuery(gameId, query)));
   return seen;
 }
 
+/** The search statement proper (the last one), for EXPLAIN. */
+export const searchStatement = async (root, db, gameId, query) => (await searchStatements(root, db, gameId, query)).at(-1);
+
+// A string literal spelled without ':' (as E'\\072'): pgbench would read ':name' as one of its variables.
 const literal = (v) => {
   if (v === null || v === undefined) return 'NULL';
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return literal(`{${v.map((x) => `"${String(x).replace(/(["\\])/g, '\\$1')}"`).join(',')}}`);
-  return `'${String(v).replace(/'/g, "''")}'`;
+  const text = String(v).replace(/'/g, "''");
+  return text.includes(':') || text.includes('\\') ? `E'${text.replace(/\\/g, '\\\\').replace(/:/g, '\\072')}'` : `'${text}'`;
 };
-/** The statement with its parameters written in as literals: what pgbench -f runs. */
+/** A statement with its parameters written in as literals: what pgbench -f runs. */
 export const inlined = ({ sql, params }) => sql.replace(/\$(\d+)/g, (_, i) => literal(params[Number(i) - 1]));
 
 function pgbench(args, env) {
@@ -210,20 +223,22 @@ function pgbench(args, env) {
 }
 
 /**
- * The database ceiling of a search row: every query of the row as a pgbench script of its own,
+ * The database ceiling of a search row: every query of the row as a pgbench script of its own (its
+ * statements, as the service sends them: the words' normalization, then the search),
  * each drawn with the same weight (the HTTP row draws its queries uniformly too), `connections`
  * clients, `durationS` seconds, on the bench's database, with the session setting the service's
  * connections open with. Returns `{ tps, p50, p99, failed, cpu }` (latencies in ms, from pgbench's
  * per-transaction log).
  */
-export async function searchCeiling({ root, url, gameId, queries, connections, durationS, warmupS, postmasterPid, similarity }) {
+export async function searchCeiling({ root, db, url, gameId, queries, connections, durationS, warmupS, postmasterPid, similarity }) {
   const dir = mkdtempSync(join(os.tmpdir(), 'guildhall-search-'));
   try {
     const scripts = [];
     const distinct = [...new Map(queries.map((q) => [queryString(q), q])).values()];
     for (const [i, query] of distinct.entries()) {
       const file = join(dir, `q${i}.sql`);
-      writeFileSync(file, `${inlined(await searchStatement(root, gameId, query)).replace(/\s+/g, ' ').trim()};\n`);
+      const statements = await searchStatements(root, db, gameId, query);
+      writeFileSync(file, statements.map((st) => `${inlined(st).replace(/\s+/g, ' ').trim()};\n`).join(''));
       // Weighted by how often the row sends it.
       const weight = queries.filter((q) => queryString(q) === queryString(query)).length;
       scripts.push('-f', `${file}@${weight}`);

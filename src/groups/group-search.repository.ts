@@ -63,6 +63,7 @@ export class GroupSearchRepository {
     const walk = () => (walkRef ??= p(WALK_PER_ROW * (s.limit + 1)));
     // Spelled exactly as the partial indexes' predicate, so the planner can use them.
     const scan = [`g.game_id = $1`, `g.soft_deleted_at IS NULL`, `g.visibility <> 'secret'`];
+    const words = s.words;
     const filters: string[] = [];
     if (s.kind !== undefined) filters.push(`g.kind = ${p(s.kind)}`);
     if (s.tags?.length) filters.push(`g.tags @> ${p(s.tags)}::text[]`);
@@ -70,16 +71,19 @@ export class GroupSearchRepository {
     if (s.membersAtLeast !== undefined) filters.push(`g.active_member_count >= ${p(s.membersAtLeast)}`);
     if (s.membersAtMost !== undefined) filters.push(`g.active_member_count <= ${p(s.membersAtMost)}`);
 
-    // Two spellings of each word's conditions: in a walk, each pattern is a sub-select (an
-    // InitPlan, computed once: a function call in a filter would run again for every row walked);
-    // where an index is to find the matches, a plain call, which the planner folds into the index
-    // condition (an InitPlan there would leave it no estimate at all, and it would walk the game).
-    const words = s.words.map((w) => ({ ...w, ref: p(w.text) }));
-    const once = (walked: boolean, call: string) => (walked ? `(SELECT ${call})` : call);
-    const contains = (walked: boolean) => words.map((w) => `g.search_name LIKE ${once(walked, `svc_search_contains(${w.ref})`)}`);
+    // The words as the names are stored (svc_search_text: lowercase, unaccented), fetched first so
+    // that the statement below holds them as plain values: the planner estimates its conditions
+    // from the column's statistics, and no walked row calls a function.
+    const normalized = words.length ? await this.normalize(m, s.words.map((w) => w.text)) : [];
+    // Parameters are added when a condition is first spelt: one left unused (a rank the cursor
+    // skips) would have no type, which Postgres refuses.
+    const lazy = <T>(make: () => T) => {
+      let made: T | undefined;
+      return () => (made ??= make());
+    };
+    const contains = lazy(() => normalized.map((t) => `g.search_name LIKE ${p(`%${escapeLike(t)}%`)}`));
     // A word found as written, or (a long enough one) within spelling distance of a word of the name.
-    const near = (walked: boolean) =>
-      words.map((w, i) => (w.fuzzy ? `(${contains(walked)[i]} OR g.search_name %> ${once(walked, `svc_search_text(${w.ref})`)})` : contains(walked)[i]));
+    const near = lazy(() => words.map((w, i) => (w.fuzzy ? `(${contains()[i]} OR g.search_name %> ${p(normalized[i])})` : contains()[i])));
 
     const ctes: string[] = [];
     const branches: string[] = [];
@@ -88,14 +92,12 @@ export class GroupSearchRepository {
       // The range lets the name index find the names starting with the word (the trigram index
       // cannot anchor a match at the start); LIKE keeps it exact. In "C" order, every name that
       // starts with w lies between w and w followed by the last code point.
-      const prefix = (walked: boolean) => {
-        const first = once(walked, `svc_search_text(${words[0].ref})`);
-        return `g.search_name >= ${first} AND g.search_name < ${once(walked, `svc_search_text(${words[0].ref}) || chr(1114111)`)} AND g.search_name LIKE ${once(walked, `svc_search_prefix(${words[0].ref})`)}`;
-      };
-      const tiers: Record<Rank, (walked: boolean) => string[]> = {
-        0: (w) => [prefix(w), ...contains(w).slice(1)],
-        1: (w) => [...contains(w), `NOT (${prefix(w)})`],
-        2: (w) => [...near(w), `NOT (${contains(w).join(' AND ')})`],
+      const first = normalized[0];
+      const prefix = lazy(() => `g.search_name >= ${p(first)} AND g.search_name < ${p(`${first}\u{10FFFF}`)} AND g.search_name LIKE ${p(`${escapeLike(first)}%`)}`);
+      const tiers: Record<Rank, () => string[]> = {
+        0: () => [prefix(), ...contains().slice(1)],
+        1: () => [...contains(), `NOT (${prefix()})`],
+        2: () => [...near(), `NOT (${contains().join(' AND ')})`],
       };
       const after = s.after?.sort === 'relevance' ? s.after : undefined;
       // A rank is read only while the better ones have not filled the page (a one-time filter on
@@ -107,13 +109,13 @@ export class GroupSearchRepository {
         // No walk for the spelling-distance rank: its test costs microseconds a row (pg_trgm's
         // word_similarity), and it is read only when the words as written are rare.
         branches.push(
-          branch(ctes, `r${rank}`, { scan: [...scan, ...keyset], match: (w) => [...filters, ...tiers[rank](w)], order: 'g.id', columns: `${rank} AS rank`, gate, walk: rank < 2 }, walk),
+          branch(ctes, `r${rank}`, { scan: [...scan, ...keyset], match: [...filters, ...tiers[rank]()], order: 'g.id', columns: `${rank} AS rank`, gate, walk: rank < 2 }, walk),
         );
       }
     } else {
       const [order, keyset] = ORDER[s.sort];
       const after = s.after && s.after.sort === s.sort ? [keyset(s.after, p)] : [];
-      branches.push(branch(ctes, 'r', { scan: [...scan, ...after], match: (w) => [...filters, ...near(w)], order, columns: 'NULL::int AS rank', walk: true }, walk));
+      branches.push(branch(ctes, 'r', { scan: [...scan, ...after], match: [...filters, ...near()], order, columns: 'NULL::int AS rank', walk: true }, walk));
     }
     const [order] = s.sort === 'relevance' ? ['p.rank, g.id'] : ORDER[s.sort];
     return sqlRows<FoundGroup>(
@@ -126,7 +128,16 @@ export class GroupSearchRepository {
       params,
     );
   }
+
+  /** Each text as svc_search_text (migration GroupSearch) writes names: one definition of a match. */
+  private async normalize(m: EntityManager, texts: string[]): Promise<string[]> {
+    const rows = await sqlRows<{ t: string }>(m, `SELECT svc_search_text(w) AS t FROM unnest($1::text[]) WITH ORDINALITY AS x(w, n) ORDER BY n`, [texts]);
+    return rows.map((r) => r.t);
+  }
 }
+
+/** Text matched literally by LIKE: its wildcards and escape character escaped. */
+const escapeLike = (t: string) => t.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * Rows walked in the order's index, per row of the page (limit + 1), before the search turns to
@@ -147,23 +158,23 @@ export const WALK_PER_ROW = 200;
 function branch(
   ctes: string[],
   name: string,
-  b: { scan: string[]; match: (walked: boolean) => string[]; order: string; columns: string; gate?: string; walk: boolean },
+  b: { scan: string[]; match: string[]; order: string; columns: string; gate?: string; walk: boolean },
   walk: () => string,
 ): string {
   const gate = b.gate ? [b.gate] : [];
-  if (!b.match(false).length || !b.walk) {
-    ctes.push(`${name} AS MATERIALIZED (SELECT g.id, ${b.columns} FROM groups g WHERE ${[...gate, ...b.scan, ...b.match(false)].join(' AND ')} ORDER BY ${b.order} LIMIT $2)`);
+  if (!b.match.length || !b.walk) {
+    ctes.push(`${name} AS MATERIALIZED (SELECT g.id, ${b.columns} FROM groups g WHERE ${[...gate, ...b.scan, ...b.match].join(' AND ')} ORDER BY ${b.order} LIMIT $2)`);
     return name;
   }
   ctes.push(
     `${name}w AS MATERIALIZED (SELECT g.id, ${b.columns} FROM (
        SELECT ${WALKED} FROM groups g WHERE ${[...gate, ...b.scan].join(' AND ')} ORDER BY ${b.order} LIMIT ${walk()}
-       ) g WHERE ${b.match(true).join(' AND ')} ORDER BY ${b.order} LIMIT $2)`,
+       ) g WHERE ${b.match.join(' AND ')} ORDER BY ${b.order} LIMIT $2)`,
     `${name} AS MATERIALIZED (
        SELECT id, rank FROM ${name}w WHERE (SELECT count(*) FROM ${name}w) = $2
        UNION ALL
        SELECT * FROM (SELECT g.id, ${b.columns} FROM groups g
-         WHERE ${[...gate, `(SELECT count(*) FROM ${name}w) < $2`, ...b.scan, ...b.match(false)].join(' AND ')}
+         WHERE ${[...gate, `(SELECT count(*) FROM ${name}w) < $2`, ...b.scan, ...b.match].join(' AND ')}
          ORDER BY ${b.order} LIMIT $2) i)`,
   );
   return name;
