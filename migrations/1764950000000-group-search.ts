@@ -20,7 +20,8 @@ const FINDABLE = `soft_deleted_at IS NULL AND visibility <> 'secret'`;
  * the normalized text, the same on every server whatever its locale.
  *
  * Indexes, all partial on findable groups and led by game_id (btree_gin lets a GIN index carry
- * it): trigrams of search_name (q: contains and spelling distance), tags (tags=), the folded
+ * it): trigrams of search_name (q: the words as written, and the words a misspelt one is close
+ * to, found in group_search_words), tags (tags=), the folded
  * member counter (sort members, open, membersAtLeast/AtMost), search_name (sort name, a prefix),
  * and id (the relevance sort's order within a rank). The newest sort uses groups_game_order.
  */
@@ -68,11 +69,31 @@ export class GroupSearch1764950000000 implements MigrationInterface {
     await q.query(`ALTER TABLE groups ADD COLUMN search_name text COLLATE "C"`);
     await q.query(`UPDATE groups SET search_name = svc_search_text(name)`);
     await q.query(`ALTER TABLE groups ALTER COLUMN search_name SET NOT NULL`);
+    // The words of a game's names (3 characters or more, normalized), where a misspelt word of a
+    // search finds the words it is close to (pg_trgm word similarity) before the names holding
+    // them are looked for: a dictionary of tens of thousands of words instead of the names
+    // themselves, whose every trigram-close candidate would have to be read and compared. Words
+    // are never removed: one left by a renamed group only adds a candidate that finds no name.
+    await q.query(`
+      CREATE TABLE group_search_words (
+        game_id uuid NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        word    text COLLATE "C" NOT NULL,
+        PRIMARY KEY (game_id, word)
+      )`);
+    await q.query(`CREATE INDEX group_search_words_trgm ON group_search_words USING gin (game_id, word gin_trgm_ops)`);
+    await q.query(`
+      CREATE FUNCTION svc_search_words(t text) RETURNS SETOF text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+      AS $$ SELECT DISTINCT w FROM regexp_split_to_table(t, '[[:space:][:punct:]]+') w WHERE length(w) >= 3 $$`);
+    await q.query(`INSERT INTO group_search_words (game_id, word) SELECT DISTINCT g.game_id, w FROM groups g, svc_search_words(g.search_name) w`);
     // Kept in the statement that writes the name. (A bulk load with session_replication_role =
-    // replica skips triggers: it must write search_name itself, as bench/lib/seed.mjs does.)
+    // replica skips triggers: it must write search_name and the words itself, as bench/lib/seed.mjs does.)
     await q.query(`
       CREATE FUNCTION groups_search_name() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN NEW.search_name := svc_search_text(NEW.name); RETURN NEW; END $$`);
+      BEGIN
+        NEW.search_name := svc_search_text(NEW.name);
+        INSERT INTO group_search_words (game_id, word) SELECT NEW.game_id, w FROM svc_search_words(NEW.search_name) w ON CONFLICT DO NOTHING;
+        RETURN NEW;
+      END $$`);
     await q.query(`CREATE TRIGGER groups_search_name BEFORE INSERT OR UPDATE OF name ON groups FOR EACH ROW EXECUTE FUNCTION groups_search_name()`);
 
     await q.query(`CREATE INDEX groups_search_trgm ON groups USING gin (game_id, search_name gin_trgm_ops) WHERE ${FINDABLE}`);
@@ -88,6 +109,8 @@ export class GroupSearch1764950000000 implements MigrationInterface {
     }
     await q.query(`DROP TRIGGER groups_search_name ON groups`);
     await q.query(`DROP FUNCTION groups_search_name()`);
+    await q.query(`DROP TABLE group_search_words`);
+    await q.query(`DROP FUNCTION svc_search_words(text)`);
     await q.query(`ALTER TABLE groups DROP COLUMN search_name`);
     await q.query(`DROP FUNCTION svc_search_text(text)`);
     // The extensions stay: other objects of the database may use them.

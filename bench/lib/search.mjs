@@ -57,7 +57,7 @@ export function searchColumns(g, capAt) {
 const uid = (prefix, expr) => `('${prefix}0000-0000-7000-8000-' || lpad(to_hex(${expr}), 12, '0'))::uuid`;
 
 /**
- * The search game: `count` groups, no member rows (each group's folded counter is set: 0-59
+ * The search game: `count` groups and the words of their names (group_search_words), no member rows (each group's folded counter is set: 0-59
  * members, 1 in 4 capped at 50, so some are full), 1 in 10 secret, 1 in 10 invite-only. The
  * groups table's secondary indexes are dropped for the load and rebuilt from their own
  * definitions after it, which is several times faster than inserting into them.
@@ -96,6 +96,8 @@ export async function seedSearchGame(clients, count, base) {
       }
     }),
   );
+  // The words of the names, which the trigger off in replica mode would have kept.
+  await c.query(`INSERT INTO group_search_words (game_id, word) SELECT DISTINCT $1::uuid, w FROM groups g, svc_search_words(g.search_name) w WHERE g.game_id = $1 ON CONFLICT DO NOTHING`, [SEARCH_GAME_ID]);
   await Promise.all(clients.map((client) => client.query(`SET maintenance_work_mem = '256MB'`)));
   next = 0;
   await Promise.all(

@@ -138,8 +138,8 @@ export async function seed(clients, s) {
     );
   });
 
-  // Names, tags and caps to search (bench/lib/search.mjs); search_name written here, as the
-  // trigger that keeps it is off in replica mode.
+  // Names, tags and caps to search (bench/lib/search.mjs); search_name and the words of the names
+  // (group_search_words) written here, as the trigger that keeps them is off in replica mode.
   const col = searchColumns('g', 120);
   await step(`${s.groups.toLocaleString('en-US')} groups`, () =>
     c.query(
@@ -152,6 +152,10 @@ export async function seed(clients, s) {
        CROSS JOIN LATERAL (SELECT CASE WHEN g = 0 THEN 'The big guild' ELSE ${col.name} END AS name) n`,
       [s.groups, GAME_ID, params.base],
     ),
+  );
+  await c.query(
+    `INSERT INTO group_search_words (game_id, word) SELECT DISTINCT $1::uuid, w FROM groups g, svc_search_words(g.search_name) w WHERE g.game_id = $1 ON CONFLICT DO NOTHING`,
+    [GAME_ID],
   );
   if (s.searchGroups) {
     await step(`${s.searchGroups.toLocaleString('en-US')} groups of a second game, for the search rows (indexes rebuilt after)`, () =>

@@ -71,19 +71,24 @@ export class GroupSearchRepository {
     if (s.membersAtLeast !== undefined) filters.push(`g.active_member_count >= ${p(s.membersAtLeast)}`);
     if (s.membersAtMost !== undefined) filters.push(`g.active_member_count <= ${p(s.membersAtMost)}`);
 
-    // The words as the names are stored (svc_search_text: lowercase, unaccented), fetched first so
-    // that the statement below holds them as plain values: the planner estimates its conditions
-    // from the column's statistics, and no walked row calls a function.
-    const normalized = words.length ? await this.normalize(m, s.words.map((w) => w.text)) : [];
+    // The words as the names are stored (svc_search_text: lowercase, unaccented), and for each
+    // long enough word the words of the game's names within spelling distance of it, fetched first
+    // so that the statement below holds them as plain values: the planner estimates its
+    // conditions from the column's statistics, and no walked row calls a function.
+    const normalized = words.length ? await this.normalize(m, s.gameId, words) : [];
     // Parameters are added when a condition is first spelt: one left unused (a rank the cursor
     // skips) would have no type, which Postgres refuses.
     const lazy = <T>(make: () => T) => {
       let made: T | undefined;
       return () => (made ??= make());
     };
-    const contains = lazy(() => normalized.map((t) => `g.search_name LIKE ${p(`%${escapeLike(t)}%`)}`));
-    // A word found as written, or (a long enough one) within spelling distance of a word of the name.
-    const near = lazy(() => words.map((w, i) => (w.fuzzy ? `(${contains()[i]} OR g.search_name %> ${p(normalized[i])})` : contains()[i])));
+    const contains = lazy(() => normalized.map(({ text }) => `g.search_name LIKE ${p(`%${escapeLike(text)}%`)}`));
+    // A word found as written, or a word of the game's names close to it.
+    const near = lazy(() =>
+      normalized.map(({ near: close }, i) =>
+        close.length ? `(${contains()[i]} OR g.search_name LIKE ANY (${p(close.map((w) => `%${escapeLike(w)}%`))}::text[]))` : contains()[i],
+      ),
+    );
 
     const ctes: string[] = [];
     const branches: string[] = [];
@@ -92,7 +97,7 @@ export class GroupSearchRepository {
       // The range lets the name index find the names starting with the word (the trigram index
       // cannot anchor a match at the start); LIKE keeps it exact. In "C" order, every name that
       // starts with w lies between w and w followed by the last code point.
-      const first = normalized[0];
+      const first = normalized[0].text;
       const prefix = lazy(() => `g.search_name >= ${p(first)} AND g.search_name < ${p(`${first}\u{10FFFF}`)} AND g.search_name LIKE ${p(`${escapeLike(first)}%`)}`);
       const tiers: Record<Rank, () => string[]> = {
         0: () => [prefix(), ...contains().slice(1)],
@@ -106,16 +111,12 @@ export class GroupSearchRepository {
         if (after && rank < after.rank) continue;
         const keyset = after && rank === after.rank ? [`g.id > ${p(after.id)}::uuid`] : [];
         const gate = branches.length ? `${branches.map((b) => `(SELECT count(*) FROM ${b})`).join(' + ')} < $2` : undefined;
-        // No walk for the spelling-distance rank: its test costs microseconds a row (pg_trgm's
-        // word_similarity), and it is read only when the words as written are rare.
-        branches.push(
-          branch(ctes, `r${rank}`, { scan: [...scan, ...keyset], match: [...filters, ...tiers[rank]()], order: 'g.id', columns: `${rank} AS rank`, gate, walk: rank < 2 }, walk),
-        );
+        branches.push(branch(ctes, `r${rank}`, { scan: [...scan, ...keyset], match: [...filters, ...tiers[rank]()], order: 'g.id', columns: `${rank} AS rank`, gate }, walk));
       }
     } else {
       const [order, keyset] = ORDER[s.sort];
       const after = s.after && s.after.sort === s.sort ? [keyset(s.after, p)] : [];
-      branches.push(branch(ctes, 'r', { scan: [...scan, ...after], match: [...filters, ...near()], order, columns: 'NULL::int AS rank', walk: true }, walk));
+      branches.push(branch(ctes, 'r', { scan: [...scan, ...after], match: [...filters, ...near()], order, columns: 'NULL::int AS rank' }, walk));
     }
     const [order] = s.sort === 'relevance' ? ['p.rank, g.id'] : ORDER[s.sort];
     return sqlRows<FoundGroup>(
@@ -129,12 +130,26 @@ export class GroupSearchRepository {
     );
   }
 
-  /** Each text as svc_search_text (migration GroupSearch) writes names: one definition of a match. */
-  private async normalize(m: EntityManager, texts: string[]): Promise<string[]> {
-    const rows = await sqlRows<{ t: string }>(m, `SELECT svc_search_text(w) AS t FROM unnest($1::text[]) WITH ORDINALITY AS x(w, n) ORDER BY n`, [texts]);
-    return rows.map((r) => r.t);
+  /**
+   * Each word as svc_search_text (migration GroupSearch) writes names, one definition of a
+   * match; and for a fuzzy word, the closest words of the game's names (pg_trgm's word
+   * similarity, at the connection's pg_trgm.word_similarity_threshold), at most NEAR_WORDS.
+   */
+  private async normalize(m: EntityManager, gameId: string, words: SearchWord[]): Promise<{ text: string; near: string[] }[]> {
+    return sqlRows<{ text: string; near: string[] }>(
+      m,
+      `SELECT x.t AS text, CASE WHEN x.fuzzy THEN ARRAY(
+                SELECT d.word FROM group_search_words d WHERE d.game_id = $3 AND d.word %> x.t AND d.word <> x.t
+                ORDER BY x.t <<-> d.word, d.word LIMIT ${NEAR_WORDS}) ELSE '{}' END AS near
+       FROM (SELECT svc_search_text(u.w) AS t, u.fuzzy, u.n FROM unnest($1::text[], $2::boolean[]) WITH ORDINALITY AS u(w, fuzzy, n)) x
+       ORDER BY x.n`,
+      [words.map((w) => w.text), words.map((w) => w.fuzzy), gameId],
+    );
   }
 }
+
+/** The most words of a game's names a misspelt word stands for. */
+export const NEAR_WORDS = 20;
 
 /** Text matched literally by LIKE: its wildcards and escape character escaped. */
 const escapeLike = (t: string) => t.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -158,11 +173,11 @@ export const WALK_PER_ROW = 200;
 function branch(
   ctes: string[],
   name: string,
-  b: { scan: string[]; match: string[]; order: string; columns: string; gate?: string; walk: boolean },
+  b: { scan: string[]; match: string[]; order: string; columns: string; gate?: string },
   walk: () => string,
 ): string {
   const gate = b.gate ? [b.gate] : [];
-  if (!b.match.length || !b.walk) {
+  if (!b.match.length) {
     ctes.push(`${name} AS MATERIALIZED (SELECT g.id, ${b.columns} FROM groups g WHERE ${[...gate, ...b.scan, ...b.match].join(' AND ')} ORDER BY ${b.order} LIMIT $2)`);
     return name;
   }
