@@ -61,8 +61,8 @@ export function createDataSource({
       // feed's new era, so that even an instance left running across the restore writes none out of order.
       onConnect: (client: ServiceClient) => startNewEraIfRestored(client, onNewEra),
       // Sent as session settings when each connection opens: no extra round trip per query.
-      // The group search's spelling-distance match (`word %> name`, see GroupSearchRepository):
-      // pg_trgm's default 0.6 misses a swapped pair of letters in a 7-letter word.
+      // The group search's spelling distance (pg_trgm's `%>`, see GroupSearchRepository.normalize):
+      // the default 0.6 misses a swapped pair of letters in a 7-letter word ("knigths").
       options: `-c pg_trgm.word_similarity_threshold=${SEARCH_WORD_SIMILARITY}`,
       ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
       ...(idleInTransactionTimeoutMs > 0 ? { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs } : {}),

@@ -162,13 +162,13 @@ export const WALK_PER_ROW = 200;
 
 /**
  * The CTEs of one ordered read of `limit + 1` matches (scan: what the order's index walks; match:
- * the conditions a row must meet), and the name of the one that holds them. The planner cannot
- * estimate how many names hold a word (LIKE '%word%'), so the choice between walking the order's
- * index and sorting the matches of the trigram index is made here, by trying: first a walk of at
- * most WALK_PER_ROW * (limit + 1) rows in the order's index; when it holds a full page, those are the first matches (any
- * other lies further along); else the matches come from the cheapest index the planner sees,
- * sorted (few matches: the walk found fewer than a page). Either way no query reads
- * every group of a game when a page is found early, and a rare word costs only its own matches.
+ * the conditions a row must meet), and the name of the one that holds them. The planner's guess
+ * of how many names hold a word (LIKE '%word%') is rough, so the choice between walking the
+ * order's index and sorting the matches of the trigram index is made here, by trying: first a
+ * walk of at most WALK_PER_ROW * (limit + 1) rows in the order's index; when it holds a full
+ * page, those are the first matches (any other lies further along); else the matches come from
+ * the cheapest index the planner sees, sorted (they are few: the walk found less than a page).
+ * Either way no query reads every group of a game, and a rare word costs only its own matches.
  */
 function branch(
   ctes: string[],
@@ -178,19 +178,21 @@ function branch(
 ): string {
   const gate = b.gate ? [b.gate] : [];
   if (!b.match.length) {
-    ctes.push(`${name} AS MATERIALIZED (SELECT g.id, ${b.columns} FROM groups g WHERE ${[...gate, ...b.scan, ...b.match].join(' AND ')} ORDER BY ${b.order} LIMIT $2)`);
+    const read = `SELECT g.id, ${b.columns} FROM groups g WHERE ${[...b.scan, ...b.match].join(' AND ')} ORDER BY ${b.order} LIMIT $2`;
+    ctes.push(`${name} AS MATERIALIZED (${gate.length ? `SELECT * FROM (${read}) i WHERE ${gate.join(' AND ')}` : read})`);
     return name;
   }
   ctes.push(
     `${name}w AS MATERIALIZED (SELECT g.id, ${b.columns} FROM (
        SELECT ${WALKED} FROM groups g WHERE ${[...gate, ...b.scan].join(' AND ')} ORDER BY ${b.order} LIMIT ${walk()}
        ) g WHERE ${b.match.join(' AND ')} ORDER BY ${b.order} LIMIT $2)`,
+    // The gate stays outside the LIMIT sub-select (no condition is pushed into one): a one-time
+    // filter above the index read, which then never starts (nor a parallel plan its workers).
     `${name} AS MATERIALIZED (
        SELECT id, rank FROM ${name}w WHERE (SELECT count(*) FROM ${name}w) = $2
        UNION ALL
-       SELECT * FROM (SELECT g.id, ${b.columns} FROM groups g
-         WHERE ${[...gate, `(SELECT count(*) FROM ${name}w) < $2`, ...b.scan, ...b.match].join(' AND ')}
-         ORDER BY ${b.order} LIMIT $2) i)`,
+       SELECT * FROM (SELECT g.id, ${b.columns} FROM groups g WHERE ${[...b.scan, ...b.match].join(' AND ')} ORDER BY ${b.order} LIMIT $2) i
+       WHERE ${[...gate, `(SELECT count(*) FROM ${name}w) < $2`].join(' AND ')})`,
   );
   return name;
 }
