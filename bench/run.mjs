@@ -23,7 +23,7 @@
 // scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
 // joinLeaveHot, groupCreate, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
 // friendRequest, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, relationship,
-// auditFirst, auditDeep, stream, webhooks, feedPage, feedReplay, gameStream — to measure only those while working on one: such a
+// auditFirst, auditDeep, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
 // writes a V8 CPU profile there when it stops; `node bench/cpu-profile-summary.mjs dir` reads it).
 // Exit code 1 when something failed to run (a missed target is reported, not a failure).
@@ -44,7 +44,8 @@ import { activeMember, friendOffsets, GAME_ID, groupUuid, outsider, seed, seedSi
 import { feedPositions, measureReplay, seedFeed } from './lib/feed.mjs';
 import { measureStream } from './lib/stream.mjs';
 import { measureWebhooks, startReceiver } from './lib/webhooks.mjs';
-import { runPgbench } from './lib/pgbench.mjs';
+import { findPgbench, runPgbench } from './lib/pgbench.mjs';
+import { queryString, searchCeiling, searchScenarios, searchStatement } from './lib/search.mjs';
 import { statementStats } from './lib/statements.mjs';
 import { cycle, writeScenarios } from './lib/write-scenarios.mjs';
 
@@ -107,6 +108,9 @@ async function main() {
   const loadBefore = loadAverage();
   if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('dist/src/main.js is missing: run `npm run bench` (it builds first)');
   const sizes = seedSizes(CONF.scale);
+  const searchKeys = ['searchText', 'searchTags', 'searchText1M', 'searchTags1M'];
+  // The million-group game costs its seed only when one of its rows is measured.
+  if (!['searchText1M', 'searchTags1M'].some(wanted)) sizes.searchGroups = 0;
 
   // ---- 1-2. Postgres, schema, dataset ----
   const db = (started.db = await openDatabase(ROOT));
@@ -439,6 +443,39 @@ async function main() {
   pageParams.auditDeep = { gameId: GAME_ID, groupId: G0, start: { beforeId: deep.id } };
   pageParams.permMiss = { gameId: GAME_ID, groupId: G0, userId: permUser };
 
+  // Group search: a query drawn at random per request from each row's list (bench/lib/search.mjs),
+  // then the same queries' statements alone through pgbench -f on as many connections.
+  for (const row of searchScenarios(sizes)) {
+    if (!wanted(row.key) || (row.gameId && !sizes.searchGroups)) continue;
+    const gameId = row.gameId ?? GAME_ID;
+    const rowKey = row.gameId ? (await call('POST', `/v1/admin/games/${gameId}/api-keys`, undefined, 201, ADMIN_TOKEN)).key : key;
+    const headers = { authorization: `Bearer ${rowKey}` };
+    const paths = row.queries.map((query) => `/v1/groups/search?${queryString(query)}`);
+    for (const path of paths.slice(0, 20)) await call('GET', path, undefined, 200, rowKey);
+    await measure(row.key, row.name, {
+      url: base,
+      headers,
+      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[Math.floor(Math.random() * paths.length)] }) }],
+    });
+    if (findPgbench()) {
+      log(`its SQL alone: pgbench -f, ${CONF.connections} clients, ${CONF.durationS} s`);
+      results[row.key].ceiling = await searchCeiling({
+        root: ROOT,
+        db: q,
+        url: db.url,
+        gameId,
+        queries: row.queries,
+        connections: CONF.connections,
+        durationS: CONF.durationS,
+        warmupS: CONF.warmupS,
+        postmasterPid: db.postmasterPid,
+      });
+      const c = results[row.key].ceiling;
+      log(`  ratio ${(results[row.key].rps / c.tps).toFixed(2)} × its SQL alone`);
+    }
+    pageParams[row.key] = { gameId, query: row.queries[0] };
+  }
+
   // The other write scenarios come after the reads, so that the reads see the dataset as seeded; the
   // endpoint of the join scenario delivers their member events again meanwhile.
   if (writes) {
@@ -541,10 +578,14 @@ async function main() {
 
   // ---- 7. plans of the read scenarios' main statements ----
   const plans = {};
-  const readKeys = ['permMiss', 'groupsFirst', 'groupsDeep', 'membersFirst', 'membersDeep', 'friendsList', 'suggestions', 'relationship', 'auditFirst', 'auditDeep'];
+  // As the search's word statement sets it for its own transaction (GroupSearchRepository.normalize), for the plans.
+  await q.query('SET pg_trgm.word_similarity_threshold = 0.5');
+  const readKeys = ['permMiss', 'groupsFirst', 'groupsDeep', 'membersFirst', 'membersDeep', 'friendsList', 'suggestions', 'relationship', 'auditFirst', 'auditDeep', ...searchKeys];
   for (const k of readKeys) {
+    if (!pageParams[k]) continue;
     try {
-      plans[k] = await explain(q, await mainStatement(ROOT, k, pageParams[k]));
+      const statement = searchKeys.includes(k) ? await searchStatement(ROOT, q, pageParams[k].gameId, pageParams[k].query) : await mainStatement(ROOT, k, pageParams[k]);
+      plans[k] = await explain(q, statement);
     } catch (err) {
       plans[k] = { error: String(err.message ?? err) };
     }

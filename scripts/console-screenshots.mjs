@@ -55,7 +55,8 @@ async function main() {
     const names = ['Knights of Dawn', 'Night Watch', 'Iron Legion', 'Silver Hand', 'Crimson Tide', 'Emerald Circle', 'Storm Riders', 'Ashen Vow'];
     const groups = [];
     for (const [i, name] of names.entries()) {
-      const g = await api('POST', '/v1/groups', { kind: i % 3 === 2 ? 'party' : 'guild', name, visibility: 'public', creatorUserId: `leader-${i}` });
+      const tags = [`lang:${['en', 'de', 'fr'][i % 3]}`, `region:${['eu', 'na'][i % 2]}`, ...(i % 4 === 1 ? ['casual'] : [])];
+      const g = await api('POST', '/v1/groups', { kind: i % 3 === 2 ? 'party' : 'guild', name, visibility: 'public', creatorUserId: `leader-${i}`, tags, maxMembers: i % 3 === 0 ? 100 : null });
       groups.push(g);
       const members = Array.from({ length: 60 - i * 6 }, (_, n) => `player-${i}-${String(n).padStart(2, '0')}`);
       for (let n = 0; n < members.length; n += 20) await Promise.all(members.slice(n, n + 20).map((userId) => api('POST', `/v1/groups/${g.id}/join`, { userId })));
@@ -102,7 +103,7 @@ async function main() {
     await page.getByTestId('minted-key').waitFor();
     await shot('game', true);
 
-    await open(`#/games/${game.id}/groups?sort=memberCount&order=desc`);
+    await open(`#/games/${game.id}/groups?sort=members`);
     await shot('groups');
     await open(`#/games/${game.id}/groups/${first.id}`);
     await shot('group-members');

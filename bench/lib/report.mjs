@@ -116,6 +116,26 @@ export function renderReport(ctx) {
   read('relationship');
   read('auditFirst');
   read('auditDeep', 'auditFirst');
+  // Group search: each row beside its database ceiling, pgbench -f running the statements the
+  // service sends for the same queries on the same connections (bench/lib/search.mjs).
+  for (const k of ['searchText', 'searchTags', 'searchText1M', 'searchTags1M']) {
+    const res = r[k];
+    if (!res) continue;
+    const c = res.ceiling;
+    if (c) {
+      rows.push([
+        `Its SQL alone: pgbench -f, the ${c.statements} statements the service sends for those queries, same weights, ${conf.connections} clients (req/s = statements/s)`,
+        int(c.tps), ms(c.p50), ms(c.p99), '—', int(c.failed), '—', `— / ${pct(c.cpu?.postgres)} / —`, `— / ${cpuMs(c.cpu?.postgres, c.tps)} / 1`,
+        '1.00 × its SQL (the ceiling of the row below)', '—', '—',
+      ]);
+    }
+    const ratio = c ? res.rps / c.tps : NaN;
+    httpRow(res, {
+      ratio: c ? `${ratio.toFixed(2)} × its SQL alone` : vsFramework(res),
+      target: `p99 ≤ ${READ_P99_MS} ms; ≥ 0.50 × its SQL alone`,
+      ok: res.p99 <= READ_P99_MS && res.errors === 0 && (!c || ratio >= 0.5),
+    });
+  }
   const s = r.stream;
   rows.push([
     `Live stream: ${conf.subscribers} subscribers on one group, ${conf.streamJoins} joins ${conf.streamIntervalMs} ms apart; latency = commit to receipt`,
@@ -186,7 +206,7 @@ export function renderReport(ctx) {
   );
   p(`- **Server**: the built \`dist/src/main.js\`, NODE_ENV=production, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=0, WEBHOOK_ALLOW_PRIVATE_HOSTS=true, default pool (DATABASE_POOL_MAX=10); its peak RSS over the whole run (VmHWM) ${int(ctx.serverHwm)} MB.`);
   p(
-    `- **Dataset** (one game${conf.scale !== 1 ? `, BENCH_SCALE=${conf.scale}: NOT the issue's sizes` : ''}): ${int(sizes.groups)} groups; ${int(sizes.members)} members, ${int(sizes.bigGroup)} of them in one group; ${int(sizes.users)} users with ${sizes.friendsPerUser} friends each (${int(seeded.friendRows)} friend rows); ${int(sizes.audit)} audit entries, ${int(sizes.longHistory)} of them in one group. Database size ${seeded.size}.`,
+    `- **Dataset** (one game${conf.scale !== 1 ? `, BENCH_SCALE=${conf.scale}: NOT the issue's sizes` : ''}): ${int(sizes.groups)} groups; ${int(sizes.members)} members, ${int(sizes.bigGroup)} of them in one group; ${int(sizes.users)} users with ${sizes.friendsPerUser} friends each (${int(seeded.friendRows)} friend rows); ${int(sizes.audit)} audit entries, ${int(sizes.longHistory)} of them in one group${sizes.searchGroups ? `; and a second game of ${int(sizes.searchGroups)} groups (names, tags, member counters, no member rows) for the search rows` : ''}. Database size ${seeded.size}.`,
   );
   p(`- **Seed**: ${(seeded.totalMs / 1000).toFixed(1)} s, set-based SQL (${seeded.bulkMode}):`);
   for (const st of seeded.steps) p(`  - ${st.name}: ${(st.ms / 1000).toFixed(1)} s`);

@@ -1,13 +1,16 @@
 // The large dataset, seeded straight through SQL: set-based INSERT ... SELECT over generate_series,
 // no per-row round trips. One game:
 //   - USERS users, each with an identity `p<n>` in the game;
-//   - GROUPS groups (group 0 is the big one; 1 in 10 secret, 1 in 10 invite-only, the rest public);
+//   - GROUPS groups (group 0 is the big one; 1 in 10 secret, 1 in 10 invite-only, the rest public),
+//     named, tagged and 1 in 4 capped as players would (bench/lib/search.mjs);
 //   - MEMBERS members: all USERS users in group 0 (BIG_GROUP of them), the rest spread evenly over
 //     the other groups; 1 in 20 has left;
 //   - USERS x FRIENDS friend rows: user i is friends with i +/- s (mod USERS) for FRIENDS / 2
 //     offsets s (half small, so neighbourhoods overlap and suggestions have many mutual friends);
 //   - AUDIT audit entries: LONG_HISTORY of them in group 0 (the deep audit page), the rest spread
 //     over the other groups, 1 in 100 game-wide.
+// And a second game of SEARCH_GROUPS groups (1,000,000 at scale 1) for the search rows, with member
+// counters but no member rows (bench/lib/search.mjs), seeded only when a search row is measured.
 // Ids are time-ordered uuids (version 7 layout) made from the row number, like the service's own.
 // The bulk load runs with session_replication_role = replica: no foreign-key checks, no per-row
 // triggers (the member counter and the deferred half-friendship check, which would cost 18 min on
@@ -16,6 +19,7 @@
 // friend rows the secondary indexes are dropped and recreated from their own definitions
 // (pg_get_indexdef), which builds them twice as fast as inserting into them and leaves the same schema.
 import { log } from './processes.mjs';
+import { searchColumns, seedSearchGame } from './search.mjs';
 
 export const GAME_ID = '01900000-0000-7000-8000-000000000001';
 
@@ -30,6 +34,8 @@ export function seedSizes(scale = 1) {
     friendsPerUser: 100,
     audit: Math.round(1_000_000 * scale),
     longHistory: Math.round(200_000 * scale),
+    /** The search game's groups (bench/lib/search.mjs); left out (0) when no search row is measured. */
+    searchGroups: Math.round(1_000_000 * scale),
   };
   if (s.users < 1000 || s.groups < 100) throw new Error('BENCH_SCALE is too small');
   return s;
@@ -132,17 +138,30 @@ export async function seed(clients, s) {
     );
   });
 
+  // Names, tags and caps to search (bench/lib/search.mjs); search_name and the words of the names
+  // (group_search_words) written here, as the trigger that keeps them is off in replica mode.
+  const col = searchColumns('g', 120);
   await step(`${s.groups.toLocaleString('en-US')} groups`, () =>
     c.query(
-      `INSERT INTO groups (id, game_id, kind, name, visibility, metadata, created_at, updated_at)
-       SELECT ${uid(GROUP_PREFIX, 'g')}, $2, 'guild', CASE WHEN g = 0 THEN 'The big guild' ELSE 'Guild ' || g END,
+      `INSERT INTO groups (id, game_id, kind, name, search_name, visibility, metadata, tags, max_members, created_at, updated_at)
+       SELECT ${uid(GROUP_PREFIX, 'g')}, $2, 'guild', n.name, svc_search_text(n.name),
               CASE WHEN g = 0 THEN 'public' WHEN g % 10 = 8 THEN 'secret' WHEN g % 10 = 9 THEN 'invite-only' ELSE 'public' END,
-              jsonb_build_object('region', (ARRAY['eu', 'na', 'apac'])[1 + g % 3]),
+              jsonb_build_object('region', (ARRAY['eu', 'na', 'apac'])[1 + g % 3]), ${col.tags}, CASE WHEN g > 0 THEN ${col.maxMembers} END,
               $3::timestamptz - ($1::int - g) * interval '1 minute', $3::timestamptz - ($1::int - g) * interval '1 minute'
-       FROM generate_series(0, $1::int - 1) g`,
+       FROM generate_series(0, $1::int - 1) g
+       CROSS JOIN LATERAL (SELECT CASE WHEN g = 0 THEN 'The big guild' ELSE ${col.name} END AS name) n`,
       [s.groups, GAME_ID, params.base],
     ),
   );
+  await c.query(
+    `INSERT INTO group_search_words (game_id, word) SELECT DISTINCT $1::uuid, w FROM groups g, svc_search_words(g.search_name) w WHERE g.game_id = $1 ON CONFLICT DO NOTHING`,
+    [GAME_ID],
+  );
+  if (s.searchGroups) {
+    await step(`${s.searchGroups.toLocaleString('en-US')} groups of a second game, for the search rows (indexes rebuilt after)`, () =>
+      seedSearchGame(clients, s.searchGroups, params.base),
+    );
+  }
 
   const stride = memberStride(s);
   await step(`${s.members.toLocaleString('en-US')} members (${s.bigGroup.toLocaleString('en-US')} in one group), member counters`, async () => {

@@ -9,6 +9,8 @@ export type ApiKey = Schemas['ApiKeyDto'];
 export type MintedKey = Schemas['MintedApiKeyDto'];
 export type Stats = Schemas['AdminStatsDto'];
 export type Group = Schemas['AdminGroupDto'];
+/** A group as GET /v1/groups/search (and its admin twin) answers it. */
+export type FoundGroup = Schemas['GroupDto'];
 export interface OffsetPage<T> {
   items: T[];
   total: number;

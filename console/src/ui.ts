@@ -69,12 +69,12 @@ export function offsetPager(offset: number, limit: number, shown: number, total:
 }
 
 /** A cursor-paged list: back to the first page, or on to the next cursor. */
-export function cursorPager(onFirst: boolean, firstHref: string, nextHref: string | null): HTMLElement {
+export function cursorPager(onFirst: boolean, firstHref: string, nextHref: string | null, [first, next] = ['⇤ Newest', 'Older →']): HTMLElement {
   return h(
     'nav',
     { class: 'pager', 'aria-label': 'Pages' },
-    onFirst ? h('span', { class: 'muted' }, '⇤ Newest') : h('a', { href: firstHref }, '⇤ Newest'),
-    nextHref ? h('a', { href: nextHref, rel: 'next' }, 'Older →') : h('span', { class: 'muted' }, 'Older →'),
+    onFirst ? h('span', { class: 'muted' }, first) : h('a', { href: firstHref }, first),
+    nextHref ? h('a', { href: nextHref, rel: 'next' }, next) : h('span', { class: 'muted' }, next),
   );
 }
 

@@ -109,6 +109,42 @@ describe('operator console', () => {
     expect(await page.locator('dl.group-settings dd').allTextContents()).toEqual(['none', 'no cap', 'none']);
   });
 
+  it('finds groups as players do: a typo in a word, tags and open; secret groups only under All groups', async () => {
+    const { gameId, key } = await newGame(t, 'Search');
+    const game = gameApi(base, key);
+    const create = (name: string, extra: Record<string, unknown>) => game.call('POST', '/v1/groups', { kind: 'guild', name, visibility: 'public', ...extra });
+    await create('Knights of Dawn', { tags: ['lang:en'] });
+    await create('Ritter der Dämmerung', { tags: ['lang:de'], maxMembers: 10 });
+    await create('Volle Burg', { tags: ['lang:de'], maxMembers: 1, creatorUserId: 'founder' });
+    await create('Geheimbund', { tags: ['lang:de'], visibility: 'secret' });
+    await page.goto(`${base}/console/#/games/${gameId}/groups`);
+    const rows = page.getByRole('table', { name: 'Groups' }).locator('tbody tr');
+    await page.getByRole('table', { name: 'Groups' }).waitFor();
+    expect(await rows.count()).toBe(3);
+
+    await page.getByLabel('Search names').fill('KNIGTHS');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: 'Knights of Dawn' }).waitFor();
+    await expect(rows.count()).resolves.toBe(1);
+
+    // open reads a member count up to a few seconds old: wait until the full group's is counted.
+    for (let tries = 0; tries < 50; tries++) {
+      const found = await game.call<{ items: unknown[] }>('GET', '/v1/groups/search?tags=lang:de&open=true');
+      if (found.items.length === 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await page.getByLabel('Search names').fill('');
+    await page.getByLabel('Tags').fill('lang:de');
+    await page.getByLabel('Open to join').check();
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForFunction(() => location.hash.includes('open=true'));
+    await page.getByRole('link', { name: 'Ritter der Dämmerung' }).waitFor();
+    await expect(rows.count()).resolves.toBe(1);
+
+    await page.getByRole('link', { name: 'All groups, secret ones included' }).click();
+    await page.getByRole('link', { name: 'Geheimbund' }).waitFor();
+  });
+
   it('shows a live event within 2 s of the call that caused it; pause holds events back', async () => {
     const { gameId, key } = await newGame(t, 'Live');
     const game = gameApi(base, key);

@@ -2,6 +2,11 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminRoute } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
+import { ApiPageResponse, type Page } from '../common/pagination/page';
+import { GroupDto } from '../groups/dto/group.dto';
+import { SearchGroupsQueryDto } from '../groups/dto/group-search.dto';
+import { GroupSearchService } from '../groups/group-search.service';
+import { AdminGameScope } from './admin-game-scope';
 import { AdminAuditService } from './admin-audit.service';
 import { AdminGroupsService } from './admin-groups.service';
 import { AdminAuditPageDto, AdminAuditSearchQueryDto } from './dto/admin.dto';
@@ -21,6 +26,8 @@ export class AdminGroupsController {
   constructor(
     private readonly groups: AdminGroupsService,
     private readonly auditLog: AdminAuditService,
+    private readonly scope: AdminGameScope,
+    private readonly search: GroupSearchService,
   ) {}
 
   @Get()
@@ -29,6 +36,17 @@ export class AdminGroupsController {
   @ApiErrors(400, 401, 404)
   list(@Param('gameId') gameId: string, @Query() query: AdminGroupsQueryDto): Promise<AdminGroupListDto> {
     return this.groups.list(gameId, query);
+  }
+
+  @Get('search')
+  @ApiOperation({
+    operationId: 'adminSearchGroups',
+    summary: "GET /v1/groups/search inside the path's game: the groups its players can find, same parameters and answer",
+  })
+  @ApiPageResponse(GroupDto)
+  @ApiErrors(400, 401, 404)
+  async searchGroups(@Param('gameId') gameId: string, @Query() query: SearchGroupsQueryDto): Promise<Page<GroupDto>> {
+    return this.search.search(await this.scope.of(gameId), query);
   }
 
   @Get(':groupId')

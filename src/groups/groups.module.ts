@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { JoinRequestsCoreModule } from '../join-requests/join-requests-core.module';
 import { MembersCoreModule } from '../members/members-core.module';
+import { GroupSearchController } from './group-search.controller';
 import { GroupsController } from './groups.controller';
 import { GroupsCoreModule } from './groups-core.module';
 import { GroupOwnerService } from './group-owner.service';
@@ -9,7 +10,7 @@ import { MemberCountFolder } from './member-count-folder';
 
 @Module({
   imports: [GroupsCoreModule, MembersCoreModule, JoinRequestsCoreModule],
-  controllers: [GroupsController],
+  controllers: [GroupSearchController, GroupsController],
   providers: [GroupsService, GroupOwnerService, MemberCountFolder],
 })
 export class GroupsModule {}

@@ -143,6 +143,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/groups/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find groups a player can see (never secret or deleted): by words of the name, kind, tags, open, member count; four orders */
+        get: operations["searchGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/groups": {
         parameters: {
             query?: never;
@@ -1175,6 +1192,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/games/{gameId}/groups/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /v1/groups/search inside the path's game: the groups its players can find, same parameters and answer */
+        get: operations["adminSearchGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/games/{gameId}/groups/{groupId}": {
         parameters: {
             query?: never;
@@ -1689,6 +1723,41 @@ export interface components {
             keyId: string;
             keyPrefix: string;
         };
+        GroupDto: {
+            id: string;
+            gameId: string;
+            kind: string;
+            name: string;
+            /** @enum {string} */
+            visibility: "public" | "invite-only" | "secret";
+            metadata: {
+                [key: string]: unknown;
+            };
+            defaultRoleId: string | null;
+            /** @description the parent group, or null for a top-level group */
+            parentGroupId: string | null;
+            /**
+             * @description what players find the group by
+             * @example [
+             *       "lang:en",
+             *       "casual"
+             *     ]
+             */
+            tags: string[];
+            /** @description the most active members the group admits; null for no cap */
+            maxMembers: number | null;
+            /** @description external id of the owner, an active member: the creator, or whom POST /v1/groups/{id}/owner named; null when the group has none */
+            ownerUserId: string | null;
+            /** @description active members, at request time */
+            memberCount: number;
+            hasPasscode: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            softDeletedAt: string | null;
+        };
         CreateGroupDto: {
             /**
              * @description free string, stored verbatim
@@ -1727,41 +1796,6 @@ export interface components {
             maxMembers?: number | null;
             /** @description external user id; becomes an active member in the same transaction, and the group's owner */
             creatorUserId?: string | null;
-        };
-        GroupDto: {
-            id: string;
-            gameId: string;
-            kind: string;
-            name: string;
-            /** @enum {string} */
-            visibility: "public" | "invite-only" | "secret";
-            metadata: {
-                [key: string]: unknown;
-            };
-            defaultRoleId: string | null;
-            /** @description the parent group, or null for a top-level group */
-            parentGroupId: string | null;
-            /**
-             * @description what players find the group by
-             * @example [
-             *       "lang:en",
-             *       "casual"
-             *     ]
-             */
-            tags: string[];
-            /** @description the most active members the group admits; null for no cap */
-            maxMembers: number | null;
-            /** @description external id of the owner, an active member: the creator, or whom POST /v1/groups/{id}/owner named; null when the group has none */
-            ownerUserId: string | null;
-            /** @description active members, at request time */
-            memberCount: number;
-            hasPasscode: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            /** Format: date-time */
-            softDeletedAt: string | null;
         };
         UpdateGroupDto: {
             name?: string;
@@ -4149,6 +4183,175 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["WhoamiDto"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    searchGroups: {
+        parameters: {
+            query?: {
+                /** @description words to find in the name, each of them, ignoring case and accents; a word of 4 or more characters also finds a name within a small spelling distance ("knigths" finds "Knights of Dawn") */
+                q?: string;
+                /** @description only groups of this kind (exact) */
+                kind?: string;
+                /** @description comma-separated tags (at most 10); a group must carry every one */
+                tags?: string;
+                /** @description only groups a player can join now: public, and below maxMembers */
+                open?: "true";
+                /** @description at least this many active members (inclusive); may read a count up to 5 s old */
+                membersAtLeast?: number;
+                /** @description at most this many active members (inclusive; not below membersAtLeast); may read a count up to 5 s old */
+                membersAtMost?: number;
+                /** @description relevance (the default with q, and only with q): names starting with the first word, then names holding every word, then matches by spelling distance, ties by id ascending; members: most first (a count up to 5 s old), ties by id descending; newest: ties by id descending; name: A-Z ignoring case and accents, ties by id ascending. The default without q is members */
+                sort?: "relevance" | "members" | "newest" | "name";
+                /** @description page size, from 1 to 100 */
+                limit?: number;
+                /** @description the nextCursor of the previous page of the same search (same q, filters and sort) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "kind": "guild",
+                     *           "name": "Night Watch",
+                     *           "visibility": "public",
+                     *           "metadata": {
+                     *             "region": "eu-west"
+                     *           },
+                     *           "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "tags": [
+                     *             "lang:en",
+                     *             "casual"
+                     *           ],
+                     *           "maxMembers": 3,
+                     *           "ownerUserId": "player-2077",
+                     *           "memberCount": 3,
+                     *           "hasPasscode": true,
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "updatedAt": "2026-03-14T09:26:53.000Z",
+                     *           "softDeletedAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["GroupDto"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -17550,6 +17753,196 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AdminGroupListDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminSearchGroups: {
+        parameters: {
+            query?: {
+                /** @description words to find in the name, each of them, ignoring case and accents; a word of 4 or more characters also finds a name within a small spelling distance ("knigths" finds "Knights of Dawn") */
+                q?: string;
+                /** @description only groups of this kind (exact) */
+                kind?: string;
+                /** @description comma-separated tags (at most 10); a group must carry every one */
+                tags?: string;
+                /** @description only groups a player can join now: public, and below maxMembers */
+                open?: "true";
+                /** @description at least this many active members (inclusive); may read a count up to 5 s old */
+                membersAtLeast?: number;
+                /** @description at most this many active members (inclusive; not below membersAtLeast); may read a count up to 5 s old */
+                membersAtMost?: number;
+                /** @description relevance (the default with q, and only with q): names starting with the first word, then names holding every word, then matches by spelling distance, ties by id ascending; members: most first (a count up to 5 s old), ties by id descending; newest: ties by id descending; name: A-Z ignoring case and accents, ties by id ascending. The default without q is members */
+                sort?: "relevance" | "members" | "newest" | "name";
+                /** @description page size, from 1 to 100 */
+                limit?: number;
+                /** @description the nextCursor of the previous page of the same search (same q, filters and sort) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "kind": "guild",
+                     *           "name": "Night Watch",
+                     *           "visibility": "public",
+                     *           "metadata": {
+                     *             "region": "eu-west"
+                     *           },
+                     *           "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "tags": [
+                     *             "lang:en",
+                     *             "casual"
+                     *           ],
+                     *           "maxMembers": 3,
+                     *           "ownerUserId": "player-2077",
+                     *           "memberCount": 3,
+                     *           "hasPasscode": true,
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "updatedAt": "2026-03-14T09:26:53.000Z",
+                     *           "softDeletedAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["GroupDto"][];
+                        nextCursor: string | null;
+                    };
                 };
             };
             /** @description Validation failed, malformed JSON, bad limit or cursor */

@@ -3,13 +3,73 @@ import { field, h } from '../dom';
 import { count, when } from '../format';
 import type { PageContext } from '../page';
 import { go, href, hrefWith } from '../router';
-import type { Group, OffsetPage } from '../types';
-import { badge, empty, labelled, load, offsetPager, pageHeader, select, table } from '../ui';
+import type { CursorPage, FoundGroup, Group, OffsetPage } from '../types';
+import { badge, cursorPager, empty, labelled, load, offsetPager, pageHeader, select, table } from '../ui';
 
 const PAGE = 50;
 
-/** Search a game's live groups by name, kind and visibility; sort; page through. */
-export function groupsPage({ main, params, route, signal }: PageContext): void {
+/**
+ * A game's groups. By default, what its players find (GET /v1/groups/search through the admin
+ * twin): words of the name, kind, tags, open, four orders, cursor pages. With `all`, every live
+ * group, secret ones included (the admin list: visibility filter, offset pages).
+ */
+export function groupsPage(ctx: PageContext): void {
+  if (ctx.route.query.get('all')) allGroups(ctx);
+  else searchGroups(ctx);
+}
+
+function searchGroups({ main, params, route, signal }: PageContext): void {
+  const q = route.query;
+  const text = q.get('q') ?? '';
+  const form: HTMLFormElement = h(
+    'form',
+    {
+      class: 'inline filters',
+      role: 'search',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        const open = (form.elements.namedItem('open') as HTMLInputElement).checked;
+        go(href(route.path, { q: field(form, 'q'), kind: field(form, 'kind'), tags: field(form, 'tags').replace(/\s+/g, ''), open: open ? 'true' : '', sort: field(form, 'sort') }));
+      },
+    },
+    labelled('Search names', h('input', { name: 'q', type: 'search', value: text, autocomplete: 'off' }), 'every word, any case or accent; typos too'),
+    labelled('Kind', h('input', { name: 'kind', value: q.get('kind') ?? '', autocomplete: 'off', size: 10 })),
+    labelled('Tags', h('input', { name: 'tags', value: q.get('tags') ?? '', autocomplete: 'off', size: 18, placeholder: 'lang:en,region:eu' }), 'a group carries every one'),
+    labelled('Open to join', h('input', { name: 'open', type: 'checkbox', checked: q.get('open') === 'true' })),
+    labelled('Sort', select('sort', [['', 'best match, or most members'], ['relevance', 'best match'], ['members', 'most members'], ['newest', 'newest'], ['name', 'name A–Z']], q.get('sort') ?? '')),
+    h('button', { type: 'submit' }, 'Search'),
+  );
+  const results = h('section', { 'aria-label': 'Groups found' });
+  main.append(
+    pageHeader('Groups', h('a', { href: href(route.path, { all: '1' }) }, 'All groups, secret ones included')),
+    h('p', { class: 'muted' }, 'What players of this game find: secret and deleted groups never appear here.'),
+    form,
+    results,
+  );
+
+  const cursor = q.get('cursor') ?? '';
+  void load(results, async () => {
+    const page = await api<CursorPage<FoundGroup>>(`/v1/admin/games/${params.gameId}/groups/search`, {
+      query: { q: text, kind: q.get('kind') ?? '', tags: q.get('tags') ?? '', open: q.get('open') ?? '', sort: q.get('sort') ?? '', limit: PAGE, cursor },
+      signal,
+    });
+    if (page.items.length === 0) return empty(cursor ? 'No more groups.' : 'No group matches.');
+    return [
+      table('Groups', [
+        { label: 'Name', cell: (g) => h('a', { href: href(['games', params.gameId, 'groups', g.id]) }, g.name) },
+        { label: 'Kind', cell: (g) => g.kind },
+        { label: 'Visibility', cell: (g) => badge(g.visibility) },
+        { label: 'Tags', cell: (g) => (g.tags.length ? g.tags.join(' ') : '—') },
+        { label: 'Members', numeric: true, cell: (g) => (g.maxMembers === null ? count(g.memberCount) : `${count(g.memberCount)} / ${count(g.maxMembers)}`) },
+        { label: 'Created', cell: (g) => when(g.createdAt) },
+      ], page.items),
+      cursorPager(!cursor, hrefWith(route, { cursor: '' }), page.nextCursor ? hrefWith(route, { cursor: page.nextCursor }) : null, ['⇤ First page', 'Next →']),
+    ];
+  }, 'Searching groups');
+}
+
+/** Every live group by name, kind and visibility (the admin list); sort; page through. */
+function allGroups({ main, params, route, signal }: PageContext): void {
   const q = route.query;
   const offset = Number(q.get('offset') ?? 0) || 0;
   const form: HTMLFormElement = h(
@@ -20,7 +80,7 @@ export function groupsPage({ main, params, route, signal }: PageContext): void {
       onsubmit: (event: Event) => {
         event.preventDefault();
         const [sort, order] = field(form, 'sort').split(':');
-        go(href(route.path, { q: field(form, 'q'), kind: field(form, 'kind'), visibility: field(form, 'visibility'), sort, order }));
+        go(href(route.path, { all: '1', q: field(form, 'q'), kind: field(form, 'kind'), visibility: field(form, 'visibility'), sort, order }));
       },
     },
     labelled('Name contains', h('input', { name: 'q', type: 'search', value: q.get('q') ?? '', autocomplete: 'off' })),
@@ -33,7 +93,7 @@ export function groupsPage({ main, params, route, signal }: PageContext): void {
     h('button', { type: 'submit' }, 'Search'),
   );
   const results = h('section', { 'aria-label': 'Groups found' });
-  main.append(pageHeader('Groups'), form, results);
+  main.append(pageHeader('All groups', h('a', { href: href(route.path, {}) }, 'Find groups as players do')), form, results);
 
   void load(results, async () => {
     const page = await api<OffsetPage<Group>>(`/v1/admin/games/${params.gameId}/groups`, {

@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { GameContext } from '../common/auth/game-context';
+import { toPage, type Page } from '../common/pagination/page';
+import type { GroupDto } from './dto/group.dto';
+import type { SearchGroupsQueryDto } from './dto/group-search.dto';
+import { cursorAfter, parseSearchQuery, withCursor } from './group-search-query';
+import { GroupSearchRepository, type FoundGroup } from './group-search.repository';
+import { toGroupDto } from './group-view';
+
+/**
+ * Finding a group (EXTENSIONS X5): the game's groups a player may see (never secret, never
+ * deleted) by words of their name, kind, tags, openness and size, in one of four orders. Serves
+ * GET /v1/groups/search and its admin twin, which reads inside the path's game exactly as that
+ * game's key would.
+ */
+@Injectable()
+export class GroupSearchService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: GroupSearchRepository,
+  ) {}
+
+  async search(game: Pick<GameContext, 'gameId'>, dto: SearchGroupsQueryDto): Promise<Page<GroupDto>> {
+    const parsed = parseSearchQuery(game.gameId, dto);
+    const rows = await this.repo.search(this.ds.manager, withCursor(parsed));
+    return toPage(rows, parsed.limit, toGroupDto, (g: FoundGroup) => cursorAfter(parsed, g));
+  }
+}
