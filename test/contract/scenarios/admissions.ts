@@ -9,7 +9,10 @@ export async function admissionsScenario({ api }: World, groupId: string): Promi
   await api.expect('POST /v1/invitations/{code}/accept', 409, { params: { code: open.code }, body: { userId: 'dave' } });
   await api.expect('GET /v1/groups/{id}/invitations', 200, { ...g, query: { includeUsed: true, includeExpired: false } });
 
-  const direct = await api.expect('POST /v1/groups/{id}/invitations', 201, { ...g, body: { targetUserId: 'erin' } });
+  const direct = await api.expect('POST /v1/groups/{id}/invitations', 201, { ...g, body: { targetUserId: 'erin', invitedByUserId: 'alice' } });
+  await api.expect('GET /v1/users/{userId}/invitations', 200, { params: { userId: 'erin' }, query: { limit: 5 } });
+  const full = await api.expect('POST /v1/groups', 201, { body: { kind: 'guild', name: 'Full', visibility: 'public', creatorUserId: 'alice', maxMembers: 1 } });
+  await api.expect('POST /v1/groups/{id}/join', 409, { params: { id: full.id }, body: { userId: 'zed' } });
   await api.expect('POST /v1/invitations/{code}/decline', 403, { params: { code: direct.code }, body: { userId: 'mallory' } });
   await api.expect('POST /v1/invitations/{code}/decline', 204, { params: { code: direct.code } });
   await api.expect('POST /v1/invitations/{code}/decline', 410, { params: { code: direct.code } });

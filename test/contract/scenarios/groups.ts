@@ -10,6 +10,12 @@ export async function groupsScenario({ api }: World): Promise<Record<string, str
   const child = await api.expect('POST /v1/groups', 201, { body: { kind: 'squad', name: 'Squad' } });
   await api.expect('PUT /v1/groups/{id}/parent', 200, { params: { id: child.id }, body: { parentGroupId: group.id } });
   await api.expect('GET /v1/groups/{id}/children', 200, g);
+  await api.expect('PATCH /v1/groups/{id}', 200, { ...g, body: { tags: ['lang:en', 'casual'], maxMembers: 50 } });
+  await api.expect('GET /v1/groups/search', 200, { query: { q: 'knigths', open: 'true', tags: 'lang:en', limit: 1 } });
+  await api.expect('POST /v1/groups', 201, { body: { kind: 'guild', name: 'Knights of Dusk', visibility: 'public' } });
+  const byName = { kind: 'guild', sort: 'name', membersAtLeast: 0, membersAtMost: 10, limit: 1 };
+  const first = await api.expect('GET /v1/groups/search', 200, { query: byName });
+  await api.expect('GET /v1/groups/search', 200, { query: { ...byName, cursor: first.nextCursor } });
 
   // A passcode given as the string SPEC says, then the bodiless routes with no body at all.
   const bob = await api.expect('POST /v1/groups/{id}/join', 201, { ...g, body: { userId: 'bob', passcode: 'open-sesame' } });
@@ -22,6 +28,10 @@ export async function groupsScenario({ api }: World): Promise<Record<string, str
   await api.expect('PATCH /v1/groups/{id}/members/{userId}', 200, { params: { id: group.id, userId: 'bob' }, body: { notesPublic: 'tank' } });
   await api.expect('GET /v1/members/{id}', 200, { params: { id: bob.id } });
   await api.expect('GET /v1/users/{userId}/members', 200, { params: { userId: 'bob' } });
+  await api.expect('POST /v1/groups/{id}/leave', 409, { ...g, body: { userId: 'alice' } });
+  await api.expect('POST /v1/groups/{id}/owner', 409, { ...g, body: { userId: 'carol' } });
+  await api.expect('POST /v1/groups/{id}/owner', 200, { ...g, body: { userId: 'bob', actorUserId: 'alice' } });
+  await api.expect('POST /v1/groups/{id}/owner', 200, { ...g, body: { userId: 'alice' } });
 
   const role = await api.expect('POST /v1/groups/{id}/roles', 201, { ...g, body: { name: 'Officer', priority: 10, color: '#3fa34d' } });
   const r = { params: { id: role.id } };

@@ -8,6 +8,7 @@ export async function operatorScenario({ admin, api, gameId }: World, groupId: s
   const g = { params: { gameId } };
   await admin.expect('GET /v1/admin/games', 200, { query: { limit: 10 } });
   await admin.expect('GET /v1/admin/games/{gameId}', 200, g);
+  await admin.expect('GET /v1/admin/games/{gameId}/groups/search', 200, { ...g, query: { q: 'knights', sort: 'relevance' } });
   await admin.expect('GET /v1/admin/games/{gameId}/api-keys', 200, g);
   const spare = await admin.expect('POST /v1/admin/games/{gameId}/api-keys', 201, g);
   await admin.expect('POST /v1/admin/games/{gameId}/api-keys/{keyId}/revoke', 200, { params: { gameId, keyId: spare.id } });
