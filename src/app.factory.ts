@@ -37,12 +37,15 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
     bodyLimit: BODY_LIMIT_BYTES,
     logger: false,
     // User ids have no length cap (SPEC §8) and travel in paths: Fastify's default is 100 characters.
-    routerOptions: { maxParamLength: 16_384 },
+    // A path carries ids up to 16,384 characters (MAX_PATH_USER_ID); the router and Node's header
+    // limit take more, so a longer one reaches its route and is refused there by name (400), not
+    // as an unknown route (404) or by Node (431).
+    routerOptions: { maxParamLength: 65_536 },
     genReqId: (req: IncomingMessage) => requestIdFor(req),
     requestIdHeader: false,
     // A client has 10 s to send its headers and 30 s for the whole request, checked every second:
     // trickling clients (slow loris) are cut off instead of holding sockets for Node's 60-300 s.
-    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000, maxHeaderSize: 80 * 1024 },
     requestTimeout: REQUEST_TIMEOUT_MS,
   });
 

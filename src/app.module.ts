@@ -29,6 +29,8 @@ import { IdentityModule } from './identity/identity.module';
 import { loggerParams } from './logging';
 import { SweeperModule } from './sweeper/sweeper.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { UsersModule } from './users/users.module';
+import { ErasuresModule } from './erasures/erasures.module';
 
 @Module({})
 export class AppModule {
@@ -55,6 +57,8 @@ export class AppModule {
         GameConfigModule,
         IdentityLinksModule,
         FriendsModule,
+        UsersModule,
+        ErasuresModule,
         AdminModule,
         AnalyticsModule,
         WebhooksModule,

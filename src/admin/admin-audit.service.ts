@@ -1,3 +1,4 @@
+import { isPseudonym } from '../users/pseudonym';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { parseActions, parseBefore } from '../audit/audit-query';
@@ -64,7 +65,7 @@ export class AdminAuditService {
       before = { createdAt: parsed.at };
     }
     // Stored actor ids are internal uuids: any other text matches nothing (an exact match, not an error).
-    if (q.actorUserId !== undefined && !isUuid(q.actorUserId)) return { items: [], nextCursor: null };
+    if (q.actorUserId !== undefined && !isUuid(q.actorUserId) && !isPseudonym(q.actorUserId)) return { items: [], nextCursor: null };
     const rows = await this.repo.search(m, { scope, before, since, actions, actorUserId: q.actorUserId, targetId: q.targetId, limit });
     return toPage(rows, limit, toAdminAuditItem, (r) => r.id);
   }

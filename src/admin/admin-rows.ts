@@ -18,7 +18,7 @@ export interface AdminAuditRow {
 
 export const ADMIN_AUDIT_COLUMNS = `a.id, a.action, a.game_id AS "gameId", ga.name AS "gameName", a.group_id AS "groupId",
   gr.name AS "groupName", coalesce(gr.soft_deleted_at IS NOT NULL, false) AS "groupSoftDeleted",
-  a.actor_user_id AS "actorUserId", a.target_id AS "targetId", a.payload, a.created_at AS "createdAt"`;
+  coalesce(a.actor_user_id::text, a.actor_pseudonym) AS "actorUserId", a.target_id AS "targetId", a.payload, a.created_at AS "createdAt"`;
 
 /** The joins ADMIN_AUDIT_COLUMNS reads from; `a` is audit_entries. */
 export const ADMIN_AUDIT_JOINS = `JOIN games ga ON ga.id = a.game_id LEFT JOIN groups gr ON gr.id = a.group_id`;

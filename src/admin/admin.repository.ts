@@ -1,3 +1,4 @@
+import { isUuid } from '../common/ids';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { sqlRows } from '../db/sql';
@@ -75,7 +76,10 @@ export class AdminRepository {
     }
     if (s.since) where.push(`a.created_at >= ${add(s.since.toISOString())}::timestamptz`);
     if (s.actions?.length) where.push(`a.action = ANY(${add(s.actions)}::text[])`);
-    if (s.actorUserId !== undefined) where.push(`a.actor_user_id = ${add(s.actorUserId)}::uuid`);
+    if (s.actorUserId !== undefined) {
+      // An erased actor is named by their erasure's pseudonym (EXTENSIONS X7).
+      where.push(isUuid(s.actorUserId) ? `a.actor_user_id = ${add(s.actorUserId)}::uuid` : `a.actor_pseudonym = ${add(s.actorUserId)}`);
+    }
     if (s.targetId !== undefined) where.push(`a.target_id = ${add(s.targetId)}`);
     return sqlRows<AdminAuditRow>(
       m,

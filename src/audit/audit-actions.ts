@@ -38,6 +38,7 @@ export const AUDIT_ACTIONS = [
   'webhook.secret_rotated',
   'game.config.updated',
   'game.user.linked',
+  'user.erased',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

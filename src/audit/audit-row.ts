@@ -9,5 +9,5 @@ export interface AuditRow {
   createdAt: Date;
 }
 
-export const AUDIT_COLUMNS = `a.id, a.game_id AS "gameId", a.group_id AS "groupId", a.actor_user_id AS "actorUserId",
+export const AUDIT_COLUMNS = `a.id, a.game_id AS "gameId", a.group_id AS "groupId", coalesce(a.actor_user_id::text, a.actor_pseudonym) AS "actorUserId",
   a.action, a.target_id AS "targetId", a.payload, a.created_at AS "createdAt"`;

@@ -36,3 +36,9 @@ export async function beforeNextStatement(m: EntityManager, text: string): Promi
   if (client instanceof ServiceClient && client.inUnitOfWork) return client.runBeforeNext(text);
   await m.query(text);
 }
+
+/** True when `m` runs inside a unit of work, the only place writes happen. */
+export function inUnitOfWork(m: EntityManager): boolean {
+  const client = (m.queryRunner as unknown as { databaseConnection?: unknown } | undefined)?.databaseConnection;
+  return client instanceof ServiceClient && client.inUnitOfWork;
+}

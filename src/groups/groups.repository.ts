@@ -4,6 +4,7 @@ import { banScopeSql, type BanScope } from '../bans/ban-checker';
 import { isUuid } from '../common/ids';
 import { beforeNextStatement, sqlRows } from '../db/sql';
 import { externalKey, internalIdSql } from '../identity/identity.repository';
+import { lockUsersForWrite } from '../identity/user-lock';
 import { admissionSql, type Refusal } from './admission';
 import { GROUP_COLUMNS, type GroupRow, type Visibility } from './group-row';
 
@@ -98,6 +99,7 @@ export class GroupsRepository {
     const insert = `INSERT INTO groups AS g (id, game_id, kind, name, visibility, metadata, default_role_id, passcode_hash, tags, max_members, owner_external_id, owner_user_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${ext}, ${owner}) RETURNING ${GROUP_COLUMNS}`;
     if (!creator) return (await sqlRows<GroupRow>(m, insert, params))[0];
+    await lockUsersForWrite(m, g.gameId, [creator.externalUserId]);
     const admission = admissionSql({ id: 'c.id', gameId: 'c."gameId"', maxMembers: 'c."maxMembers"', kind: 'c.kind' }, 'u.user_id');
     const [row] = await sqlRows<GroupRow & { svcUserId: string | null; refusal: Refusal | null; alongside: Record<string, unknown> | null }>(
       m,
@@ -151,6 +153,7 @@ export class GroupsRepository {
     { lock, banScope, admission = false, with: alongside }: { lock: boolean; banScope: boolean; admission?: boolean; with?: Alongside },
   ): Promise<(GroupRow & { svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside?: Record<string, unknown> | null }) | null> {
     if (lock) await beforeNextStatement(m, lockGroup(id, 'members'));
+    await lockUsersForWrite(m, gameId, [externalUserId]);
     const refusal = admission ? admissionSql({ id: 'g.id', gameId: 'g.game_id', maxMembers: 'g.max_members', kind: 'g.kind' }, 'u.user_id') : 'NULL';
     const lookup = `SELECT ${GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope",
          ${refusal} AS refusal

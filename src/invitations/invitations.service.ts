@@ -14,6 +14,7 @@ import { BanChecker, bannedError } from '../bans/ban-checker';
 import { GroupLookup } from '../groups/group-lookup';
 import { alongsideOf } from '../groups/groups.repository';
 import { IdentityService } from '../identity/identity.service';
+import { lockUsersForWrite } from '../identity/user-lock';
 import type { MemberDto } from '../members/dto/member.dto';
 import { invitedActivationAlongside, type ActivatedRow } from '../members/members.repository';
 import { MembershipService } from '../members/membership.service';
@@ -55,6 +56,7 @@ export class InvitationsService {
     return this.uow.run(async (tx) => {
       const group = await this.lookup.live(tx.manager, game.gameId, groupId, 'share');
       const inviter = await this.inviter(tx, game, dto.invitedByUserId);
+      if (dto.targetUserId !== undefined) await lockUsersForWrite(tx.manager, game.gameId, [dto.targetUserId]);
       const inv = await this.invitations.insert(tx.manager, {
         gameId: game.gameId,
         groupId: group.id,

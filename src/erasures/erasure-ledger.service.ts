@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ApiError } from '../common/errors/api-error';
+import { isUuid } from '../common/ids';
+import { encodeCursor, decodeCursor } from '../common/pagination/cursor-codec';
+import { parsePageLimit } from '../common/pagination/page-limit';
+import type { Page } from '../common/pagination/page';
+import { parseInstant } from '../common/validation/parse-instant';
+import { UnitOfWork } from '../db/unit-of-work';
+import { UserErasureService } from '../users/user-erasure.service';
+import type { ApplyErasuresResultDto, ErasureEntryDto, ListErasuresQueryDto } from './dto/erasure.dto';
+import { ErasureLedgerRepository, type ErasureRow } from './erasure-ledger.repository';
+
+export const LEDGER_PAGE_DEFAULT = 100;
+export const LEDGER_PAGE_CAP = 1000;
+const SCOPE = 'erasures';
+
+const toEntry = (r: ErasureRow): ErasureEntryDto => ({ id: r.id, gameId: r.gameId, subjectHash: r.subjectHash, erasedAt: r.erasedAt.toISOString() });
+
+/**
+ * The ledger of erasures (EXTENSIONS X7): what an operator exports and keeps apart from the
+ * database's backups, and re-applies right after a restore so that no erased player returns.
+ */
+@Injectable()
+export class ErasureLedgerService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly repo: ErasureLedgerRepository,
+    private readonly erasure: UserErasureService,
+  ) {}
+
+  async list(q: ListErasuresQueryDto): Promise<Page<ErasureEntryDto>> {
+    const limit = parsePageLimit(q.limit, LEDGER_PAGE_DEFAULT, LEDGER_PAGE_CAP);
+    const since = parseInstant(q.since, 'since');
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, SCOPE, ['string', 'string']);
+    if (after && (!isUuid(String(after[1])) || Number.isNaN(Date.parse(String(after[0]))))) {
+      throw ApiError.badRequest('cursor is not a valid cursor for this list');
+    }
+    const rows = await this.repo.list(this.ds.manager, {
+      since,
+      after: after && { erasedAt: after[0] as string, id: after[1] as string },
+      limit: limit + 1,
+    });
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    return { items: items.map(toEntry), nextCursor: rows.length > limit ? encodeCursor(SCOPE, [last.erasedAt.toISOString(), last.id]) : null };
+  }
+
+  /**
+   * Re-applies entries in one transaction: the ledger gains those it lacks, and every user of an
+   * entry's game whose id hashes to it is erased again (no second ledger entry: it has one).
+   */
+  apply(items: readonly ErasureEntryDto[]): Promise<ApplyErasuresResultDto> {
+    return this.uow.run(async (tx) => {
+      await this.repo.insertMissing(tx.manager, items);
+      const byGame = new Map<string, string[]>();
+      for (const i of items) byGame.set(i.gameId.toLowerCase(), [...(byGame.get(i.gameId.toLowerCase()) ?? []), i.subjectHash]);
+      let erased = 0;
+      for (const [gameId, hashes] of byGame) {
+        for (const externalUserId of await this.repo.knownSubjects(tx.manager, gameId, hashes)) {
+          await this.erasure.eraseIn(tx, gameId, externalUserId, { record: false });
+          erased++;
+        }
+      }
+      return { applied: items.length, erased };
+    });
+  }
+}

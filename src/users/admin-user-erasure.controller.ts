@@ -1,0 +1,30 @@
+import { Controller, Delete, Param } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminGameScope } from '../admin/admin-game-scope';
+import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { ApiErrors } from '../common/errors/api-error-responses.decorator';
+import { UserErasureDto } from './dto/user-erasure.dto';
+import { pathUserId } from './user-id';
+import { UserErasureService } from './user-erasure.service';
+
+/** The erasure for an operator (the console): the same as the game's route, in the path's game. */
+@ApiTags('admin: users')
+@ApiBearerAuth('adminToken')
+@AdminRoute()
+@Controller('v1/admin/games/:gameId/users')
+export class AdminUserErasureController {
+  constructor(
+    private readonly scope: AdminGameScope,
+    private readonly erasure: UserErasureService,
+  ) {}
+
+  @Delete(':userId')
+  @ApiOperation({ operationId: 'adminEraseUser', summary: 'Erase a player from the game, as DELETE /v1/users/{userId} does for the game' })
+  @ApiOkResponse({ type: UserErasureDto })
+  @ApiErrors(400, 401, 404)
+  async erase(@Param('gameId') gameId: string, @Param('userId') userId: string): Promise<UserErasureDto> {
+    const id = pathUserId(userId);
+    const { gameId: game } = await this.scope.of(gameId);
+    return this.erasure.erase(game, id);
+  }
+}

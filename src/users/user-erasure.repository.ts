@@ -1,0 +1,206 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { sqlRows } from '../db/sql';
+import { externalKey } from '../identity/identity.repository';
+
+/** Who is erased: the game, the external id, the internal id (null when the game never saw it), the pseudonym. */
+export interface Subject {
+  gameId: string;
+  externalUserId: string;
+  svcUserId: string | null;
+  pseudonym: string;
+}
+
+export interface RemovedCounts {
+  memberships: number;
+  friendships: number;
+  friendRequests: number;
+  blocks: number;
+  tags: number;
+  invitations: number;
+  joinRequests: number;
+  bans: number;
+}
+
+/** The one-way hash of an erased id in the ledger: SHA-256 of `<gameId>:<externalUserId>`, hex. */
+export const subjectHashSql = (gameRef: string, externalRef: string): string =>
+  `encode(sha256(convert_to(${gameRef}::uuid::text || ':' || ${externalRef}, 'UTF8')), 'hex')`;
+
+const count = (rows: unknown[]): number => rows.length;
+
+/**
+ * The statements of an erasure (EXTENSIONS X7), each scoped to the subject's game.
+ */
+@Injectable()
+export class UserErasureRepository {
+  /**
+   * Every audit entry and event of the game naming the user, by either id, anywhere, names the
+   * pseudonym instead: the JSON text's string tokens are swapped whole (a token is quoted, so a
+   * longer string that contains the id is left alone), so ids, order and counts stay. Found by the
+   * mentions indexes (migration Erasure). Returns how many rows were rewritten.
+   */
+  async pseudonymiseHistory(m: EntityManager, s: Subject): Promise<{ audit: number; events: number }> {
+    // $1 game, $2 pseudonym, then the user's ids: the external one, and the internal one if any.
+    const ids = [s.externalUserId, ...(s.svcUserId ? [s.svcUserId] : [])];
+    const refs = ids.map((_, i) => `$${i + 3}::text`);
+    const named = (mentions: string) => refs.map((r) => `${mentions} @> jsonb_build_array(${r})`).join(' OR ');
+    const swap = (doc: string) =>
+      refs.reduce((text, r) => `replace(${text}, to_jsonb(${r})::text, to_jsonb($2::text)::text)`, `${doc}::text`) + '::jsonb';
+    const actor = s.svcUserId ? `a.actor_user_id = $4::uuid` : 'false';
+    const [row] = await sqlRows<{ audit: number; events: number }>(
+      m,
+      `WITH audit AS (
+         UPDATE audit_entries a SET
+           payload = ${swap('a.payload')},
+           target_id = CASE WHEN a.target_id IN (${refs.join(', ')}) THEN $2 ELSE a.target_id END,
+           actor_pseudonym = CASE WHEN ${actor} THEN $2 ELSE a.actor_pseudonym END,
+           actor_user_id = CASE WHEN ${actor} THEN NULL ELSE a.actor_user_id END
+         WHERE a.game_id = $1 AND (${named('svc_audit_mentions(a.actor_user_id, a.target_id, a.payload)')})
+         RETURNING 1
+       ), events AS (
+         UPDATE outbox_events o SET body = ${swap('o.body')}
+         WHERE o.game_id = $1 AND (${named('svc_mentions(o.body)')})
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM audit)::int AS audit, (SELECT count(*) FROM events)::int AS events`,
+      [s.gameId, s.pseudonym, ...ids],
+    );
+    return row;
+  }
+
+  /** The friends graph: relationships both ways (their tag links go with them), tags, visibility. */
+  async removeFriends(m: EntityManager, s: Subject): Promise<Pick<RemovedCounts, 'friendships' | 'friendRequests' | 'blocks' | 'tags'>> {
+    if (!s.svcUserId) return { friendships: 0, friendRequests: 0, blocks: 0, tags: 0 };
+    const [row] = await sqlRows<Pick<RemovedCounts, 'friendships' | 'friendRequests' | 'blocks' | 'tags'>>(
+      m,
+      `WITH rel AS (
+         DELETE FROM user_relationships r WHERE r.game_id = $1 AND (r.user_id = $2 OR r.other_id = $2)
+         RETURNING r.type, r.user_id
+       ), tags AS (
+         DELETE FROM friend_tags t WHERE t.user_id = $2 AND t.game_id = $1 RETURNING 1
+       ), visibility AS (
+         DELETE FROM friend_settings f WHERE f.user_id = $2 AND f.game_id = $1 RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM rel WHERE type = 'friend' AND user_id = $2)::int AS friendships,
+              (SELECT count(*) FROM rel WHERE type = 'request')::int AS "friendRequests",
+              (SELECT count(*) FROM rel WHERE type = 'blocked')::int AS blocks,
+              (SELECT count(*) FROM tags)::int AS tags,
+              (SELECT count(*) FROM visibility)::int AS visibility`,
+      [s.gameId, s.svcUserId],
+    );
+    return { friendships: row.friendships, friendRequests: row.friendRequests, blocks: row.blocks, tags: row.tags };
+  }
+
+  /** Invitations targeted at the user go; those they sent or redeemed stay, naming the pseudonym or nobody. */
+  async removeInvitations(m: EntityManager, s: Subject): Promise<number> {
+    const target = await sqlRows(
+      m,
+      `DELETE FROM invitations i WHERE i.game_id = $1 AND ${externalKey('i.target_user_id')} = ${externalKey('$2')} AND i.target_user_id = $2 RETURNING 1`,
+      [s.gameId, s.externalUserId],
+    );
+    await m.query(
+      `UPDATE invitations i SET invited_by_user_id = $3
+       WHERE i.game_id = $1 AND ${externalKey('i.invited_by_user_id')} = ${externalKey('$2')} AND i.invited_by_user_id = $2`,
+      [s.gameId, s.externalUserId, s.pseudonym],
+    );
+    if (s.svcUserId) await m.query(`UPDATE invitations i SET used_by = NULL WHERE i.used_by = $2 AND i.game_id = $1`, [s.gameId, s.svcUserId]);
+    return count(target);
+  }
+
+  /** The user's join requests go; those they decided name the pseudonym. */
+  async removeJoinRequests(m: EntityManager, s: Subject): Promise<number> {
+    const removed = s.svcUserId
+      ? await sqlRows(m, `DELETE FROM join_requests j WHERE j.game_id = $1 AND j.user_id = $2 RETURNING 1`, [s.gameId, s.svcUserId])
+      : [];
+    await m.query(`UPDATE join_requests j SET decided_by_user_id = $2 WHERE j.game_id = $1 AND j.decided_by_user_id = ANY ($3::text[])`, [
+      s.gameId,
+      s.pseudonym,
+      idsOf(s),
+    ]);
+    return count(removed);
+  }
+
+  /** The game ban and the ban history of the user go; the bans and history they set name the pseudonym. */
+  async removeGameBans(m: EntityManager, s: Subject): Promise<number> {
+    const removed = s.svcUserId
+      ? await sqlRows(
+          m,
+          `WITH history AS (DELETE FROM ban_history h WHERE h.game_id = $1 AND h.user_id = $2)
+           DELETE FROM game_bans b WHERE b.game_id = $1 AND b.user_id = $2 RETURNING 1`,
+          [s.gameId, s.svcUserId],
+        )
+      : [];
+    await m.query(
+      `WITH bans AS (UPDATE game_bans b SET banned_by = $2 WHERE b.game_id = $1 AND b.banned_by = ANY ($3::text[]))
+       UPDATE ban_history h SET actor_user_id = $2 WHERE h.game_id = $1 AND h.actor_user_id = ANY ($3::text[])`,
+      [s.gameId, s.pseudonym, idsOf(s)],
+    );
+    return count(removed);
+  }
+
+  /**
+   * Every member row of the user in the game's groups, whatever its status (roles and overrides go
+   * with it): the groups they were in, and how many rows were group bans.
+   */
+  async removeMemberships(m: EntityManager, s: Subject): Promise<{ groupIds: string[]; memberships: number; groupBans: number }> {
+    if (!s.svcUserId) return { groupIds: [], memberships: 0, groupBans: 0 };
+    const rows = await sqlRows<{ group_id: string; status: string }>(
+      m,
+      `DELETE FROM members mb USING groups g
+       WHERE mb.user_id = $2 AND g.id = mb.group_id AND g.game_id = $1
+       RETURNING mb.group_id, mb.status`,
+      [s.gameId, s.svcUserId],
+    );
+    const groupBans = rows.filter((r) => r.status === 'banned').length;
+    return { groupIds: [...new Set(rows.map((r) => r.group_id))], memberships: rows.length - groupBans, groupBans };
+  }
+
+  /**
+   * The groups the user owned pass to their longest-standing other active member (earliest
+   * joinedAt, then id), or to nobody. Run after the memberships are gone.
+   */
+  async handOnOwnership(m: EntityManager, s: Subject): Promise<string[]> {
+    if (!s.svcUserId) return [];
+    const rows = await sqlRows<{ id: string }>(
+      m,
+      `UPDATE groups g SET owner_user_id = heir.user_id, owner_external_id = heir.external_user_id, updated_at = now()
+       FROM groups o
+       LEFT JOIN LATERAL (
+         SELECT mb.user_id, mb.external_user_id FROM members mb
+         WHERE mb.group_id = o.id AND mb.status = 'active' AND mb.user_id <> $2
+         ORDER BY mb.joined_at, mb.id LIMIT 1
+       ) heir ON true
+       WHERE o.owner_user_id = $2 AND o.game_id = $1 AND g.id = o.id
+       RETURNING g.id`,
+      [s.gameId, s.svcUserId],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The game forgets the id; the internal user goes too unless another game still knows them. */
+  async forgetIdentity(m: EntityManager, s: Subject): Promise<void> {
+    if (!s.svcUserId) return;
+    await m.query(
+      `WITH mapping AS (DELETE FROM user_identities ui WHERE ui.game_id = $1 AND ui.user_id = $2)
+       DELETE FROM users u WHERE u.id = $2
+         AND NOT EXISTS (SELECT 1 FROM user_identities ui WHERE ui.user_id = $2 AND ui.game_id <> $1)`,
+      [s.gameId, s.svcUserId],
+    );
+  }
+
+  /** Records the erasure in the ledger; its time is the erasure's. */
+  async record(m: EntityManager, s: Subject): Promise<Date> {
+    const [row] = await sqlRows<{ erased_at: Date }>(
+      m,
+      `INSERT INTO erasures (id, game_id, subject_hash, erased_at)
+       VALUES (svc_uuidv7(), $1, ${subjectHashSql('$1', '$2')}, statement_timestamp()) RETURNING erased_at`,
+      [s.gameId, s.externalUserId],
+    );
+    return row.erased_at;
+  }
+}
+
+/** The ids a text column may name the user by: the external id, and the internal one if any. */
+function idsOf(s: Subject): string[] {
+  return [s.externalUserId, ...(s.svcUserId ? [s.svcUserId] : [])];
+}

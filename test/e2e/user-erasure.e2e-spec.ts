@@ -1,0 +1,292 @@
+import { createHash } from 'node:crypto';
+import { expectError } from '../helpers/errors';
+import { accept, befriend, block, friendsClient, send, sendPending, type FriendsGame } from '../helpers/friends';
+import { identityOf } from '../helpers/identities';
+import { asAdmin, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+
+/**
+ * A player's erasure (EXTENSIONS X7): DELETE /v1/users/:userId and its admin twin. What goes, what
+ * is pseudonymised, what stays; and that no trace of either id is left anywhere in the database.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ WEBHOOK_WORKER_ENABLED: 'false' });
+});
+afterAll(() => t.close());
+
+const enc = encodeURIComponent;
+const erase = (g: FriendsGame, userId: string) => g.del(`/v1/users/${enc(userId)}`);
+const subjectHash = (gameId: string, userId: string) => createHash('sha256').update(`${gameId}:${userId}`).digest('hex');
+
+async function game(): Promise<FriendsGame> {
+  const { gameId, key } = await newGame(t, 'erasure');
+  return friendsClient(t, gameId, key);
+}
+
+async function group(g: FriendsGame, body: Record<string, unknown>): Promise<string> {
+  const r = await g.post('/v1/groups', { kind: 'guild', name: `G ${Math.random()}`, visibility: 'public', ...body });
+  expect(r.status).toBe(201);
+  return r.body.id as string;
+}
+
+const join = async (g: FriendsGame, groupId: string, userId: string) => expect((await g.post(`/v1/groups/${groupId}/join`, { userId })).status).toBe(201);
+
+/** Every row of every table of the database, as text, but the erasure's own record of itself. */
+async function rowsNaming(needle: string): Promise<string[]> {
+  const tables = await t.db.query<{ table_name: string }>(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+  );
+  const found: string[] = [];
+  for (const { table_name: table } of tables) {
+    const rows = await t.db.query<{ row: string }>(`SELECT x::text AS row FROM ${table} x WHERE strpos(x::text, $1) > 0`, [needle]);
+    for (const { row } of rows) if (!(table === 'outbox_events' && row.includes('user.erased'))) found.push(`${table}: ${row}`);
+  }
+  return found;
+}
+
+/** A player with something in every part of the game: the erasure's subject. */
+async function seedPlayer(g: FriendsGame, eve: string) {
+  const owned = await group(g, { creatorUserId: eve });
+  await join(g, owned, 'bob');
+  await join(g, owned, 'carl');
+  const joined = await group(g, { creatorUserId: 'bob' });
+  await join(g, joined, eve);
+  const role = await g.post(`/v1/groups/${joined}/roles`, { name: 'officer', priority: 10, permissions: ['chat'] });
+  expect(role.status).toBe(201);
+  expect((await g.post(`/v1/groups/${joined}/members/${enc(eve)}/roles/${role.body.id}`)).status).toBeLessThan(300);
+  const banning = await group(g, { creatorUserId: 'bob' });
+  await join(g, banning, eve);
+  expect((await g.post(`/v1/groups/${banning}/bans`, { userId: eve, reason: 'spam' })).status).toBe(201);
+  expect((await g.post('/v1/bans', { userId: 'mallory', actorUserId: eve })).status).toBe(201);
+  const closed = await group(g, { creatorUserId: 'bob', visibility: 'invite-only' });
+  expect((await g.post(`/v1/groups/${closed}/join-requests`, { userId: eve, message: 'let me in' })).status).toBe(201);
+  const invitedTo = await group(g, { creatorUserId: 'carl' });
+  expect((await g.post(`/v1/groups/${invitedTo}/invitations`, { targetUserId: eve, invitedByUserId: 'carl' })).status).toBe(201);
+  const sent = await g.post(`/v1/groups/${owned}/invitations`, { targetUserId: 'dan', invitedByUserId: eve });
+  expect(sent.status).toBe(201);
+  await befriend(g, eve, 'bob');
+  await befriend(g, 'carl', eve);
+  await sendPending(g, eve, 'dan');
+  await sendPending(g, 'fay', eve);
+  expect((await block(g, eve, 'gus')).status).toBe(201);
+  expect((await g.post(`/v1/users/${enc(eve)}/friend-tags`, { name: 'raid' })).status).toBe(201);
+  expect((await g.patch(`/v1/users/${enc(eve)}/visibility`, { friendsListVisibility: 'private' })).status).toBe(200);
+  expect((await g.post('/v1/bans', { userId: eve, reason: 'cheating', actorUserId: 'mod' })).status).toBe(201);
+  return { owned, joined, banning, closed, invitedTo, invitationSent: sent.body.id as string };
+}
+
+describe('DELETE /v1/users/:userId', () => {
+  it('removes the user from every part of the game, counts what went, and leaves no trace of either id anywhere', async () => {
+    const g = await game();
+    const eve = 'eve-the-erased';
+    const groups = await seedPlayer(g, eve);
+    const svcUserId = (await identityOf(t, g.gameId, eve))!;
+    const auditBefore = await t.db.query<{ id: string }>('SELECT id FROM audit_entries WHERE game_id = $1 ORDER BY created_at, id', [g.gameId]);
+    const eventsBefore = await t.db.query<{ id: string }>('SELECT id FROM outbox_events WHERE game_id = $1 ORDER BY era, xid, seq', [g.gameId]);
+    expect((await rowsNaming(eve)).length).toBeGreaterThan(20);
+
+    const r = await erase(g, eve);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      userId: eve,
+      pseudonym: expect.stringMatching(/^erased_[0-9a-f]{32}$/),
+      erasedAt: expect.any(String),
+      removed: { memberships: 2, friendships: 2, friendRequests: 2, blocks: 1, tags: 1, invitations: 1, joinRequests: 1, bans: 2 },
+    });
+    const { pseudonym, erasedAt } = r.body as { pseudonym: string; erasedAt: string };
+
+    expect(await rowsNaming(eve)).toEqual([]);
+    expect(await rowsNaming(svcUserId)).toEqual([]);
+
+    // The history keeps its ids, order and counts; what named the user names the pseudonym.
+    const auditAfter = await t.db.query<{ id: string; action: string; target_id: string | null; actor: string | null }>(
+      `SELECT id, action, target_id, actor_pseudonym AS actor FROM audit_entries WHERE game_id = $1 ORDER BY created_at, id`,
+      [g.gameId],
+    );
+    expect(auditAfter.slice(0, auditBefore.length).map((a) => a.id)).toEqual(auditBefore.map((a) => a.id));
+    expect(auditAfter).toHaveLength(auditBefore.length + 1);
+    expect(auditAfter.filter((a) => a.target_id === pseudonym && a.action === 'member.joined').length).toBe(3);
+    expect(auditAfter.some((a) => a.actor === pseudonym)).toBe(true);
+    const erasedEntry = auditAfter[auditAfter.length - 1];
+    expect(erasedEntry).toMatchObject({ action: 'user.erased', target_id: pseudonym, actor: null });
+    const [entry] = await t.db.query<{ group_id: string | null; payload: unknown }>('SELECT group_id, payload FROM audit_entries WHERE id = $1', [erasedEntry.id]);
+    expect(entry).toEqual({ group_id: null, payload: { removed: r.body.removed } });
+
+    const eventsAfter = await t.db.query<{ id: string; type: string; body: Record<string, unknown> }>(
+      'SELECT id, type, body FROM outbox_events WHERE game_id = $1 ORDER BY era, xid, seq',
+      [g.gameId],
+    );
+    expect(eventsAfter.slice(0, eventsBefore.length).map((e) => e.id)).toEqual(eventsBefore.map((e) => e.id));
+    expect(eventsAfter).toHaveLength(eventsBefore.length + 1);
+    expect(eventsAfter.filter((e) => JSON.stringify(e.body).includes(pseudonym)).length).toBeGreaterThan(5);
+    expect(eventsAfter[eventsAfter.length - 1].body).toEqual({
+      id: eventsAfter[eventsAfter.length - 1].id,
+      type: 'user.erased',
+      gameId: g.gameId,
+      occurredAt: expect.any(String),
+      userId: eve,
+      erasedAt,
+    });
+
+    // Ownership passed to the longest-standing other active member; counts followed.
+    const owned = await g.get(`/v1/groups/${groups.owned}`);
+    expect(owned.body).toMatchObject({ ownerUserId: 'bob', memberCount: 2 });
+    expect((await g.get(`/v1/groups/${groups.joined}`)).body.memberCount).toBe(1);
+    // The invitation eve sent stays, naming the pseudonym as its sender.
+    const [sentRow] = await t.db.query<{ invited_by_user_id: string }>('SELECT invited_by_user_id FROM invitations WHERE id = $1', [groups.invitationSent]);
+    expect(sentRow.invited_by_user_id).toBe(pseudonym);
+    // The ban eve set on mallory names the pseudonym.
+    const mallory = await g.get('/v1/bans/mallory');
+    expect(mallory.body.bannedBy).toBe(pseudonym);
+
+    // The ledger holds a one-way hash, never the id.
+    const ledger = await t.http.get(`/v1/admin/erasures?since=${enc(erasedAt)}`).set(asAdmin);
+    expect(ledger.status).toBe(200);
+    expect(ledger.body.items).toContainEqual({ id: expect.any(String), gameId: g.gameId, subjectHash: subjectHash(g.gameId, eve), erasedAt });
+  });
+
+  it('afterwards the game has never seen the user: the same id is a new user with no past', async () => {
+    const g = await game();
+    const groupId = await group(g, { creatorUserId: 'bob' });
+    await join(g, groupId, 'eve');
+    await befriend(g, 'eve', 'bob');
+    const before = await identityOf(t, g.gameId, 'eve');
+    expect((await erase(g, 'eve')).status).toBe(200);
+    expect(await identityOf(t, g.gameId, 'eve')).toBeNull();
+    expect((await g.get('/v1/users/eve/friends')).body.items).toEqual([]);
+    await join(g, groupId, 'eve');
+    const after = await identityOf(t, g.gameId, 'eve');
+    expect(after).not.toBeNull();
+    expect(after).not.toBe(before);
+    const members = await g.get(`/v1/groups/${groupId}/members`);
+    expect(members.body.items.map((m: { userId: string }) => m.userId).sort()).toEqual(['bob', 'eve']);
+  });
+
+  it('a user the game has never seen: 200 with zero counts, recorded in the ledger, the event and audit entry written', async () => {
+    const g = await game();
+    const r = await erase(g, 'nobody');
+    expect(r.status).toBe(200);
+    expect(r.body.removed).toEqual({ memberships: 0, friendships: 0, friendRequests: 0, blocks: 0, tags: 0, invitations: 0, joinRequests: 0, bans: 0 });
+    const [row] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM erasures WHERE game_id = $1 AND subject_hash = $2', [g.gameId, subjectHash(g.gameId, 'nobody')]);
+    expect(row.n).toBe(1);
+    const types = await t.db.query<{ type: string }>('SELECT type FROM outbox_events WHERE game_id = $1', [g.gameId]);
+    expect(types.map((e) => e.type)).toEqual(['user.erased']);
+    expect(await identityOf(t, g.gameId, 'nobody')).toBeNull();
+  });
+
+  it('touches only the calling game: the same external id in another game keeps everything', async () => {
+    const a = await game();
+    const b = await game();
+    for (const g of [a, b]) {
+      const groupId = await group(g, { creatorUserId: 'eve' });
+      await join(g, groupId, 'bob');
+      await befriend(g, 'eve', 'bob');
+    }
+    expect((await erase(a, 'eve')).status).toBe(200);
+    expect((await b.get('/v1/users/eve/friends')).body.items).toHaveLength(1);
+    const [left] = await t.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM audit_entries WHERE game_id = $1 AND (target_id = 'eve' OR payload::text LIKE '%"eve"%')`,
+      [b.gameId],
+    );
+    expect(left.n).toBeGreaterThan(0);
+  });
+
+  it('keeps the internal user of an identity linked into another game, and only forgets it here', async () => {
+    const a = await game();
+    const b = await game();
+    await group(a, { creatorUserId: 'eve' });
+    const svcUserId = (await identityOf(t, a.gameId, 'eve'))!;
+    expect((await t.http.put(`/v1/admin/games/${b.gameId}/users/eve-b`).set(asAdmin).send({ svcUserId })).status).toBe(200);
+    const groupB = await group(b, { creatorUserId: 'eve-b' });
+    expect((await erase(a, 'eve')).status).toBe(200);
+    expect(await identityOf(t, a.gameId, 'eve')).toBeNull();
+    expect(await identityOf(t, b.gameId, 'eve-b')).toBe(svcUserId);
+    expect((await b.get(`/v1/groups/${groupB}`)).body).toMatchObject({ ownerUserId: 'eve-b', memberCount: 1 });
+  });
+
+  it('a group the user owned alone is left without an owner', async () => {
+    const g = await game();
+    const solo = await group(g, { creatorUserId: 'eve' });
+    expect((await erase(g, 'eve')).status).toBe(200);
+    expect((await g.get(`/v1/groups/${solo}`)).body).toMatchObject({ ownerUserId: null, memberCount: 0 });
+  });
+
+  it('pending webhook deliveries keep their ids and carry the pseudonym', async () => {
+    const g = await game();
+    const hook = await g.post('/v1/webhooks', { url: 'https://hooks.example.com/in', secret: 's'.repeat(32) });
+    expect(hook.status).toBe(201);
+    const groupId = await group(g, { creatorUserId: 'bob' });
+    await join(g, groupId, 'eve');
+    const pendingBefore = await t.db.query<{ id: string }>(`SELECT id FROM webhook_deliveries WHERE status = 'pending' ORDER BY id`);
+    const r = await erase(g, 'eve');
+    const deliveries = await t.db.query<{ id: string; body: unknown }>(
+      `SELECT d.id, o.body FROM webhook_deliveries d JOIN outbox_events o ON o.id = d.event_id WHERE d.id = ANY ($1::uuid[]) ORDER BY d.id`,
+      [pendingBefore.map((d) => d.id)],
+    );
+    expect(deliveries.map((d) => d.id)).toEqual(pendingBefore.map((d) => d.id));
+    const joined = deliveries.map((d) => JSON.stringify(d.body)).filter((b) => b.includes('member.joined') && b.includes(r.body.pseudonym));
+    expect(joined).toHaveLength(1);
+    expect(deliveries.some((d) => JSON.stringify(d.body).includes('"eve"'))).toBe(false);
+  });
+
+  it('the admin audit names an erased actor by the pseudonym, and filters by it', async () => {
+    const g = await game();
+    expect((await g.post('/v1/bans', { userId: 'mallory', actorUserId: 'eve' })).status).toBe(201);
+    const { pseudonym } = (await erase(g, 'eve')).body as { pseudonym: string };
+    const audit = await t.http.get(`/v1/admin/games/${g.gameId}/audit?actorUserId=${pseudonym}`).set(asAdmin);
+    expect(audit.status).toBe(200);
+    expect(audit.body.items.map((a: { action: string; actorUserId: string }) => [a.action, a.actorUserId])).toEqual([['game.user.banned', pseudonym]]);
+  });
+});
+
+describe('DELETE /v1/admin/games/:gameId/users/:userId', () => {
+  it('erases like the game route', async () => {
+    const g = await game();
+    const groupId = await group(g, { creatorUserId: 'eve' });
+    const r = await t.http.delete(`/v1/admin/games/${g.gameId}/users/eve`).set(asAdmin);
+    expect(r.status).toBe(200);
+    expect(r.body.removed.memberships).toBe(1);
+    expect((await g.get(`/v1/groups/${groupId}`)).body.memberCount).toBe(0);
+  });
+
+  it('an unknown game is 404; an over-long id 400 naming userId', async () => {
+    expectError(await t.http.delete('/v1/admin/games/00000000-0000-4000-8000-000000000000/users/eve').set(asAdmin), 404, 'not_found');
+    expectError(await t.http.delete('/v1/admin/games/not-a-uuid/users/eve').set(asAdmin), 404, 'not_found');
+    const long = 'x'.repeat(16_385);
+    const r = await t.http.delete(`/v1/admin/games/00000000-0000-4000-8000-000000000000/users/${long}`).set(asAdmin);
+    expectError(r, 400, 'bad_request');
+    expect(r.body.message).toContain('userId');
+  });
+});
+
+describe('bad input', () => {
+  it('an over-long user id is 400 naming userId, and erases nothing; an id at the limit is erased', async () => {
+    const g = await game();
+    const r = await erase(g, 'y'.repeat(16_385));
+    expectError(r, 400, 'bad_request');
+    expect(r.body.message).toContain('userId');
+    expect((await t.db.query('SELECT 1 FROM erasures WHERE game_id = $1', [g.gameId])).length).toBe(0);
+    expect((await erase(g, 'y'.repeat(16_384))).status).toBe(200);
+  });
+
+  it('an empty user id is not a user: the path names no route', async () => {
+    const g = await game();
+    expect((await g.del('/v1/users/')).status).toBe(404);
+    const [row] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM erasures WHERE game_id = $1', [g.gameId]);
+    expect(row.n).toBe(0);
+  });
+
+  it('without an API key: 401', async () => {
+    expectError(await t.http.delete('/v1/users/eve'), 401, 'invalid_api_key');
+  });
+});
+
+describe('friend requests to the user are gone for the other side too', () => {
+  it("a request eve received no longer appears in the sender's outbound list, and can be sent again to the new eve", async () => {
+    const g = await game();
+    const requestId = await sendPending(g, 'fay', 'eve');
+    expect((await erase(g, 'eve')).status).toBe(200);
+    expectError(await accept(g, requestId), 404, 'not_found');
+    expect((await send(g, 'fay', 'eve')).status).toBe(201);
+  });
+});
