@@ -9,6 +9,9 @@ import { DatabaseModule } from './db/database.module';
 import { EventsModule } from './events/events.module';
 import { GamesModule } from './games/games.module';
 import { GamesService } from './games/games.service';
+import { ErasuresModule } from './erasures/erasures.module';
+import { ErasureLedgerService } from './erasures/erasure-ledger.service';
+import { PermissionsCoreModule } from './permissions/permissions-core.module';
 import { IdentityModule } from './identity/identity.module';
 import { parseOperatorArgs, USAGE, UsageError } from './operator/operator-args';
 import { runOperatorCommand } from './operator/operator-commands';
@@ -16,12 +19,12 @@ import { runOperatorCommand } from './operator/operator-commands';
 @Module({})
 class CliModule {
   static forRoot(settings: Settings) {
-    return { module: CliModule, imports: [SettingsModule.forRoot(settings), EventsModule, DatabaseModule, IdentityModule, GamesModule] };
+    return { module: CliModule, imports: [SettingsModule.forRoot(settings), EventsModule, DatabaseModule, IdentityModule, GamesModule, PermissionsCoreModule, ErasuresModule] };
   }
 }
 
 /**
- * The operator command (SPEC §5 rule 4): games and keys without the HTTP surface. It runs from
+ * The operator command (SPEC §5 rule 4): games, keys and the erasure ledger without the HTTP surface. It runs from
  * dist/ and never builds, since a build deletes dist/ under a running server (bin/guildhall.js).
  */
 async function main(argv: string[]): Promise<void> {
@@ -41,7 +44,7 @@ async function main(argv: string[]): Promise<void> {
   // not the framework's logged stack and exit.
   const ctx = await NestFactory.createApplicationContext(CliModule.forRoot(settings), { logger: false, abortOnError: false });
   try {
-    process.stdout.write(`${await runOperatorCommand(ctx.get(GamesService), command)}\n`);
+    process.stdout.write(`${await runOperatorCommand({ games: ctx.get(GamesService), ledger: ctx.get(ErasureLedgerService) }, command)}\n`);
   } finally {
     await ctx.close();
   }

@@ -1,4 +1,5 @@
 import { isUuid } from '../common/ids';
+import { isIsoTimestamp } from '../common/validation/is-iso-timestamp';
 
 /** Every command, what it takes and what it does: the help text and the one-line errors are built from it. */
 const COMMANDS = {
@@ -6,6 +7,8 @@ const COMMANDS = {
   'key:mint': { args: '<gameId>', about: 'mint another API key for a game' },
   'key:list': { args: '<gameId>', about: "list a game's API keys: id, prefix, created, revoked (never the secret)" },
   'key:revoke': { args: '<keyId>', about: 'revoke an API key, at once on every running instance' },
+  'erasures:export': { args: '[<since>]', about: 'print the erasure ledger as JSON, oldest first: keep it outside the backups' },
+  'erasures:apply': { args: '<file>', about: 'after a restore, before traffic: erase again every user a ledger file names' },
   help: { args: '', about: 'this text' },
 } as const;
 
@@ -15,13 +18,15 @@ export type OperatorCommand =
   | { name: 'help' }
   | { name: 'game:create'; gameName: string }
   | { name: 'key:mint' | 'key:list'; gameId: string }
-  | { name: 'key:revoke'; keyId: string };
+  | { name: 'key:revoke'; keyId: string }
+  | { name: 'erasures:export'; since?: Date }
+  | { name: 'erasures:apply'; file: string };
 
 export const USAGE = [
   'Usage: node dist/src/cli.js <command>   (or: npx guildhall <command>, npm run svc -- <command>)',
   '',
   'Commands:',
-  ...Object.entries(COMMANDS).map(([name, c]) => `  ${`${name} ${c.args}`.padEnd(22)} ${c.about}`),
+  ...Object.entries(COMMANDS).map(([name, c]) => `  ${`${name} ${c.args}`.padEnd(26)} ${c.about}`),
   '',
   'The database is DATABASE_URL, or the embedded one of a running `npm start`.',
   'The command runs the built code and never builds: run `npm run build` once after installing or updating.',
@@ -50,6 +55,16 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorCommand {
       return { name, gameId: oneId(name, args, 'game id') };
     case 'key:revoke':
       return { name, keyId: oneId(name, args, 'API key id') };
+    case 'erasures:export': {
+      if (args.length > 1) throw usageError(name, 'erasures:export takes at most one ISO 8601 timestamp');
+      if (args.length === 0) return { name };
+      const since = new Date(args[0]);
+      if (!isIsoTimestamp(args[0]) || Number.isNaN(since.getTime())) throw usageError(name, `${JSON.stringify(args[0])} is not an ISO 8601 timestamp with a time zone`);
+      return { name, since };
+    }
+    case 'erasures:apply':
+      if (args.length !== 1 || !args[0]) throw usageError(name, 'erasures:apply takes one file, as erasures:export wrote it');
+      return { name, file: args[0] };
     default:
       // JSON quoting keeps a pasted newline or control character from breaking the one line.
       throw new UsageError(`unknown command ${JSON.stringify(name)}; commands: ${Object.keys(COMMANDS).join(', ')}`);

@@ -1,4 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { ApiError } from '../common/errors/api-error';
+import { SvcValidationPipe } from '../common/validation/validation.pipe';
+import { ApplyErasuresDto, type ErasureEntryDto } from '../erasures/dto/erasure.dto';
+import type { ErasureLedgerService } from '../erasures/erasure-ledger.service';
 import type { ApiKeyDto } from '../games/dto/api-key.dto';
 import type { GamesService } from '../games/games.service';
 import { usageError, type OperatorCommand } from './operator-args';
@@ -8,10 +12,17 @@ import { usageError, type OperatorCommand } from './operator-args';
  * (a revocation is announced to every instance). Returns the text to print.
  */
 export async function runOperatorCommand(
-  games: GamesService,
+  { games, ledger }: { games: GamesService; ledger: ErasureLedgerService },
   command: Exclude<OperatorCommand, { name: 'help' }>,
 ): Promise<string> {
   switch (command.name) {
+    case 'erasures:export':
+      return JSON.stringify({ items: await wholeLedger(ledger, command.since) }, null, 1);
+    case 'erasures:apply': {
+      const items = await ledgerFile(command.file);
+      const { applied, erased } = await ledger.apply(items);
+      return `applied ${applied} ledger entr${applied === 1 ? 'y' : 'ies'}; erased ${erased} user${erased === 1 ? '' : 's'} again`;
+    }
     case 'game:create': {
       const { game, key } = await games.createGameWithKey(command.gameName);
       return `game ${game.id} "${game.name}"\nAPI key ${key.key}\n(the key is shown only now)`;
@@ -28,6 +39,35 @@ export async function runOperatorCommand(
       const key = await unknownIsUsage(command.name, `no API key has the id ${command.keyId}`, games.revokeKeyById(command.keyId));
       return `API key ${key.id} (${key.prefix}) of game ${key.gameId} is revoked since ${key.revokedAt}`;
     }
+  }
+}
+
+/** Every ledger entry (from `since`), page by page. */
+async function wholeLedger(ledger: ErasureLedgerService, since?: Date): Promise<ErasureEntryDto[]> {
+  const items: ErasureEntryDto[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await ledger.list({ limit: '1000', ...(since ? { since: since.toISOString() } : {}), ...(cursor ? { cursor } : {}) });
+    items.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return items;
+}
+
+/** A ledger file as erasures:export writes it, checked as the apply route checks its body: all or nothing. */
+async function ledgerFile(file: string): Promise<ErasureEntryDto[]> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw usageError('erasures:apply', `cannot read ${JSON.stringify(file)} as JSON (${(err as Error).message.split('\n')[0]})`);
+  }
+  try {
+    const dto = (await new SvcValidationPipe().transform(body, { type: 'body', metatype: ApplyErasuresDto })) as ApplyErasuresDto;
+    return dto.items;
+  } catch (err) {
+    if (err instanceof ApiError) throw usageError('erasures:apply', `${file} is not a ledger: ${err.message}; nothing was applied`);
+    throw err;
   }
 }
 

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsDefined, IsISO8601, IsOptional, IsString, IsUUID, Matches, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsDefined, IsOptional, IsString, IsUUID, Matches, ValidateNested } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page';
+import { IsIsoTimestamp } from '../../common/validation/is-iso-timestamp';
 
 /** At most this many entries in one apply: a year of erasures for a large studio, in one transaction. */
 export const MAX_APPLY_ENTRIES = 100_000;
@@ -25,7 +26,7 @@ export class ErasureEntryDto {
   subjectHash!: string;
 
   @ApiProperty({ format: 'date-time' })
-  @IsISO8601({ strict: true })
+  @IsIsoTimestamp()
   erasedAt!: string;
 }
 
