@@ -44,6 +44,7 @@ import { activeMember, friendOffsets, GAME_ID, groupUuid, outsider, seed, seedSi
 import { feedPositions, measureReplay, seedFeed } from './lib/feed.mjs';
 import { measureStream } from './lib/stream.mjs';
 import { measureWebhooks, startReceiver } from './lib/webhooks.mjs';
+import { ERASURE_SIZE, measureErasure } from './lib/erasure.mjs';
 import { findPgbench, runPgbench } from './lib/pgbench.mjs';
 import { queryString, searchCeiling, searchScenarios, searchStatement } from './lib/search.mjs';
 import { statementStats } from './lib/statements.mjs';
@@ -569,6 +570,12 @@ async function main() {
     });
     log(`  ${r.delivered} delivered at ${Math.round(r.perS)}/s`);
     results.webhooks.push({ latencyMs, ...r });
+  }
+  if (wanted('erasure')) {
+    log(`erasure: a player with ${ERASURE_SIZE.friends} friends, ${ERASURE_SIZE.memberships} memberships, ${ERASURE_SIZE.audit} audit entries and ${ERASURE_SIZE.events} events, while 10 writers join and leave their groups`);
+    results.erasure = await measureErasure({ q, base, headers: auth, gameId: GAME_ID, users: sizes.users, log });
+    const e = results.erasure;
+    log(`  alone ${e.ms.toFixed(0)} ms; under load ${e.loadedMs.toFixed(0)} ms, ${e.writes} writes meanwhile, p99 ${e.duringP99.toFixed(1)} ms, longest ${e.duringMax.toFixed(0)} ms (before: p99 ${e.beforeP99.toFixed(1)} ms, longest ${e.beforeMax.toFixed(0)} ms)`);
   }
   const serverHwm = procMb(serverPid, 'VmHWM');
   if (CONF.only) {

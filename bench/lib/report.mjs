@@ -193,6 +193,37 @@ export function renderReport(ctx) {
     ]);
   }
 
+  if (r.erasure) {
+    const e = r.erasure;
+    rows.push([
+      `Erase a player with ${int(e.removed.friendships)} friends, ${int(e.removed.memberships)} memberships, 100,000 audit entries and 20,000 events (\`DELETE /v1/users/:userId\`, one request, nothing else running, after a checkpoint)`,
+      '—',
+      '—',
+      '—',
+      `${(e.ms / 1000).toFixed(2)} s`,
+      '0',
+      '—',
+      '—',
+      '—',
+      '—',
+      '≤ 5 s',
+      verdict(e.ms <= 5000),
+    ]);
+    rows.push([
+      `Other players joining and leaving the 200 groups of a second such player while it is erased (${e.writers} connections; the erasure took ${(e.loadedMs / 1000).toFixed(2)} s under this load; ${int(e.writes)} answers overlapped it; before it: p99 ${ms(e.beforeP99)}, longest ${ms(e.beforeMax)})`,
+      '—',
+      ms(e.duringP50),
+      ms(e.duringP99),
+      `longest ${ms(e.duringMax)}`,
+      int(e.failed),
+      '—',
+      '—',
+      '—',
+      '—',
+      'none waits > 1 s',
+      verdict(e.duringMax <= 1000 && e.failed === 0),
+    ]);
+  }
   const missed = rows.filter((row) => row.at(-1) === '**missed**').map((row) => row[0]);
   const out = [];
   const p = (...lines) => out.push(...lines);
