@@ -1,3 +1,4 @@
+import { emptyUserIdParam } from './common/http/empty-user-id';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -68,7 +69,10 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
       reply.header('connection', 'close');
       return done(SHUTTING_DOWN);
     }
-    done((limit && limit(request.raw)) ?? undefined);
+    const refused = limit && limit(request.raw);
+    if (refused) return done(refused);
+    const empty = emptyUserIdParam(request.params);
+    done(empty ? ApiError.badRequest(`${empty} must not be empty`) : undefined);
   });
   app.useGlobalPipes(new SvcValidationPipe());
   // A launcher that owns more than the app (the embedded database) handles the signals itself.

@@ -269,11 +269,16 @@ describe('bad input', () => {
     expect((await erase(g, 'y'.repeat(16_384))).status).toBe(200);
   });
 
-  it('an empty user id is not a user: the path names no route', async () => {
+  it('an empty user id is 400 naming userId, here and on the admin twin, and erases nothing; other empty segments stay 404', async () => {
     const g = await game();
-    expect((await g.del('/v1/users/')).status).toBe(404);
+    for (const r of [await g.del('/v1/users/'), await t.http.delete(`/v1/admin/games/${g.gameId}/users/`).set(asAdmin)]) {
+      expectError(r, 400, 'bad_request');
+      expect(r.body.message).toBe('userId must not be empty');
+    }
     const [row] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM erasures WHERE game_id = $1', [g.gameId]);
     expect(row.n).toBe(0);
+    expectError(await g.get('/v1/groups//members'), 404, 'not_found');
+    expectError(await g.del('/v1/nothing/'), 404, 'not_found');
   });
 
   it('without an API key: 401', async () => {
