@@ -30,14 +30,14 @@ export type UserGames = Schemas['UserGamesDto'];
 
 /** What an erasure removed, counted (EXTENSIONS X7), in the order the console lists them. */
 export const ERASED_COUNTS = [
-  ['memberships', 'memberships'],
-  ['friendships', 'friendships'],
-  ['friendRequests', 'friend requests'],
-  ['blocks', 'blocks'],
-  ['tags', 'friend tags'],
-  ['invitations', 'invitations'],
-  ['joinRequests', 'join requests'],
-  ['bans', 'bans'],
+  ['memberships', 'memberships', 'membership'],
+  ['friendships', 'friendships', 'friendship'],
+  ['friendRequests', 'friend requests', 'friend request'],
+  ['blocks', 'blocks', 'block'],
+  ['tags', 'friend tags', 'friend tag'],
+  ['invitations', 'invitations', 'invitation'],
+  ['joinRequests', 'join requests', 'join request'],
+  ['bans', 'bans', 'ban'],
 ] as const;
 export type ErasedCounts = Record<(typeof ERASED_COUNTS)[number][0], number>;
 
