@@ -132,6 +132,19 @@ async function main() {
     await shot('audit');
     await open(`#/games/${game.id}/bans`);
     await shot('bans');
+
+    // A player's page, arranged last so the pages above look as they did: one of the first group's
+    // officers, given more groups (one left), friends and a pending request.
+    const player = 'player-0-03';
+    for (const g of [groups[2], groups[4]]) await api('POST', `/v1/groups/${g.id}/join`, { userId: player });
+    await api('POST', `/v1/groups/${groups[4].id}/leave`, { userId: player });
+    for (const friend of ['player-1-00', 'player-2-00', 'player-3-00']) {
+      const sent = await api('POST', `/v1/users/${friend}/friend-requests`, { targetSvcUserId: player });
+      await api('POST', `/v1/friend-requests/${sent.request.id}/accept`);
+    }
+    await api('POST', `/v1/users/${player}/friend-requests`, { targetSvcUserId: 'player-4-00' });
+    await open(`#/games/${game.id}/users/${player}`);
+    await shot('user');
   } finally {
     await browser?.close();
     if (server) await stopNode(server);

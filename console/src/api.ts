@@ -46,7 +46,19 @@ export function authHeaders(token = session.token()): Record<string, string> {
 
 /** One call to the service's admin API; answers the parsed JSON or throws an ApiFailure. */
 export async function api<T>(path: string, options: CallOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', ...authHeaders(options.token) };
+  const res = await send(path, 'application/json', options);
+  return (res.status === 204 ? undefined : await res.json()) as T;
+}
+
+/** One call whose answer is a file to save rather than read: its body whole, as a Blob of `type`. */
+export async function apiFile(path: string, type: string, options: CallOptions = {}): Promise<Blob> {
+  const res = await send(path, type, options);
+  return new Blob([await res.blob()], { type });
+}
+
+/** Sends a call; answers a 2xx response, or throws an ApiFailure (a network error included). */
+async function send(path: string, accept: string, options: CallOptions): Promise<Response> {
+  const headers: Record<string, string> = { accept, ...authHeaders(options.token) };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
@@ -61,7 +73,7 @@ export async function api<T>(path: string, options: CallOptions = {}): Promise<T
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiFailure(0, 'network_error', 'the service could not be reached', undefined);
   }
-  if (res.ok) return (res.status === 204 ? undefined : await res.json()) as T;
+  if (res.ok) return res;
   throw await failureOf(res, options.token === undefined);
 }
 

@@ -8,6 +8,7 @@ import { groupPage } from './pages/group';
 import { groupsPage } from './pages/groups';
 import { livePage } from './pages/live';
 import { signInPage } from './pages/sign-in';
+import { userPage } from './pages/user';
 import { webhooksPage } from './pages/webhooks';
 import { currentRoute, go, href, type Route } from './router';
 import { session } from './session';
@@ -36,6 +37,8 @@ function pageFor(route: Route): { page: Page; params: Record<string, string>; se
   if (root !== 'games') return null;
   if (!gameId) return { page: gamesPage, params: {} };
   if (segment === 'groups' && id) return { page: groupPage, params: { gameId, groupId: id }, section: 'groups' };
+  // A user's page (not in the navigation): reached from members, bans, audit entries and Find a user.
+  if (segment === 'users') return { page: userPage, params: { gameId, ...(id ? { userId: id } : {}) }, section: 'users' };
   const found = GAME_PAGES.find(([s]) => s === segment);
   return found ? { page: found[2], params: { gameId, ...(id ? { id } : {}) }, section: segment } : null;
 }

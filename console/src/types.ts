@@ -23,6 +23,34 @@ export interface CursorPage<T> {
 export type Member = Schemas['AdminMemberDto'];
 export type Role = Schemas['RoleDto'];
 export type Ban = Schemas['BanDto'];
+/** A user's page in a game (GET /v1/admin/games/:gameId/users/:externalUserId). */
+export type AdminUser = Schemas['AdminUserDto'];
+export type UserMembership = Schemas['AdminUserMembershipDto'];
+export type UserGames = Schemas['UserGamesDto'];
+
+/** What an erasure removed, counted (EXTENSIONS X7), in the order the console lists them. */
+export const ERASED_COUNTS = [
+  ['memberships', 'memberships', 'membership'],
+  ['friendships', 'friendships', 'friendship'],
+  ['friendRequests', 'friend requests', 'friend request'],
+  ['blocks', 'blocks', 'block'],
+  ['tags', 'friend tags', 'friend tag'],
+  ['invitations', 'invitations', 'invitation'],
+  ['joinRequests', 'join requests', 'join request'],
+  ['bans', 'bans', 'ban'],
+] as const;
+export type ErasedCounts = Record<(typeof ERASED_COUNTS)[number][0], number>;
+
+/**
+ * The answer of DELETE /v1/admin/games/:gameId/users/:userId (EXTENSIONS X7): the user's data in
+ * the game removed, and what still names them (audit entries, events) now naming the pseudonym.
+ */
+export interface Erasure {
+  userId: string;
+  pseudonym: string;
+  erasedAt: string;
+  removed: ErasedCounts;
+}
 export type AuditEntry = Schemas['AdminAuditItemDto'];
 export type Webhook = Schemas['WebhookDto'];
 export type Delivery = Schemas['WebhookDeliveryDto'];
@@ -36,12 +64,12 @@ export type PermissionUsage = Schemas['PermissionUsageDto'];
 
 /** The audit actions the admin audit search filters on. */
 export const AUDIT_ACTIONS = [
-  'group.created', 'group.updated', 'group.deleted', 'group.restored', 'group.parent.changed',
+  'group.created', 'group.updated', 'group.deleted', 'group.restored', 'group.parent.changed', 'group.owner_changed',
   'member.joined', 'member.invited', 'member.left', 'member.kicked', 'member.banned', 'member.unbanned',
   'member.updated', 'member.role.assigned', 'member.role.removed',
   'role.created', 'role.updated', 'role.deleted', 'permission.granted', 'permission.revoked',
   'permission.override.set', 'permission.override.cleared', 'invitation.revoked',
   'join_request.created', 'join_request.approved', 'join_request.declined', 'join_request.cancelled',
   'game.user.banned', 'game.user.unbanned', 'webhook.created', 'webhook.updated', 'webhook.deleted',
-  'webhook.secret_rotated', 'game.config.updated', 'game.user.linked',
+  'webhook.secret_rotated', 'game.config.updated', 'game.user.linked', 'user.erased',
 ] as const;

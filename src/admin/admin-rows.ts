@@ -80,3 +80,38 @@ export interface CountedPage<R> {
   total: number;
   rows: R[];
 }
+
+/** A user of a game as the admin user page reads it: identity, counts and the game ban's columns. */
+export interface AdminUserRow {
+  svcUserId: string;
+  userId: string;
+  firstSeenAt: Date;
+  groupBans: number;
+  friendsCount: number;
+  requestsSent: number;
+  requestsReceived: number;
+  blocks: number;
+  blockedBy: number;
+  /** The game_bans row, null when there is none (its columns prefixed `ban`). */
+  banId: string | null;
+  banUserId: string | null;
+  banBannedAt: Date | null;
+  banExpiresAt: Date | null;
+  banReason: string | null;
+  banBannedBy: string | null;
+  banExpired: boolean | null;
+}
+
+/** One membership of a user, with its group's name and kind and its roles as objects. */
+export interface AdminUserMembershipRow {
+  memberId: string;
+  groupId: string;
+  groupName: string;
+  groupKind: string;
+  groupSoftDeleted: boolean;
+  status: MemberStatus;
+  joinedAt: Date;
+  leftAt: Date | null;
+  bannedUntil: Date | null;
+  roles: AdminMemberRoleRow[];
+}

@@ -1,7 +1,8 @@
 import { iso, isoNN } from '../common/time';
-import type { AdminAuditRow, AdminGroupRow, AdminMemberRow } from './admin-rows';
+import type { AdminAuditRow, AdminGroupRow, AdminMemberRow, AdminUserMembershipRow } from './admin-rows';
 import type { AdminAuditItemDto } from './dto/admin.dto';
 import type { AdminGroupDto, AdminMemberDto } from './dto/admin-groups.dto';
+import type { AdminUserMembershipDto } from './dto/admin-users.dto';
 
 export function toAdminAuditItem(a: AdminAuditRow): AdminAuditItemDto {
   return {
@@ -53,6 +54,22 @@ export function toAdminMember(m: AdminMemberRow): AdminMemberDto {
     // SPEC §4: null while active (DECISIONS §28 clears it on rejoin anyway).
     leftAt: m.status === 'active' ? null : iso(m.leftAt),
     // As on the game routes' Member: meaningful only while banned.
+    bannedUntil: m.status === 'banned' ? iso(m.bannedUntil) : null,
+    roles: m.roles.map((r) => ({ id: r.id, name: r.name, priority: r.priority, color: r.color, isDefault: r.isDefault })),
+  };
+}
+
+export function toAdminUserMembership(m: AdminUserMembershipRow): AdminUserMembershipDto {
+  return {
+    memberId: m.memberId,
+    groupId: m.groupId,
+    groupName: m.groupName,
+    groupKind: m.groupKind,
+    groupSoftDeleted: m.groupSoftDeleted,
+    status: m.status,
+    joinedAt: isoNN(m.joinedAt),
+    // As in the admin members list: null while active, bannedUntil only while banned.
+    leftAt: m.status === 'active' ? null : iso(m.leftAt),
     bannedUntil: m.status === 'banned' ? iso(m.bannedUntil) : null,
     roles: m.roles.map((r) => ({ id: r.id, name: r.name, priority: r.priority, color: r.color, isDefault: r.isDefault })),
   };

@@ -12,6 +12,9 @@ import { AdminGroupsController } from './admin-groups.controller';
 import { AdminGroupsRepository } from './admin-groups.repository';
 import { AdminGroupsService } from './admin-groups.service';
 import { AdminRolesController } from './admin-roles.controller';
+import { AdminUsersController } from './admin-users.controller';
+import { AdminUsersRepository } from './admin-users.repository';
+import { AdminUsersService } from './admin-users.service';
 import { AdminWebhooksController } from './admin-webhooks.controller';
 import { AdminController } from './admin.controller';
 import { AdminRepository } from './admin.repository';
@@ -20,8 +23,8 @@ import { UserGamesController } from './user-games.controller';
 
 /**
  * The operator surface beyond games and keys (SPEC §4 Admin surface): lists, stats, audit search,
- * and the game routes' reads an operator console needs (roles, bans, events, webhooks), scoped to
- * the path's game through the game routes' own services.
+ * the game routes' reads an operator console needs (roles, bans, events, webhooks), scoped to the
+ * path's game through the game routes' own services, and a user's page in a game.
  */
 @Module({
   imports: [GamesModule, GroupsCoreModule, RolesModule, BansModule, WebhooksModule],
@@ -33,7 +36,17 @@ import { UserGamesController } from './user-games.controller';
     AdminBansController,
     AdminEventsController,
     AdminWebhooksController,
+    AdminUsersController,
   ],
-  providers: [AdminRepository, AdminGroupsRepository, AdminService, AdminAuditService, AdminGroupsService, AdminGameScope],
+  providers: [
+    AdminRepository,
+    AdminGroupsRepository,
+    AdminUsersRepository,
+    AdminService,
+    AdminAuditService,
+    AdminGroupsService,
+    AdminUsersService,
+    AdminGameScope,
+  ],
 })
 export class AdminModule {}

@@ -865,7 +865,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** A user of the game by the id the game uses: internal id, first seen, memberships in the game's groups (paged), the game ban in force, group bans in force, and the counts of their friends, friend requests and blocks */
+        get: operations["adminGetUser"];
         /** Anchor an external id of this game to an existing internal user (idempotent) */
         put: operations["adminLinkIdentity"];
         post?: never;
@@ -2680,6 +2681,78 @@ export interface components {
             lastError: string | null;
             /** @description every recorded attempt, oldest first */
             attemptLog: components["schemas"]["WebhookAttemptDto"][];
+        };
+        AdminUserMembershipDto: {
+            /** @description the id of the member record */
+            memberId: string;
+            groupId: string;
+            groupName: string;
+            /**
+             * @description the group's kind
+             * @example guild
+             */
+            groupKind: string;
+            /** @description true while the group is soft-deleted (the admin group routes answer 404 for it) */
+            groupSoftDeleted: boolean;
+            /**
+             * @description active, left, kicked or banned. invited is reserved and never set by Guildhall: an invited user holds an Invitation (listed by GET /v1/groups/{id}/invitations) and becomes an active member on accept
+             * @enum {string}
+             */
+            status: "active" | "invited" | "left" | "kicked" | "banned";
+            /**
+             * Format: date-time
+             * @description kept when the member rejoins
+             */
+            joinedAt: string;
+            /**
+             * Format: date-time
+             * @description null while active
+             */
+            leftAt: string | null;
+            /**
+             * Format: date-time
+             * @description while banned from the group: when the ban ends (null for a ban without end); null in any other status
+             */
+            bannedUntil: string | null;
+            /** @description the roles assigned, as in the admin members list: priority descending, then id descending */
+            roles: components["schemas"]["AdminMemberRoleDto"][];
+        };
+        AdminUserMembershipPageDto: {
+            /** @description joinedAt descending, then id descending */
+            items: components["schemas"]["AdminUserMembershipDto"][];
+            /** @description pass it as cursor for the next page of memberships; null on the last page */
+            nextCursor: string | null;
+        };
+        AdminUserDto: {
+            gameId: string;
+            /** @description the external id of the path, as the game uses it */
+            userId: string;
+            /**
+             * @description the internal user id: what audit entries' actorUserId holds
+             * @example 01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57
+             */
+            svcUserId: string;
+            /**
+             * Format: date-time
+             * @description when the game first named this user (the identity was anchored)
+             */
+            firstSeenAt: string;
+            /** @description memberships in groups of this game, any status, soft-deleted groups included; paged by limit and cursor */
+            memberships: components["schemas"]["AdminUserMembershipPageDto"];
+            /** @description the game-wide ban in force, as GET /v1/bans/{userId} answers it; null when none (an expired ban is none) */
+            gameBan: components["schemas"]["BanDto"] | (never | null);
+            /** @description group bans in force: memberships with status banned whose bannedUntil is null or still ahead (soft-deleted groups included) */
+            groupBans: number;
+            /** @description friendships made in this game */
+            friendsCount: number;
+            /** @description pending friend requests the user sent */
+            requestsSent: number;
+            /** @description pending friend requests sent to the user */
+            requestsReceived: number;
+            /** @description users the user blocks */
+            blocks: number;
+            /** @description users who block the user */
+            blockedBy: number;
         };
         ChurnBinDto: {
             /** @example 1h - 1d */
@@ -14023,6 +14096,198 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminGetUser: {
+        parameters: {
+            query?: {
+                /** @description page size, from 1 to the page cap (SVC_MAX_PAGE_SIZE) */
+                limit?: number;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                gameId: string;
+                /** @description the user id the game uses (1-255 characters); a user the game has never seen is 404 */
+                externalUserId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *       "userId": "player-1842",
+                     *       "svcUserId": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
+                     *       "firstSeenAt": "2026-03-14T09:26:53.000Z",
+                     *       "memberships": {
+                     *         "items": [
+                     *           {
+                     *             "memberId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "groupName": "Night Watch",
+                     *             "groupKind": "guild",
+                     *             "groupSoftDeleted": true,
+                     *             "status": "active",
+                     *             "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *             "leftAt": "2026-03-14T09:26:53.000Z",
+                     *             "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *             "roles": [
+                     *               {
+                     *                 "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *                 "name": "Night Watch",
+                     *                 "priority": 3,
+                     *                 "color": "color",
+                     *                 "isDefault": true
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
+                     *       },
+                     *       "gameBan": {
+                     *         "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *         "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *         "userId": "player-1842",
+                     *         "bannedAt": "2026-03-14T09:26:53.000Z",
+                     *         "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *         "reason": "Welcome aboard",
+                     *         "bannedBy": "player-1842"
+                     *       },
+                     *       "groupBans": 10,
+                     *       "friendsCount": 10,
+                     *       "requestsSent": 10,
+                     *       "requestsReceived": 10,
+                     *       "blocks": 10,
+                     *       "blockedBy": 10
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminUserDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
                     };
                 };
             };

@@ -5,6 +5,7 @@ import type { PageContext } from '../page';
 import { go, href, hrefWith } from '../router';
 import type { Ban, CursorPage } from '../types';
 import { cursorPager, empty, idCode, labelled, load, pageHeader, table } from '../ui';
+import { userHref } from './user';
 
 /** The game-wide bans (a group's banned members are on the group's page). */
 export function bansPage({ main, params, route, signal }: PageContext): void {
@@ -23,7 +24,7 @@ export function bansPage({ main, params, route, signal }: PageContext): void {
     if (page.items.length === 0) return empty('Nobody is banned from this game.');
     return [
       table('Bans', [
-        { label: 'User', cell: (b) => h('code', {}, b.userId) },
+        { label: 'User', cell: (b) => h('a', { href: userHref(params.gameId, b.userId) }, h('code', {}, b.userId)) },
         { label: 'Banned', cell: (b) => when(b.bannedAt) },
         { label: 'Expires', cell: (b) => (b.expiresAt ? when(b.expiresAt) : 'never') },
         { label: 'Reason', cell: (b) => b.reason ?? '—' },

@@ -7,6 +7,7 @@ import { idCode, load, pageHeader } from '../ui';
 import { analyticsSection } from './analytics';
 import { headline } from './headline';
 import { keysSection } from './keys';
+import { findUserForm } from './user';
 
 /** One game: its headline numbers, its API keys and its five analytics. */
 export async function gamePage(ctx: PageContext): Promise<void> {
@@ -25,5 +26,5 @@ export async function gamePage(ctx: PageContext): Promise<void> {
       ]),
     ];
   }, 'Loading the game');
-  main.append(keysSection(params.gameId, signal), analyticsSection(ctx));
+  main.append(findUserForm(params.gameId), keysSection(params.gameId, signal), analyticsSection(ctx));
 }

@@ -6,6 +6,7 @@ import { go, href, hrefWith } from '../router';
 import type { AuditEntry, CursorPage, Group, Member, OffsetPage, Role } from '../types';
 import { badge, cursorPager, empty, idCode, labelled, load, offsetPager, pageHeader, select, table } from '../ui';
 import { auditEntries } from './audit-entries';
+import { userHref } from './user';
 
 const MEMBERS_PAGE = 25;
 const TABS: Array<[tab: string, label: string]> = [
@@ -38,7 +39,7 @@ export async function groupPage({ main, params, route, signal }: PageContext): P
   if (tab === 'audit') return load(content, () => audit(base, params.gameId, route, signal), 'Loading the audit history');
   const status = tab === 'bans' ? 'banned' : route.query.get('status') ?? 'active';
   if (tab !== 'bans') body.insertBefore(memberFilters(route, status), content);
-  return load(content, () => members(base, route, status, signal), 'Loading members');
+  return load(content, () => members(base, params.gameId, route, status, signal), 'Loading members');
 }
 
 /** What players see of the group beyond its name: its owner, its cap and the tags they search by. */
@@ -78,13 +79,13 @@ function memberFilters(route: PageContext['route'], status: string): HTMLElement
   return form;
 }
 
-async function members(base: string, route: PageContext['route'], status: string, signal: AbortSignal) {
+async function members(base: string, gameId: string, route: PageContext['route'], status: string, signal: AbortSignal) {
   const offset = Number(route.query.get('offset') ?? 0) || 0;
   const page = await api<OffsetPage<Member>>(`${base}/members`, { query: { status, q: route.query.get('q') ?? '', limit: MEMBERS_PAGE, offset }, signal });
   if (page.total === 0) return empty(status === 'banned' ? 'Nobody is banned from this group.' : `No ${status} members.`);
   return [
     table('Members', [
-      { label: 'User', cell: (m) => h('code', {}, m.externalUserId) },
+      { label: 'User', cell: (m) => h('a', { href: userHref(gameId, m.externalUserId) }, h('code', {}, m.externalUserId)) },
       { label: 'Internal id', cell: (m) => idCode(m.svcUserId) },
       {
         label: 'Status',

@@ -36,4 +36,8 @@ export async function operatorScenario({ admin, api, gameId }: World, groupId: s
   await admin.expect('GET /v1/users/{svcUserId}/games', 200, { params: { svcUserId } });
   await admin.expect('PUT /v1/admin/games/{gameId}/users/{externalUserId}', 200, { params: { gameId, externalUserId: members.items[0].externalUserId }, body: { svcUserId } });
   await admin.expect('PUT /v1/admin/games/{gameId}/users/{externalUserId}', 409, { params: { gameId, externalUserId: 'someone-else' }, body: { svcUserId } });
+  const user = { params: { gameId, externalUserId: members.items[0].externalUserId } };
+  const page = await admin.expect('GET /v1/admin/games/{gameId}/users/{externalUserId}', 200, { ...user, query: { limit: 1 } });
+  if (page.memberships.nextCursor) await admin.expect('GET /v1/admin/games/{gameId}/users/{externalUserId}', 200, { ...user, query: { limit: 1, cursor: page.memberships.nextCursor } });
+  await admin.expect('GET /v1/admin/games/{gameId}/users/{externalUserId}', 404, { params: { gameId, externalUserId: 'nobody-ever-seen' } });
 }
