@@ -71,7 +71,7 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
     }
     const refused = limit && limit(request.raw);
     if (refused) return done(refused);
-    const empty = emptyUserIdParam(request.params);
+    const empty = emptyUserIdParam(request.routeOptions.url, request.params);
     done(empty ? ApiError.badRequest(`${empty} must not be empty`) : undefined);
   });
   app.useGlobalPipes(new SvcValidationPipe());

@@ -18,11 +18,11 @@ export class AdminUserErasureController {
     private readonly erasure: UserErasureService,
   ) {}
 
-  @Delete(':userId')
+  @Delete(':externalUserId')
   @ApiOperation({ operationId: 'adminEraseUser', summary: 'Erase a player from the game, as DELETE /v1/users/{userId} does for the game' })
   @ApiOkResponse({ type: UserErasureDto })
   @ApiErrors(400, 401, 404)
-  async erase(@Param('gameId') gameId: string, @Param('userId') userId: string): Promise<UserErasureDto> {
+  async erase(@Param('gameId') gameId: string, @Param('externalUserId') userId: string): Promise<UserErasureDto> {
     const id = pathUserId(userId);
     const { gameId: game } = await this.scope.of(gameId);
     return this.erasure.erase(game, id);

@@ -303,9 +303,9 @@ describe('GET /v1/admin/games/:gameId/users/:externalUserId', () => {
     const group = await postGroup<{ id: string }>(t, g.auth, { kind: 'guild', name: 'Here', visibility: 'public' });
     const known = seqUid('known');
     await joinOk(t, g.auth, group.id, known);
-    const over = await getUser(g.gameId, 'x'.repeat(256));
+    const over = await getUser(g.gameId, 'x'.repeat(16_385));
     expectError(over, 400, 'bad_request');
-    expect(over.body.message).toBe('userId must be a string of 1-255 characters');
+    expect(over.body.message).toBe('userId must be a string of 1-16384 characters');
     const bad: Record<string, string | number>[] = [{ limit: 0 }, { limit: 101 }, { limit: 'ten' }, { cursor: 'not-a-cursor-of-ours' }, { cursor: Buffer.from('["bans:x","a","b"]').toString('base64url') }];
     for (const query of bad) {
       expectError(await getUser(g.gameId, known, query), 400, 'bad_request');
@@ -322,13 +322,16 @@ describe('GET /v1/admin/games/:gameId/users/:externalUserId', () => {
     expectError(await getUser(g.gameId, 'a\u0000b'), 400, 'bad_request');
   });
 
-  it('an empty user id names no route: 404 as any path no route serves (DECISIONS §14), as GET /v1/bans/ does', async () => {
+  it("an empty user id is 400 naming it, as on the player's export and erasure; no id at all names no route (404)", async () => {
     const g = await authedGame(t);
-    for (const path of [`/v1/admin/games/${g.gameId}/users/`, `/v1/admin/games/${g.gameId}/users`]) {
-      const r = await t.http.get(path).set(asAdmin);
-      expectError(r, 404, 'not_found');
-      expect(r.body.message).toMatch(/^Cannot GET /);
-    }
+    const empty = await t.http.get(`/v1/admin/games/${g.gameId}/users/`).set(asAdmin);
+    expectError(empty, 400, 'bad_request');
+    expect(empty.body.message).toBe('externalUserId must not be empty');
+    const none = await t.http.get(`/v1/admin/games/${g.gameId}/users`).set(asAdmin);
+    expectError(none, 404, 'not_found');
+    expect(none.body.message).toMatch(/^Cannot GET /);
+    // GET /v1/bans/ is another route's path: no route serves it, 404.
+    expectError(await t.http.get('/v1/bans/').set(g.auth), 404, 'not_found');
     // A blank id is an id like any other: nobody has it here.
     expectError(await getUser(g.gameId, ' '), 404, 'not_found');
   });

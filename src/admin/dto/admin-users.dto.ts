@@ -1,3 +1,4 @@
+import { MAX_PATH_USER_ID } from '../../users/user-id';
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { BanDto } from '../../bans/dto/ban.dto';
 import { PageQueryDto } from '../../common/pagination/page';
@@ -7,10 +8,10 @@ import { INTERNAL_USER_ID_EXAMPLE } from '../../openapi/examples';
 import { AdminMemberRoleDto } from './admin-groups.dto';
 
 /**
- * The longest external id the admin user routes look up, as the admin searches by user id (SPEC §8:
- * admin audit actorUserId and targetId, admin member search q).
+ * The longest external id the admin user page looks up: any id a path can carry, as the player's
+ * export and erasure take (user ids have no length cap, SPEC §8).
  */
-export const ADMIN_USER_ID_MAX = 255;
+export const ADMIN_USER_ID_MAX = MAX_PATH_USER_ID;
 
 /** `limit` and `cursor` of the user's memberships (the page of GET /v1/admin/games/:gameId/users/:externalUserId). */
 export class AdminUserQueryDto extends PageQueryDto {}

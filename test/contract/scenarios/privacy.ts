@@ -6,7 +6,7 @@ export async function privacyScenario({ api, admin, gameId }: World): Promise<vo
   const group = await api.expect('POST /v1/groups', 201, { body: { kind: 'guild', name: 'Erased', visibility: 'public', creatorUserId: 'zara' } });
   await api.expect('POST /v1/groups/{id}/join', 201, { params: { id: group.id }, body: { userId: 'yuri' } });
   await api.expect('DELETE /v1/users/{userId}', 200, { params: { userId: 'zara' } });
-  await admin.expect('DELETE /v1/admin/games/{gameId}/users/{userId}', 200, { params: { gameId, userId: 'yuri' } });
+  await admin.expect('DELETE /v1/admin/games/{gameId}/users/{externalUserId}', 200, { params: { gameId, externalUserId: 'yuri' } });
   const ledger = await admin.expect('GET /v1/admin/erasures', 200, { query: { since, limit: 10 } });
   await admin.expect('POST /v1/admin/erasures/apply', 200, { body: { items: ledger.items } });
 }
