@@ -28,6 +28,7 @@ import { HealthModule } from './health/health.module';
 import { IdentityModule } from './identity/identity.module';
 import { loggerParams } from './logging';
 import { SweeperModule } from './sweeper/sweeper.module';
+import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
@@ -55,6 +56,7 @@ export class AppModule {
         GameConfigModule,
         IdentityLinksModule,
         FriendsModule,
+        UsersModule,
         AdminModule,
         AnalyticsModule,
         WebhooksModule,
