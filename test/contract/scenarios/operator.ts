@@ -36,4 +36,6 @@ export async function operatorScenario({ admin, api, gameId }: World, groupId: s
   await admin.expect('GET /v1/users/{svcUserId}/games', 200, { params: { svcUserId } });
   await admin.expect('PUT /v1/admin/games/{gameId}/users/{externalUserId}', 200, { params: { gameId, externalUserId: members.items[0].externalUserId }, body: { svcUserId } });
   await admin.expect('PUT /v1/admin/games/{gameId}/users/{externalUserId}', 409, { params: { gameId, externalUserId: 'someone-else' }, body: { svcUserId } });
+  await admin.expect('GET /v1/admin/games/{gameId}/users/{userId}/export', 200, { params: { gameId, userId: 'ann' } });
+  await admin.expect('GET /v1/admin/games/{gameId}/users/{userId}/export', 404, { params: { gameId, userId: 'never-seen' } });
 }
