@@ -1,6 +1,9 @@
 import { isoNN } from '../common/time';
-import type { BlockDto, FriendRequestDto, FriendshipDto, FriendTagDto } from './dto/friends.dto';
+import type { ListVisibility } from '../game-config/game-config';
+import type { FriendsContext } from '../game-config/game-config.service';
+import type { BlockDto, FriendRequestDto, FriendshipDto, FriendTagDto, VisibilityDto } from './dto/friends.dto';
 import type { FriendListRow, FriendTagRow, RelationshipRow } from './friend-rows';
+import { effectiveVisibility } from './list-access';
 
 export function toRequestDto(r: RelationshipRow): FriendRequestDto {
   return {
@@ -40,4 +43,10 @@ export function toTagDto(t: FriendTagRow): FriendTagDto {
     createdAt: isoNN(t.createdAt),
     updatedAt: isoNN(t.updatedAt),
   };
+}
+
+/** A user's friendsListVisibility as the game's config lets it stand (`stored` null: never set). */
+export function toVisibilityDto(ctx: FriendsContext, userId: string, stored: ListVisibility | null): VisibilityDto {
+  const { allowed, default: def } = ctx.config.friends.visibility;
+  return { userId, friendsListVisibility: effectiveVisibility(allowed, def, stored), allowed: [...allowed] };
 }

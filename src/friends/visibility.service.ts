@@ -4,12 +4,11 @@ import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
 import { UnitOfWork } from '../db/unit-of-work';
 import type { ListVisibility } from '../game-config/game-config';
-import type { FriendsContext } from '../game-config/game-config.service';
 import { IdentityService } from '../identity/identity.service';
 import type { VisibilityDto } from './dto/friends.dto';
 import { FriendsGate } from './friends-gate';
+import { toVisibilityDto } from './friend-view';
 import { FriendsRepository } from './friends.repository';
-import { effectiveVisibility } from './list-access';
 
 /** A user's friendsListVisibility (SPEC §2 Friends records, §4 visibility routes). */
 @Injectable()
@@ -26,7 +25,7 @@ export class VisibilityService {
     const ctx = await this.gate.open(game);
     const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
     const stored = svcUserId ? await this.repo.visibility(this.ds.manager, game.gameId, svcUserId) : null;
-    return view(ctx, userId, stored);
+    return toVisibilityDto(ctx, userId, stored);
   }
 
   /**
@@ -42,11 +41,6 @@ export class VisibilityService {
       const svcUserId = await this.identity.resolveOrCreate(tx.manager, game.gameId, userId);
       await this.repo.setVisibility(tx.manager, game.gameId, svcUserId, value);
     });
-    return view(ctx, userId, value);
+    return toVisibilityDto(ctx, userId, value);
   }
-}
-
-function view(ctx: FriendsContext, userId: string, stored: ListVisibility | null): VisibilityDto {
-  const { allowed, default: def } = ctx.config.friends.visibility;
-  return { userId, friendsListVisibility: effectiveVisibility(allowed, def, stored), allowed: [...allowed] };
 }

@@ -1125,6 +1125,46 @@ export interface paths {
         patch: operations["setFriendsVisibility"];
         trace?: never;
     };
+    "/v1/users/{userId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the game holds about a user, as one JSON document (streamed)
+         * @description For access and portability requests (GDPR articles 15 and 20). The document is read from one consistent snapshot and streamed as it is read: a large history starts arriving at once and never sits whole in memory. A user the game has never seen (no identity, and no invitation naming them) is 404; every error comes before the first byte. An answer cut short by a failure mid-stream is not valid JSON: parse it whole before trusting it.
+         */
+        get: operations["exportUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/users/{userId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything a game holds about a user, as GET /v1/users/{userId}/export answers it for the game's key
+         * @description For access and portability requests (GDPR articles 15 and 20). The document is read from one consistent snapshot and streamed as it is read: a large history starts arriving at once and never sits whole in memory. A user the game has never seen (no identity, and no invitation naming them) is 404; every error comes before the first byte. An answer cut short by a failure mid-stream is not valid JSON: parse it whole before trusting it. An unknown game is 404.
+         */
+        get: operations["adminExportUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/stats": {
         parameters: {
             query?: never;
@@ -2450,6 +2490,113 @@ export interface components {
              * @enum {string}
              */
             friendsListVisibility: "private" | "friends-only" | "public";
+        };
+        UserExportGroupDto: {
+            id: string;
+            name: string;
+            kind: string;
+            /**
+             * Format: date-time
+             * @description set while the group is soft-deleted (it is in the export all the same)
+             */
+            softDeletedAt: string | null;
+        };
+        UserExportMembershipDto: {
+            id: string;
+            groupId: string;
+            /** @description the external user id */
+            userId: string;
+            /**
+             * @description active, left, kicked or banned. invited is reserved and never set by Guildhall: an invited user holds an Invitation (listed by GET /v1/groups/{id}/invitations) and becomes an active member on accept
+             * @enum {string}
+             */
+            status: "active" | "invited" | "left" | "kicked" | "banned";
+            /** @description ids of the roles assigned */
+            roles: string[];
+            metadata: {
+                [key: string]: unknown;
+            };
+            notesPublic: string | null;
+            /** @description meant for officers, but returned on every read like notesPublic: keep it from players in your backend */
+            notesPrivate: string | null;
+            /**
+             * Format: date-time
+             * @description kept when the member rejoins
+             */
+            joinedAt: string;
+            /**
+             * Format: date-time
+             * @description set on leave, kick, or a ban of an active member; cleared on rejoin
+             */
+            leftAt: string | null;
+            /**
+             * Format: date-time
+             * @description only while banned: null = permanent
+             */
+            bannedUntil: string | null;
+            /** @description the group, live or soft-deleted */
+            group: components["schemas"]["UserExportGroupDto"];
+            /** @description the member's permission overrides, by permission key (byte order) */
+            permissionOverrides: components["schemas"]["OverrideDto"][];
+        };
+        UserExportBansDto: {
+            /** @description the game-wide ban stored for the user: at most one, whether in force or lapsed (a lifted ban is no longer stored, only its history) */
+            game: components["schemas"]["BanDto"][];
+            /** @description the memberships in status banned (bannedUntil: null for a ban without end), oldest joinedAt first */
+            groups: components["schemas"]["MemberDto"][];
+            /** @description every set and lift at both scopes, oldest first */
+            history: components["schemas"]["BanHistoryEntryDto"][];
+        };
+        UserExportFriendTagDto: {
+            id: string;
+            gameId: string;
+            /** @description external id of the owner */
+            userId: string;
+            name: string;
+            color: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description external ids of the friends the tag labels */
+            friendSvcUserIds: string[];
+        };
+        UserExportFriendsDto: {
+            /** @description the user's side of each friendship made in this game, with its tagIds; oldest friendship first */
+            friends: components["schemas"]["FriendshipDto"][];
+            /** @description pending requests the user sent, oldest first */
+            requestsSent: components["schemas"]["FriendRequestDto"][];
+            /** @description pending requests to the user, oldest first */
+            requestsReceived: components["schemas"]["FriendRequestDto"][];
+            /** @description the user's own blocks, oldest first. Blocks of the user by others are not listed: they are the blockers' data, never told to the blocked party */
+            blocks: components["schemas"]["BlockDto"][];
+            /** @description the user's friend tags by name (byte order), then id, each with the friends it labels */
+            tags: components["schemas"]["UserExportFriendTagDto"][];
+            visibility: components["schemas"]["VisibilityDto"];
+        };
+        UserExportDto: {
+            /**
+             * Format: date-time
+             * @description when the snapshot the whole document was read from was taken
+             */
+            exportedAt: string;
+            /** Format: uuid */
+            gameId: string;
+            /** @description the external user id exported */
+            userId: string;
+            /** @description every membership, past and present, in any status, in live and soft-deleted groups; oldest joinedAt first */
+            memberships: components["schemas"]["UserExportMembershipDto"][];
+            /** @description invitations targeted at the user or sent by them (invitedByUserId), used or not; oldest first */
+            invitations: components["schemas"]["InvitationWithGroupDto"][];
+            /** @description the user's join requests in any status, oldest first */
+            joinRequests: components["schemas"]["JoinRequestDto"][];
+            bans: components["schemas"]["UserExportBansDto"];
+            /** @description relationships stored in this game (a network friendship made in another game is that game’s data) */
+            friends: components["schemas"]["UserExportFriendsDto"];
+            /** @description audit entries whose actor (actorUserId, the internal id) or target (targetId) is the user; oldest first */
+            audit: components["schemas"]["AuditEntryDto"][];
+            /** @description retained events that name the user, in feed order, each body as webhooks received it. An event names the user when its internal id is anywhere in the body, or their external id is the value of a user field (a key ending in UserId, such as userId, targetUserId, ownerUserId, actorSvcUserId). A block of the user by someone else (friend.blocked, friend.unblocked) is left out: the service never tells the blocked party */
+            events: components["schemas"]["EventBodyDto"][];
         };
         AdminStatsDto: {
             /** @description every game */
@@ -17482,6 +17629,695 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    exportUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the export document, sent as an attachment (content-disposition), streamed in chunks */
+            200: {
+                headers: {
+                    /** @description attachment; filename="guildhall-user-export.json" */
+                    "content-disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "exportedAt": "2026-03-14T09:26:53.000Z",
+                     *       "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *       "userId": "player-1842",
+                     *       "memberships": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "userId": "player-1842",
+                     *           "status": "active",
+                     *           "roles": [
+                     *             "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *           ],
+                     *           "metadata": {
+                     *             "region": "eu-west"
+                     *           },
+                     *           "notesPublic": "Raid lead on Tuesdays",
+                     *           "notesPrivate": "Raid lead on Tuesdays",
+                     *           "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *           "leftAt": "2026-03-14T09:26:53.000Z",
+                     *           "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *           "group": {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "name": "Night Watch",
+                     *             "kind": "guild",
+                     *             "softDeletedAt": "2026-03-14T09:26:53.000Z"
+                     *           },
+                     *           "permissionOverrides": [
+                     *             {
+                     *               "memberId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *               "permission": "chat.send",
+                     *               "allowed": true
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "invitations": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "code": "3f9c2a71d04b8e65",
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "targetUserId": "player-1842",
+                     *           "invitedByUserId": "player-2077",
+                     *           "createdBy": "player-1842",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *           "usedAt": "2026-03-14T09:26:53.000Z",
+                     *           "usedBy": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
+                     *           "maxUses": 10,
+                     *           "uses": 10,
+                     *           "group": {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "name": "Night Watch",
+                     *             "kind": "guild"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "joinRequests": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "userId": "player-1842",
+                     *           "message": "Welcome aboard",
+                     *           "status": "pending",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "decidedAt": "2026-03-14T09:26:53.000Z",
+                     *           "decidedByUserId": "player-2077"
+                     *         }
+                     *       ],
+                     *       "bans": {
+                     *         "game": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "bannedAt": "2026-03-14T09:26:53.000Z",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "reason": "Welcome aboard",
+                     *             "bannedBy": "player-1842"
+                     *           }
+                     *         ],
+                     *         "groups": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "userId": "player-1842",
+                     *             "status": "active",
+                     *             "roles": [
+                     *               "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *             ],
+                     *             "metadata": {
+                     *               "region": "eu-west"
+                     *             },
+                     *             "notesPublic": "Raid lead on Tuesdays",
+                     *             "notesPrivate": "Raid lead on Tuesdays",
+                     *             "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *             "leftAt": "2026-03-14T09:26:53.000Z",
+                     *             "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "history": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "scope": "game",
+                     *             "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "kind": "set",
+                     *             "reason": "Welcome aboard",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "eventAt": "2026-03-14T09:26:53.000Z",
+                     *             "actorUserId": "player-1842"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "friends": {
+                     *         "friends": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "friendSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "respondedAt": "2026-03-14T09:26:53.000Z",
+                     *             "tagIds": [
+                     *               "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "requestsSent": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "senderSvcUserId": "player-2077",
+                     *             "targetSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "requestsReceived": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "senderSvcUserId": "player-2077",
+                     *             "targetSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "blocks": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "blockedSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "tags": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "name": "Night Watch",
+                     *             "color": "color",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "updatedAt": "2026-03-14T09:26:53.000Z",
+                     *             "friendSvcUserIds": [
+                     *               "player-2077"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "visibility": {
+                     *           "userId": "player-1842",
+                     *           "friendsListVisibility": "private",
+                     *           "allowed": [
+                     *             "private"
+                     *           ]
+                     *         }
+                     *       },
+                     *       "audit": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "actorUserId": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
+                     *           "action": "group.created",
+                     *           "targetId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "payload": {
+                     *             "region": "eu-west"
+                     *           },
+                     *           "createdAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "events": [
+                     *         {
+                     *           "id": "019a7c3e5f10a1b2c3d4e5f6",
+                     *           "type": "group.created",
+                     *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "occurredAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserExportDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminExportUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the export document, sent as an attachment (content-disposition), streamed in chunks */
+            200: {
+                headers: {
+                    /** @description attachment; filename="guildhall-user-export.json" */
+                    "content-disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "exportedAt": "2026-03-14T09:26:53.000Z",
+                     *       "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *       "userId": "player-1842",
+                     *       "memberships": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "userId": "player-1842",
+                     *           "status": "active",
+                     *           "roles": [
+                     *             "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *           ],
+                     *           "metadata": {
+                     *             "region": "eu-west"
+                     *           },
+                     *           "notesPublic": "Raid lead on Tuesdays",
+                     *           "notesPrivate": "Raid lead on Tuesdays",
+                     *           "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *           "leftAt": "2026-03-14T09:26:53.000Z",
+                     *           "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *           "group": {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "name": "Night Watch",
+                     *             "kind": "guild",
+                     *             "softDeletedAt": "2026-03-14T09:26:53.000Z"
+                     *           },
+                     *           "permissionOverrides": [
+                     *             {
+                     *               "memberId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *               "permission": "chat.send",
+                     *               "allowed": true
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "invitations": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "code": "3f9c2a71d04b8e65",
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "targetUserId": "player-1842",
+                     *           "invitedByUserId": "player-2077",
+                     *           "createdBy": "player-1842",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *           "usedAt": "2026-03-14T09:26:53.000Z",
+                     *           "usedBy": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
+                     *           "maxUses": 10,
+                     *           "uses": 10,
+                     *           "group": {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "name": "Night Watch",
+                     *             "kind": "guild"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "joinRequests": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "userId": "player-1842",
+                     *           "message": "Welcome aboard",
+                     *           "status": "pending",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "decidedAt": "2026-03-14T09:26:53.000Z",
+                     *           "decidedByUserId": "player-2077"
+                     *         }
+                     *       ],
+                     *       "bans": {
+                     *         "game": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "bannedAt": "2026-03-14T09:26:53.000Z",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "reason": "Welcome aboard",
+                     *             "bannedBy": "player-1842"
+                     *           }
+                     *         ],
+                     *         "groups": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "userId": "player-1842",
+                     *             "status": "active",
+                     *             "roles": [
+                     *               "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *             ],
+                     *             "metadata": {
+                     *               "region": "eu-west"
+                     *             },
+                     *             "notesPublic": "Raid lead on Tuesdays",
+                     *             "notesPrivate": "Raid lead on Tuesdays",
+                     *             "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *             "leftAt": "2026-03-14T09:26:53.000Z",
+                     *             "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "history": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "scope": "game",
+                     *             "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "kind": "set",
+                     *             "reason": "Welcome aboard",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "eventAt": "2026-03-14T09:26:53.000Z",
+                     *             "actorUserId": "player-1842"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "friends": {
+                     *         "friends": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "friendSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "respondedAt": "2026-03-14T09:26:53.000Z",
+                     *             "tagIds": [
+                     *               "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "requestsSent": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "senderSvcUserId": "player-2077",
+                     *             "targetSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "requestsReceived": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "senderSvcUserId": "player-2077",
+                     *             "targetSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "blocks": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "blockedSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "tags": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "name": "Night Watch",
+                     *             "color": "color",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "updatedAt": "2026-03-14T09:26:53.000Z",
+                     *             "friendSvcUserIds": [
+                     *               "player-2077"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "visibility": {
+                     *           "userId": "player-1842",
+                     *           "friendsListVisibility": "private",
+                     *           "allowed": [
+                     *             "private"
+                     *           ]
+                     *         }
+                     *       },
+                     *       "audit": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "actorUserId": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
+                     *           "action": "group.created",
+                     *           "targetId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "payload": {
+                     *             "region": "eu-west"
+                     *           },
+                     *           "createdAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "events": [
+                     *         {
+                     *           "id": "019a7c3e5f10a1b2c3d4e5f6",
+                     *           "type": "group.created",
+                     *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "occurredAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserExportDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
                     };
                 };
             };

@@ -30,4 +30,8 @@ export async function friendsScenario({ api }: World): Promise<void> {
   await api.expect('POST /v1/users/{userId}/friend-requests', 404, { params: { userId: 'eve' }, body: { targetSvcUserId: 'ann' } });
   await api.expect('GET /v1/users/{userId}/blocks', 200, { params: { userId: 'ann' } });
   await api.expect('DELETE /v1/users/{userId}/blocks/{otherUserId}', 204, { params: { userId: 'ann', otherUserId: 'eve' } });
+
+  // A player's data (EXTENSIONS X7): all of the above about ann, and her groups, in one document.
+  await api.expect('GET /v1/users/{userId}/export', 200, { params: { userId: 'ann' } });
+  await api.expect('GET /v1/users/{userId}/export', 404, { params: { userId: 'never-seen' } });
 }

@@ -40,4 +40,6 @@ export async function operatorScenario({ admin, api, gameId }: World, groupId: s
   const page = await admin.expect('GET /v1/admin/games/{gameId}/users/{externalUserId}', 200, { ...user, query: { limit: 1 } });
   if (page.memberships.nextCursor) await admin.expect('GET /v1/admin/games/{gameId}/users/{externalUserId}', 200, { ...user, query: { limit: 1, cursor: page.memberships.nextCursor } });
   await admin.expect('GET /v1/admin/games/{gameId}/users/{externalUserId}', 404, { params: { gameId, externalUserId: 'nobody-ever-seen' } });
+  await admin.expect('GET /v1/admin/games/{gameId}/users/{externalUserId}/export', 200, { params: { gameId, externalUserId: 'ann' } });
+  await admin.expect('GET /v1/admin/games/{gameId}/users/{externalUserId}/export', 404, { params: { gameId, externalUserId: 'never-seen' } });
 }
