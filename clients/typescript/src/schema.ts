@@ -870,7 +870,8 @@ export interface paths {
         /** Anchor an external id of this game to an existing internal user (idempotent) */
         put: operations["adminLinkIdentity"];
         post?: never;
-        delete?: never;
+        /** Erase a player from the game, as DELETE /v1/users/{userId} does for the game */
+        delete: operations["adminEraseUser"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1145,7 +1146,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/admin/games/{gameId}/users/{userId}/export": {
+    "/v1/admin/games/{gameId}/users/{externalUserId}/export": {
         parameters: {
             query?: never;
             header?: never;
@@ -1159,6 +1160,66 @@ export interface paths {
         get: operations["adminExportUser"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase a player from the game: their data removed, their ids in the game's history replaced by a pseudonym
+         * @description One transaction. The memberships, friends graph, tags, visibility, invitations targeted at the user, join requests and bans go, and member counts follow; groups they owned pass to their longest-standing other active member, or to nobody. Every audit entry, retained event and pending webhook delivery naming the user names the pseudonym instead. One `user.erased` event and one game-level audit entry are written, and the erasure is recorded in the ledger (a one-way hash). Afterwards the game has never seen the user. A user the game has never seen is erased all the same: 200 with zero counts.
+         */
+        delete: operations["eraseUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The recorded erasures, oldest first: one-way hashes of the erased ids, never the ids
+         * @description Export it regularly and keep it outside the database backups: after a restore, POST it to /v1/admin/erasures/apply.
+         */
+        get: operations["adminListErasures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/erasures/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-apply ledger entries: every user of their game whose id hashes to an entry is erased again
+         * @description Run right after a restore, before traffic: users restored from the backup, or new since under an erased id, are erased. One transaction; a malformed entry anywhere is 400 and nothing is applied. The ledger gains the entries it lacked.
+         */
+        post: operations["adminApplyErasures"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1684,7 +1745,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            type: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked";
+            type: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased";
             /** Format: uuid */
             gameId: string;
             /**
@@ -2106,7 +2167,7 @@ export interface components {
              */
             actorUserId: string | null;
             /** @enum {string} */
-            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked";
+            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased";
             /** @description depending on the action: an external user id, a role id, the group id, a webhook id (webhook.*) or the game id (game.config.updated); null when there is none (an open invitation) */
             targetId: string | null;
             payload: {
@@ -2598,6 +2659,92 @@ export interface components {
             /** @description retained events that name the user, in feed order, each body as webhooks received it. An event names the user when its internal id is anywhere in the body, or their external id is the value of a user field (a key ending in UserId, such as userId, targetUserId, ownerUserId, actorSvcUserId). A block of the user by someone else (friend.blocked, friend.unblocked) is left out: the service never tells the blocked party */
             events: components["schemas"]["EventBodyDto"][];
         };
+        ErasureCountsDto: {
+            /**
+             * @description member rows in any status but banned (group bans count under bans)
+             * @example 3
+             */
+            memberships: number;
+            /**
+             * @description friendships (pairs)
+             * @example 12
+             */
+            friendships: number;
+            /**
+             * @description pending friend requests, sent or received
+             * @example 1
+             */
+            friendRequests: number;
+            /**
+             * @description blocks, by or of the user
+             * @example 0
+             */
+            blocks: number;
+            /**
+             * @description the user's friend tags
+             * @example 2
+             */
+            tags: number;
+            /**
+             * @description invitations targeted at the user
+             * @example 1
+             */
+            invitations: number;
+            /** @example 0 */
+            joinRequests: number;
+            /**
+             * @description the game ban and the group bans
+             * @example 1
+             */
+            bans: number;
+        };
+        UserErasureDto: {
+            /**
+             * @description the erased external id, as sent
+             * @example player-42
+             */
+            userId: string;
+            /**
+             * @description what the game's audit entries, retained events and pending webhook deliveries name instead of the user
+             * @example erased_5f0c6c1e9b2a4d7e8f1a2b3c4d5e6f70
+             */
+            pseudonym: string;
+            /**
+             * Format: date-time
+             * @description the erasure's time, as in the ledger and the user.erased event
+             */
+            erasedAt: string;
+            removed: components["schemas"]["ErasureCountsDto"];
+        };
+        ErasureEntryDto: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            gameId: string;
+            /**
+             * @description SHA-256 (hex) of `<gameId>:<userId>`, the erased external id; one-way, but an id from a small set can be guessed by trying them
+             * @example 9f2d0c3e5b7a4c1d8e6f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d
+             */
+            subjectHash: string;
+            /** Format: date-time */
+            erasedAt: string;
+        };
+        ApplyErasuresDto: {
+            /** @description ledger entries as GET /v1/admin/erasures lists them; at most 100000 */
+            items: components["schemas"]["ErasureEntryDto"][];
+        };
+        ApplyErasuresResultDto: {
+            /**
+             * @description entries applied (every entry of the request); the ledger gains those it lacked
+             * @example 12
+             */
+            applied: number;
+            /**
+             * @description users erased again: restored from a backup, or new since under an erased id
+             * @example 1
+             */
+            erased: number;
+        };
         AdminStatsDto: {
             /** @description every game */
             totalGames: number;
@@ -2611,7 +2758,7 @@ export interface components {
         AdminAuditItemDto: {
             id: string;
             /** @enum {string} */
-            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked";
+            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased";
             gameId: string;
             gameName: string;
             /** @description null for game-wide actions (bans, config, links) */
@@ -2989,7 +3136,7 @@ export interface components {
             /** @example https://studio.example.com/hooks/guildhall */
             url: string;
             /** @description empty or omitted = every type */
-            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked")[];
+            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased")[];
             /** @description generated (32 random bytes, base64url) when omitted */
             secret?: string;
             /**
@@ -3030,7 +3177,7 @@ export interface components {
         UpdateWebhookDto: {
             url?: string;
             /** @description replaces the list; [] = every type */
-            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked")[];
+            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased")[];
             /** @description true mutes the endpoint (sets disabledAt), false re-enables it */
             disabled?: boolean;
             /**
@@ -3099,7 +3246,7 @@ export interface operations {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired. Absent: from the oldest retained event */
                 after?: string;
                 limit?: number;
-                /** @description comma list of event types to keep (25 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (26 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: never;
@@ -3253,7 +3400,7 @@ export interface operations {
             query?: {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; replayed, then live. Also read from the Last-Event-ID header. Absent: live only, opening with an id-only frame that names the game's last event (resume after it if the connection drops before an event) */
                 after?: string;
-                /** @description comma list of event types to keep (25 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (26 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: {
@@ -10769,7 +10916,7 @@ export interface operations {
                 /** @description the previous nextCursor (an entry id), or an ISO 8601 timestamp (exclusive) */
                 before?: string;
                 /** @description repeatable; OR-combined */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased")[];
             };
             header?: never;
             path: {
@@ -14318,7 +14465,7 @@ export interface operations {
             header?: never;
             path: {
                 gameId: string;
-                /** @description the user id the game uses (1-255 characters); a user the game has never seen is 404 */
+                /** @description the user id the game uses (1-16384 characters); a user the game has never seen is 404 */
                 externalUserId: string;
             };
             cookie?: never;
@@ -14646,6 +14793,161 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminEraseUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+                externalUserId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "player-42",
+                     *       "pseudonym": "erased_5f0c6c1e9b2a4d7e8f1a2b3c4d5e6f70",
+                     *       "erasedAt": "2026-03-14T09:26:53.000Z",
+                     *       "removed": {
+                     *         "memberships": 3,
+                     *         "friendships": 12,
+                     *         "friendRequests": 1,
+                     *         "blocks": 0,
+                     *         "tags": 2,
+                     *         "invitations": 1,
+                     *         "joinRequests": 0,
+                     *         "bans": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserErasureDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
                     };
                 };
             };
@@ -18043,7 +18345,7 @@ export interface operations {
             header?: never;
             path: {
                 gameId: string;
-                userId: string;
+                externalUserId: string;
             };
             cookie?: never;
         };
@@ -18382,6 +18684,457 @@ export interface operations {
             };
         };
     };
+    eraseUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "player-42",
+                     *       "pseudonym": "erased_5f0c6c1e9b2a4d7e8f1a2b3c4d5e6f70",
+                     *       "erasedAt": "2026-03-14T09:26:53.000Z",
+                     *       "removed": {
+                     *         "memberships": 3,
+                     *         "friendships": 12,
+                     *         "friendRequests": 1,
+                     *         "blocks": 0,
+                     *         "tags": 2,
+                     *         "invitations": 1,
+                     *         "joinRequests": 0,
+                     *         "bans": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserErasureDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminListErasures: {
+        parameters: {
+            query?: {
+                /** @description page size, from 1 to the page cap (SVC_MAX_PAGE_SIZE) */
+                limit?: number;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+                /** @description only erasures at or after this instant (ISO 8601) */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "subjectHash": "9f2d0c3e5b7a4c1d8e6f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d",
+                     *           "erasedAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["ErasureEntryDto"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminApplyErasures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                 *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                 *           "subjectHash": "9f2d0c3e5b7a4c1d8e6f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d",
+                 *           "erasedAt": "2026-03-14T09:26:53.000Z"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApplyErasuresDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "applied": 12,
+                     *       "erased": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApplyErasuresResultDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     adminGetStats: {
         parameters: {
             query?: never;
@@ -18636,7 +19389,7 @@ export interface operations {
                 /** @description inclusive lower bound on createdAt */
                 since?: string;
                 /** @description repeatable; OR-combined; unknown values are 400 */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased")[];
                 /** @description exact match on the entries' actorUserId, an internal user id (not an external id); a value that is not a uuid matches nothing */
                 actorUserId?: string;
                 /** @description exact match on the stored targetId */
@@ -19491,7 +20244,7 @@ export interface operations {
                 /** @description inclusive lower bound on createdAt */
                 since?: string;
                 /** @description repeatable; OR-combined; unknown values are 400 */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased")[];
                 /** @description exact match on the entries' actorUserId, an internal user id (not an external id); a value that is not a uuid matches nothing */
                 actorUserId?: string;
                 /** @description exact match on the stored targetId */
@@ -20070,7 +20823,7 @@ export interface operations {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired. Absent: from the oldest retained event */
                 after?: string;
                 limit?: number;
-                /** @description comma list of event types to keep (25 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (26 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: never;
@@ -20245,7 +20998,7 @@ export interface operations {
             query?: {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; replayed, then live. Also read from the Last-Event-ID header. Absent: live only, opening with an id-only frame that names the game's last event (resume after it if the connection drops before an event) */
                 after?: string;
-                /** @description comma list of event types to keep (25 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (26 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: {
