@@ -115,6 +115,8 @@ export class ServiceClient extends Client {
   private commitNext = false;
   private commitSent = false;
   private pendingBefore: string[] = [];
+  /** What this unit of work has taken already (a lock held until its end need not be asked for twice). */
+  private readonly taken = new Set<string>();
 
   constructor(config: ClientConfig) {
     super({ ...config, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
@@ -127,6 +129,14 @@ export class ServiceClient extends Client {
   endUnitOfWork(): void {
     this.unitOfWork = this.beginPending = this.commitNext = this.commitSent = false;
     this.pendingBefore = [];
+    this.taken.clear();
+  }
+
+  /** True the first time `key` is named in this unit of work, false after. */
+  firstInUnitOfWork(key: string): boolean {
+    if (this.taken.has(key)) return false;
+    this.taken.add(key);
+    return true;
   }
 
   get inUnitOfWork(): boolean {

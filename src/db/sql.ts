@@ -37,8 +37,8 @@ export async function beforeNextStatement(m: EntityManager, text: string): Promi
   await m.query(text);
 }
 
-/** True when `m` runs inside a unit of work, the only place writes happen. */
-export function inUnitOfWork(m: EntityManager): boolean {
+/** The unit of work's client when `m` runs inside one (the only place writes happen), else null. */
+export function unitOfWorkClient(m: EntityManager): ServiceClient | null {
   const client = (m.queryRunner as unknown as { databaseConnection?: unknown } | undefined)?.databaseConnection;
-  return client instanceof ServiceClient && client.inUnitOfWork;
+  return client instanceof ServiceClient && client.inUnitOfWork ? client : null;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { beforeNextStatement, inUnitOfWork } from '../db/sql';
+import { beforeNextStatement, unitOfWorkClient } from '../db/sql';
 
 /**
  * The lock that orders an erasure (EXTENSIONS X7) and the writes naming the same user of a game:
@@ -13,10 +13,17 @@ export function userLockKey(gameId: string, externalUserId: string): bigint {
   return createHash('sha256').update(`svc:user:${gameId}:${externalUserId}`).digest().readBigInt64BE(0);
 }
 
-/** Takes the shared lock for each user in a write, riding in the next statement's round trip. */
+/**
+ * Takes the shared lock for each user in a write, riding in the next statement's round trip; once
+ * per user and unit of work (it is held to the end).
+ */
 export async function lockUsersForWrite(m: EntityManager, gameId: string, externalUserIds: readonly string[]): Promise<void> {
-  if (!inUnitOfWork(m)) return;
-  for (const id of new Set(externalUserIds)) await beforeNextStatement(m, `CALL svc_lock_user_shared(${userLockKey(gameId, id)})`);
+  const client = unitOfWorkClient(m);
+  if (!client) return;
+  for (const id of new Set(externalUserIds)) {
+    const key = userLockKey(gameId, id);
+    if (client.firstInUnitOfWork(`user-lock:${key}`)) await beforeNextStatement(m, `CALL svc_lock_user_shared(${key})`);
+  }
 }
 
 /** The erasure's side: waits for the writes naming the user in flight and holds new ones back. */
