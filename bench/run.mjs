@@ -45,6 +45,7 @@ import { feedPositions, measureReplay, seedFeed } from './lib/feed.mjs';
 import { measureStream } from './lib/stream.mjs';
 import { measureWebhooks, startReceiver } from './lib/webhooks.mjs';
 import { ERASURE_SIZE, measureErasure } from './lib/erasure.mjs';
+import { measureObservability } from './lib/observability.mjs';
 import { findPgbench, runPgbench } from './lib/pgbench.mjs';
 import { queryString, searchCeiling, searchScenarios, searchStatement } from './lib/search.mjs';
 import { statementStats } from './lib/statements.mjs';
@@ -175,19 +176,19 @@ async function main() {
   // ---- 4. the server and the ceilings ----
   const [port, httpPort, nestPort] = [await freePort(), await freePort(), await freePort()];
   const base = `http://127.0.0.1:${port}`;
+  const serviceEnv = {
+    ...process.env,
+    DATABASE_URL: db.url,
+    HOST: '127.0.0.1',
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '0',
+    WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true',
+    SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+  };
   started.server = startNode('guildhall', [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), join(ROOT, 'dist/src/main.js')], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '0',
-      WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true',
-      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-    },
+    env: { ...serviceEnv, PORT: String(port) },
   });
   const httpCeiling = startNode('HTTP ceiling', [join(ROOT, 'bench/ceilings/http-server.mjs')], { cwd: ROOT, env: { ...process.env, PORT: String(httpPort) } });
   const nestCeiling = startNode('framework ceiling', [join(ROOT, 'bench/ceilings/minimal-nest-app.mjs')], {
@@ -576,6 +577,16 @@ async function main() {
     results.erasure = await measureErasure({ q, base, headers: auth, gameId: GAME_ID, users: sizes.users, log });
     const e = results.erasure;
     log(`  alone ${e.ms.toFixed(0)} ms; under load ${e.loadedMs.toFixed(0)} ms, ${e.writes} writes meanwhile, p99 ${e.duringP99.toFixed(1)} ms, longest ${e.duringMax.toFixed(0)} ms (before: p99 ${e.beforeP99.toFixed(1)} ms, longest ${e.beforeMax.toFixed(0)} ms)`);
+  }
+  if (wanted('observability')) {
+    const serverArgs = (port, extra) => [[join(ROOT, 'dist/src/main.js')], { cwd: ROOT, env: { ...serviceEnv, PORT: String(port), ...extra } }];
+    results.observability = await measureObservability({
+      serverArgs,
+      hitPath,
+      headers: auth,
+      joinLeave: scenarios[0],
+      measureOpts: { connections: CONF.connections, durationS: CONF.durationS, warmupS: CONF.warmupS, aloneS: 0, postmasterPid: db.postmasterPid },
+    });
   }
   const serverHwm = procMb(serverPid, 'VmHWM');
   if (CONF.only) {

@@ -224,6 +224,28 @@ export function renderReport(ctx) {
       verdict(e.duringMax <= 1000 && e.failed === 0),
     ]);
   }
+  if (r.observability) {
+    const m = r.observability.modes;
+    for (const key of ['off', 'metrics', 'both']) {
+      const x = m[key];
+      if (!x) continue;
+      const ratio = key === 'off' ? '—' : `${(x.permRps / m.off.permRps).toFixed(2)} / ${(x.joinRps / m.off.joinRps).toFixed(2)} × off`;
+      rows.push([
+        `Observability cost, ${x.name}: permission check from cache / join then leave (a server of its own, two runs each, means)${x.series ? `; ${int(x.series)} series on /metrics` : ''}`,
+        `${int(x.permRps)} / ${int(x.joinRps)}`,
+        '—',
+        `${ms(x.permP99)} / ${ms(x.joinP99)}`,
+        '—',
+        '0',
+        '—',
+        '—',
+        '—',
+        ratio,
+        key === 'metrics' ? '≥ 0.95 × off' : 'reported',
+        key === 'metrics' ? verdict(x.permRps >= 0.95 * m.off.permRps && x.joinRps >= 0.95 * m.off.joinRps) : '—',
+      ]);
+    }
+  }
   const missed = rows.filter((row) => row.at(-1) === '**missed**').map((row) => row[0]);
   const out = [];
   const p = (...lines) => out.push(...lines);

@@ -1,0 +1,103 @@
+// What watching the service costs (issue 31): the permission check from cache and the join then
+// leave, each on a server started for the purpose with metrics and tracing off, with metrics on
+// (METRICS_PORT, scraped every second as Prometheus would), and with both on (traces exported over
+// OTLP/HTTP to a local sink, sampled at 10%). The three servers run one after another on the same
+// database, and the modes are measured in turn twice, so a drift of the machine falls on all three.
+import { createServer } from 'node:http';
+import { freePort, log, sleep, startNode, stopNode, waitHttp } from './processes.mjs';
+import { measureHttp } from './load.mjs';
+import { cycle } from './write-scenarios.mjs';
+
+export const OBSERVABILITY_MODES = [
+  { key: 'off', name: 'metrics and tracing off', env: () => ({}) },
+  { key: 'metrics', name: 'metrics on', env: ({ metricsPort }) => ({ METRICS_PORT: String(metricsPort) }) },
+  {
+    key: 'both',
+    name: 'metrics and tracing on, 10% of traces sampled',
+    env: ({ metricsPort, otlp }) => ({
+      METRICS_PORT: String(metricsPort),
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.1',
+    }),
+  },
+];
+
+/** An OTLP/HTTP receiver that accepts and counts export requests, as a collector would. */
+async function startSink() {
+  let requests = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      requests++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  const port = await freePort();
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${port}`, requests: () => requests, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** Scrapes `url` every second while it runs; the last answer's size and series count. */
+function startScraper(url) {
+  let running = true;
+  const last = { series: 0, bytes: 0, scrapes: 0 };
+  const loop = (async () => {
+    while (running) {
+      try {
+        const text = await (await fetch(url)).text();
+        last.bytes = text.length;
+        last.series = text.split('\n').filter((l) => l && !l.startsWith('#')).length;
+        last.scrapes++;
+      } catch {
+        // the server is starting or stopping
+      }
+      await sleep(1000);
+    }
+  })();
+  return { last, stop: async () => ((running = false), await loop) };
+}
+
+/**
+ * Measures each mode's permission check (cache hit) and join then leave. `serverArgs(port, env)`
+ * gives startNode's arguments for a server on `port` with `env` added; `hitPath` is the checked
+ * permission; `joinLeave` the join scenario (its items and steps) as the write table runs it.
+ */
+export async function measureObservability({ serverArgs, hitPath, headers, joinLeave, measureOpts, rounds = 2 }) {
+  const sink = await startSink();
+  const rows = {};
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const mode of OBSERVABILITY_MODES) {
+        const [port, metricsPort] = [await freePort(), await freePort()];
+        const base = `http://127.0.0.1:${port}`;
+        const server = startNode(`guildhall (${mode.key})`, ...serverArgs(port, mode.env({ metricsPort, otlp: sink.url })));
+        try {
+          await waitHttp(server, `${base}/`);
+          const scraper = mode.key === 'off' ? null : startScraper(`http://127.0.0.1:${metricsPort}/metrics`);
+          log(`observability, ${mode.name} (round ${round + 1}): permission check, then join and leave`);
+          const perm = await measureHttp({ url: `${base}${hitPath}`, headers }, { ...measureOpts, serverPid: server.pid });
+          const join = await measureHttp({ headers, ...cycle({ base, headers, ...joinLeave }) }, { ...measureOpts, serverPid: server.pid });
+          await scraper?.stop();
+          log(`  ${Math.round(perm.rps)} checks/s (p99 ${perm.p99} ms), ${Math.round(join.rps)} joins or leaves/s (p99 ${join.p99} ms)${scraper ? `; ${scraper.last.series} series` : ''}`);
+          const row = (rows[mode.key] ??= { name: mode.name, perm: [], join: [], series: 0 });
+          row.perm.push(perm);
+          row.join.push(join);
+          if (scraper) row.series = Math.max(row.series, scraper.last.series);
+        } finally {
+          await stopNode(server);
+        }
+      }
+    }
+  } finally {
+    await sink.close();
+  }
+  const mean = (runs, f) => runs.reduce((a, r) => a + f(r), 0) / runs.length;
+  const summary = Object.fromEntries(
+    Object.entries(rows).map(([k, r]) => [
+      k,
+      { name: r.name, series: r.series, permRps: mean(r.perm, (x) => x.rps), permP99: mean(r.perm, (x) => x.p99), joinRps: mean(r.join, (x) => x.rps), joinP99: mean(r.join, (x) => x.p99) },
+    ]),
+  );
+  return { modes: summary, exportRequests: sink.requests() };
+}
