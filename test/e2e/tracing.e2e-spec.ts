@@ -96,6 +96,22 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(everything).not.toContain(group.id);
   });
 
+  it('gives a write one span per round trip: the BEGIN, the locks and the COMMIT ride with statements and are named on them', async () => {
+    const { auth } = await authedGame(t);
+    const group = await postGroup(t, auth, { kind: 'guild', name: 'Trips', visibility: 'public' });
+    // Known to the game already, as most joiners are: the join is then two round trips (docs/operations.md).
+    await joinOk(t, auth, group.id, 'tripper');
+    await t.http.post(`/v1/groups/${group.id}/leave`).set(auth).send({ userId: 'tripper' }).expect(200);
+    const traceId = hex(16);
+
+    await t.http.post(`/v1/groups/${group.id}/join`).set(auth).set('traceparent', `00-${traceId}-${hex(8)}-01`).send({ userId: 'tripper' }).expect(201);
+
+    const server = await exported((s) => s.traceId === traceId && s.kind === SPAN_KIND.SERVER);
+    const sql = childrenOf(collector.spans, server);
+    expect(sql.map((s) => s.attributes['guildhall.db.batched_with'])).toEqual([['BEGIN', 'CALL svc_lock_group_members', 'CALL svc_lock_user_shared'], ['COMMIT']]);
+    expect(sql.map((s) => s.name)).toEqual(['INSERT members SELECT', 'INSERT audit_entries INSERT outbox_events INSERT webhook_deliveries SELECT']);
+  });
+
   it('joins the trace of a caller that sends traceparent, as the child of its span', async () => {
     const { auth } = await authedGame(t);
     const traceId = hex(16);
