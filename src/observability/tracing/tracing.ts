@@ -7,6 +7,12 @@ import { AttemptSpans } from './attempt-spans';
 import { traceRequests } from './request-spans';
 import { SqlSpans } from './sql-spans';
 
+/**
+ * The longest the last export may hold up shutdown: within the 35 s a stop is given, after the
+ * worker's drain (30 s at most). A collector that is down or slow loses those spans, nothing else.
+ */
+export const SHUTDOWN_EXPORT_CAP_MS = 3_000;
+
 /** A W3C trace context as its headers: what an event keeps of the request that wrote it. */
 export interface TraceCarrier {
   traceparent: string;
@@ -84,8 +90,11 @@ export class Tracing {
     return this.provider.forceFlush();
   }
 
-  /** Sends what remains and stops: the last thing the app does on shutdown. */
-  shutdown(): Promise<void> {
-    return this.provider.shutdown();
+  /** Sends what remains and stops, for SHUTDOWN_EXPORT_CAP_MS at most; never fails (the exporter reports). */
+  async shutdown(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_EXPORT_CAP_MS)));
+    await Promise.race([this.provider.shutdown().catch(() => undefined), cap]);
+    clearTimeout(timer);
   }
 }
