@@ -38,6 +38,9 @@ export function traceRequests(fastify: FastifyInstance, tracing: Tracing): void 
       },
       parent,
     );
+    // A request sampled out is left alone: no context for its handler (its statements get no span,
+    // its events keep no trace context), nothing to end.
+    if (!span.isRecording()) return done();
     contexts.set(request, trace.setSpan(parent, span));
     // 'close' comes once the answer is sent, or the connection is gone: streams and hijacked
     // replies included, which never reach Fastify's onResponse.
