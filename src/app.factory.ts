@@ -14,6 +14,8 @@ import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id/request-id'
 import { SvcValidationPipe } from './common/validation/validation.pipe';
 import type { Settings } from './config/settings';
 import { mountConsole } from './console/mount-console';
+import { TRACING } from './observability/tracing/tracing.module';
+import type { Tracing } from './observability/tracing/tracing';
 import { quietBoot } from './logging';
 import { mountOpenApi } from './openapi';
 
@@ -55,6 +57,8 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
     abortOnError: false,
   });
   app.useLogger(quietBoot(app.get(Logger)));
+  // Before the hook below (so the span covers refused requests too) and before any route exists.
+  app.get<symbol, Tracing | null>(TRACING)?.traceRequests(adapter.getInstance());
   // On arrival, before routing: every response carries the request id (404s and body-parse errors
   // included), and the rate limiter sees every request. One hook, as it runs on every request.
   const limiter = app.get(RateLimiter);

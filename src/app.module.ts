@@ -8,6 +8,7 @@ import { RateLimiter } from './common/rate-limit/rate-limiter';
 import type { Settings } from './config/settings';
 import { SettingsModule } from './config/settings.module';
 import { DatabaseModule } from './db/database.module';
+import { TracingModule } from './observability/tracing/tracing.module';
 import { EventsModule } from './events/events.module';
 import { AdminModule } from './admin/admin.module';
 import { AnalyticsModule } from './analytics/analytics.module';
@@ -41,6 +42,7 @@ export class AppModule {
         SettingsModule.forRoot(settings),
         LoggerModule.forRoot(loggerParams(settings)),
         ScheduleModule.forRoot(),
+        TracingModule.forRoot(settings),
         EventsModule,
         DatabaseModule,
         IdentityModule,

@@ -32,6 +32,7 @@ describe('parseSettings', () => {
         logLevel: 'info',
         maxPageSize: 100,
         eventRetentionDays: 7,
+        tracing: undefined,
       };
 
       expect(parseSettings({})).toEqual(expected);
@@ -88,6 +89,7 @@ describe('parseSettings', () => {
         logLevel: 'debug',
         maxPageSize: 500,
         eventRetentionDays: 30,
+        tracing: undefined,
       });
     });
 
@@ -182,6 +184,85 @@ describe('parseSettings', () => {
     it('keeps the message on one line when the offending value spans several', () => {
       const err = settingsErrorOf({ PORT: '80\n81' });
 
+      expect(err.message).not.toContain('\n');
+    });
+  });
+
+  describe('traces (the OpenTelemetry variables)', () => {
+    const ON = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+
+    it('are off without an OTLP endpoint, whatever else is set', () => {
+      const sut = parseSettings({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'not-a-sampler', OTEL_TRACES_SAMPLER_ARG: 'lots' });
+
+      expect(sut.tracing).toBeUndefined();
+    });
+
+    it('are on with OTEL_EXPORTER_OTLP_ENDPOINT, sending to its /v1/traces, every span sampled unless the caller says otherwise', () => {
+      expect(parseSettings(ON).tracing).toEqual({
+        tracesUrl: 'http://collector:4318/v1/traces',
+        serviceName: 'guildhall',
+        resourceAttributes: {},
+        sampler: 'parentbased_always_on',
+        samplerRatio: 1,
+      });
+    });
+
+    it.each([
+      ['http://collector:4318/', 'http://collector:4318/v1/traces'],
+      ['https://otlp.example.com/otlp', 'https://otlp.example.com/otlp/v1/traces'],
+    ])('appends /v1/traces to the endpoint %s', (endpoint, url) => {
+      expect(parseSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }).tracing?.tracesUrl).toBe(url);
+    });
+
+    it('takes OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, before the other', () => {
+      const sut = parseSettings({ ...ON, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:9000/custom' });
+
+      expect(sut.tracing?.tracesUrl).toBe('http://traces:9000/custom');
+    });
+
+    it('are off with OTEL_SDK_DISABLED=true', () => {
+      expect(parseSettings({ ...ON, OTEL_SDK_DISABLED: 'true' }).tracing).toBeUndefined();
+    });
+
+    it('read the service name, resource attributes and sampler', () => {
+      const sut = parseSettings({
+        ...ON,
+        OTEL_SERVICE_NAME: 'guildhall-eu',
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=prod, service.version=1.2.3,team=a%2Cb',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.1',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      });
+
+      expect(sut.tracing).toMatchObject({
+        serviceName: 'guildhall-eu',
+        resourceAttributes: { 'deployment.environment.name': 'prod', 'service.version': '1.2.3', team: 'a,b' },
+        sampler: 'parentbased_traceidratio',
+        samplerRatio: 0.1,
+      });
+    });
+
+    it('ignore the sampler argument of a sampler that takes none', () => {
+      expect(parseSettings({ ...ON, OTEL_TRACES_SAMPLER: 'always_on', OTEL_TRACES_SAMPLER_ARG: 'x' }).tracing?.samplerRatio).toBe(1);
+    });
+
+    it.each<[string, string]>([
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', 'grpc://collector:4317'],
+      ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'nope'],
+      ['OTEL_TRACES_SAMPLER', 'jaeger_remote'],
+      ['OTEL_TRACES_SAMPLER_ARG', '1.5'],
+      ['OTEL_TRACES_SAMPLER_ARG', '-0.1'],
+      ['OTEL_TRACES_SAMPLER_ARG', 'half'],
+      ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
+      ['OTEL_EXPORTER_OTLP_PROTOCOL', 'http/protobuf'],
+      ['OTEL_RESOURCE_ATTRIBUTES', 'no-equals-sign'],
+      ['OTEL_SDK_DISABLED', 'sometimes'],
+    ])('refuse %s=%j with a one-line SettingsError naming it', (name, value) => {
+      const env: Record<string, string> = { ...ON, OTEL_TRACES_SAMPLER: 'traceidratio', [name]: value };
+      const err = settingsErrorOf(env);
+
+      expect(err.setting).toBe(name);
       expect(err.message).not.toContain('\n');
     });
   });

@@ -28,6 +28,30 @@ export interface Settings {
   maxPageSize: number;
   /** How long events stay readable on the feed and the streams' replay (EXTENSIONS X1). */
   eventRetentionDays: number;
+  /** OpenTelemetry traces (docs/observability.md, Traces); undefined, the default, is off. */
+  tracing: TracingSettings | undefined;
+}
+
+/** The samplers of the OpenTelemetry specification that need no other component. */
+export const TRACE_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+export type TraceSampler = (typeof TRACE_SAMPLERS)[number];
+
+export interface TracingSettings {
+  /** Where spans are POSTed as OTLP/HTTP JSON: the traces endpoint, or the base endpoint + /v1/traces. */
+  tracesUrl: string;
+  serviceName: string;
+  /** OTEL_RESOURCE_ATTRIBUTES, decoded; service.name is serviceName. */
+  resourceAttributes: Record<string, string>;
+  sampler: TraceSampler;
+  /** The ratio of the traceidratio samplers (0-1); 1 for the others. */
+  samplerRatio: number;
 }
 
 /** One readable reason naming the setting; the launcher prints its message as a single line. */
@@ -119,6 +143,79 @@ function adminToken(env: Env): string | undefined {
   return raw;
 }
 
+function otlpUrl(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new SettingsError(name, `must be an absolute http or https URL (got ${quote(raw)})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new SettingsError(name, `must be an absolute http or https URL (got ${quote(raw)})`);
+  }
+  return url.toString();
+}
+
+/** `key=value,key=value`, values percent-encoded (the OpenTelemetry specification's format). */
+function resourceAttributes(env: Env): Record<string, string> {
+  const raw = env.OTEL_RESOURCE_ATTRIBUTES;
+  const attributes: Record<string, string> = {};
+  if (raw === undefined || raw.trim() === '') return attributes;
+  for (const pair of raw.split(',')) {
+    if (pair.trim() === '') continue;
+    const at = pair.indexOf('=');
+    const key = at > 0 ? pair.slice(0, at).trim() : '';
+    let value: string;
+    try {
+      value = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      value = '';
+    }
+    if (!key || at < 0 || !/^[\x21-\x7e]+$/.test(key)) {
+      throw new SettingsError('OTEL_RESOURCE_ATTRIBUTES', `must be key=value pairs separated by commas (got ${quote(raw)})`);
+    }
+    attributes[key] = value;
+  }
+  return attributes;
+}
+
+function ratio(env: Env, name: string): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return 1;
+  const v = raw.trim();
+  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(v) || Number(v) > 1) {
+    throw new SettingsError(name, `must be a number from 0 to 1 (got ${quote(raw)})`);
+  }
+  return Number(v);
+}
+
+/**
+ * Traces are on when an OTLP endpoint is set (the standard OTEL_* variables); their other settings
+ * are read only then, so variables set for other programs of the host stop nothing while traces are off.
+ */
+function tracing(env: Env): TracingSettings | undefined {
+  if (flag(env, 'OTEL_SDK_DISABLED')) return undefined;
+  const tracesEndpoint = otlpUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const endpoint = otlpUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (!tracesEndpoint && !endpoint) return undefined;
+  const protocolName = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = env[protocolName]?.trim();
+  if (protocol && protocol !== 'http/json') {
+    throw new SettingsError(protocolName, `must be http/json, the only protocol Guildhall sends (got ${quote(protocol)})`);
+  }
+  const sampler = oneOf(env, 'OTEL_TRACES_SAMPLER', 'parentbased_always_on', TRACE_SAMPLERS);
+  return {
+    // As the specification says: the signal's endpoint is used as given, the base one gets /v1/traces.
+    tracesUrl: tracesEndpoint ?? `${endpoint!.replace(/\/+$/, '')}/v1/traces`,
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || 'guildhall',
+    resourceAttributes: resourceAttributes(env),
+    sampler,
+    samplerRatio: sampler.endsWith('traceidratio') ? ratio(env, 'OTEL_TRACES_SAMPLER_ARG') : 1,
+  };
+}
+
 export function parseSettings(env: Env): Settings {
   return {
     databaseUrl: databaseUrl(env),
@@ -138,5 +235,6 @@ export function parseSettings(env: Env): Settings {
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['error', 'warn', 'info', 'debug', 'silent'] as const),
     maxPageSize: integer(env, 'SVC_MAX_PAGE_SIZE', 100, 1, 100_000),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 7, 1, 365),
+    tracing: tracing(env),
   };
 }

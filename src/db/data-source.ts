@@ -3,6 +3,7 @@ import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
 import { startNewEraIfRestored, type EraAnnouncer } from './feed-era';
 import { installTimestampParser } from './pg-timestamps';
+import type { SqlSpans } from '../observability/tracing/sql-spans';
 import { ServiceClient } from './prepared-client';
 
 export interface DataSourceConfig {
@@ -15,6 +16,8 @@ export interface DataSourceConfig {
   idleInTransactionTimeoutMs?: number;
   /** Says that a connection found the database restored and started a new feed era (the app's log by default). */
   onNewEra?: EraAnnouncer;
+  /** The spans of the statements sent for traced work, when traces are on. */
+  sqlSpans?: SqlSpans;
 }
 
 export { DB_CONNECT_TIMEOUT_MS } from './prepared-client';
@@ -35,6 +38,7 @@ export function createDataSource({
   statementTimeoutMs = 0,
   idleInTransactionTimeoutMs = 0,
   onNewEra,
+  sqlSpans,
 }: DataSourceConfig): DataSource {
   installTimestampParser();
   return new DataSource({
@@ -52,6 +56,8 @@ export function createDataSource({
     extra: {
       max: poolMax,
       Client: ServiceClient,
+      // pg's pool hands its options to each client it makes.
+      ...(sqlSpans ? { sqlSpans } : {}),
       connectionTimeoutMillis: DB_POOL_WAIT_MS,
       idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
       // Before its first use: a connection to a database restored from another cluster starts the

@@ -2,6 +2,8 @@ import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/comm
 import { DataSource } from 'typeorm';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
+import type { Tracing } from '../observability/tracing/tracing';
+import { TRACING } from '../observability/tracing/tracing.module';
 import { createDataSource, runMigrations } from './data-source';
 import { PgListener } from './pg-listener';
 import { UnitOfWork } from './unit-of-work';
@@ -12,14 +14,15 @@ import { UnitOfWork } from './unit-of-work';
   providers: [
     {
       provide: DataSource,
-      inject: [SETTINGS],
-      useFactory: async (settings: Settings): Promise<DataSource> => {
+      inject: [SETTINGS, TRACING],
+      useFactory: async (settings: Settings, tracing: Tracing | null): Promise<DataSource> => {
         if (!settings.databaseUrl) throw new Error('DATABASE_URL is required');
         const ds = createDataSource({
           url: settings.databaseUrl,
           poolMax: settings.databasePoolMax,
           statementTimeoutMs: settings.databaseStatementTimeoutMs,
           idleInTransactionTimeoutMs: settings.databaseIdleInTransactionTimeoutMs,
+          sqlSpans: tracing?.sql,
         });
         await ds.initialize();
         await runMigrations(ds);

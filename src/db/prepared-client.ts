@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Client, type ClientConfig } from 'pg';
+import type { DbTarget, SqlSpans } from '../observability/tracing/sql-spans';
 // pg's Query is not in its public types; a unit of work's statements extend it to carry BEGIN and COMMIT.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const Query: QueryClass = require('pg/lib/query');
@@ -108,6 +109,9 @@ const folded = (command: string) => Promise.resolve({ command, rowCount: null, r
  *   a statement queued by `runBeforeNext` (a group's lock) in the batch of the one after it;
  * - after `commitWithNext()`, the next statement carries the COMMIT, and the COMMIT that follows
  *   is answered here.
+ * With traces on (`sqlSpans`), each statement sent for traced work gets a span; one answered here
+ * (a folded BEGIN or COMMIT) gets none, and the statements sharing a round trip are named on the
+ * span of the one they ride with.
  */
 export class ServiceClient extends Client {
   private unitOfWork = false;
@@ -117,9 +121,12 @@ export class ServiceClient extends Client {
   private pendingBefore: string[] = [];
   /** What this unit of work has taken already (a lock held until its end need not be asked for twice). */
   private readonly taken = new Set<string>();
+  private readonly sqlSpans: SqlSpans | undefined;
 
-  constructor(config: ClientConfig) {
-    super({ ...config, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
+  constructor(config: ClientConfig & { sqlSpans?: SqlSpans }) {
+    const { sqlSpans, ...pgConfig } = config;
+    super({ ...pgConfig, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
+    this.sqlSpans = sqlSpans;
   }
 
   startUnitOfWork(): void {
@@ -156,7 +163,7 @@ export class ServiceClient extends Client {
   // pg's overloads cannot be restated one by one here; TypeORM calls query(text, values).
   override query(...args: unknown[]): never {
     const [text, values] = args;
-    if (!this.unitOfWork || typeof text !== 'string' || args.length !== 2) return this.plain(args);
+    if (!this.unitOfWork || typeof text !== 'string' || args.length !== 2) return this.sent(args);
     if (text === 'START TRANSACTION' && !values) {
       this.beginPending = true;
       return folded('BEGIN') as never;
@@ -171,22 +178,43 @@ export class ServiceClient extends Client {
     this.beginPending = false;
     this.pendingBefore = [];
     if (!Array.isArray(values)) {
-      if (!before.length) return this.plain(args);
-      const ahead = before.reduce<Promise<unknown>>((p, t) => p.then(() => this.plain([t])), Promise.resolve());
-      return ahead.then(() => this.plain(args)) as never;
+      if (!before.length) return this.sent(args);
+      const ahead = before.reduce<Promise<unknown>>((p, t) => p.then(() => this.sent([t])), Promise.resolve());
+      return ahead.then(() => this.sent(args)) as never;
     }
     const after = this.commitNext ? ['COMMIT'] : [];
     this.commitNext = false;
     const name = statementName(text);
-    if (!name && !before.length && !after.length) return this.plain(args);
-    return new Promise((resolve, reject) => {
-      const done = (err: Error | null, result: unknown) => {
-        if (err) return reject(err);
-        if (after.length) this.commitSent = true;
-        resolve(result);
-      };
-      this.plain([new PipelinedQuery({ ...(name ? { name } : {}), text, values }, before, after, done)]);
-    }) as never;
+    if (!name && !before.length && !after.length) return this.sent(args);
+    const pipelined = () =>
+      new Promise((resolve, reject) => {
+        const done = (err: Error | null, result: unknown) => {
+          if (err) return reject(err);
+          if (after.length) this.commitSent = true;
+          resolve(result);
+        };
+        this.plain([new PipelinedQuery({ ...(name ? { name } : {}), text, values }, before, after, done)]);
+      });
+    if (!this.sqlSpans) return pipelined() as never;
+    return this.sqlSpans.around(text, [...before, ...after], this.target(), pipelined) as never;
+  }
+
+  /** pg's own query, in a span when traces are on: a text (and values), or a config object, with or without a callback. */
+  private sent(args: unknown[]): never {
+    if (!this.sqlSpans) return this.plain(args);
+    const [first] = args;
+    const text = typeof first === 'string' ? first : (first as { text?: unknown } | null)?.text;
+    // A Submittable (a cursor, a stream) reports its end its own way: left untraced.
+    if (typeof text !== 'string' || typeof (first as { submit?: unknown }).submit === 'function') return this.plain(args);
+    const last = args[args.length - 1];
+    if (typeof last === 'function') {
+      return this.plain([...args.slice(0, -1), this.sqlSpans.wrapCallback(text, this.target(), last as (err: unknown) => void)]);
+    }
+    return this.sqlSpans.around(text, [], this.target(), () => this.plain(args) as Promise<unknown>) as never;
+  }
+
+  private target(): DbTarget {
+    return { host: this.host, port: this.port, database: this.database };
   }
 
   private plain(args: unknown[]): never {

@@ -1,10 +1,12 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { AuditAction } from '../audit/audit-actions';
 import { eventId, uuidv7 } from '../common/ids';
 import type { EventInput, SvcEvent } from '../events/event';
 import { EventBus } from '../events/event-bus';
 import { EVENTS_CHANNEL } from '../events/event-notification';
+import type { Tracing } from '../observability/tracing/tracing';
+import { TRACING } from '../observability/tracing/tracing.module';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
 import { ServiceClient } from './prepared-client';
 import { transaction } from './transaction';
@@ -78,6 +80,7 @@ export class UnitOfWork {
   constructor(
     private readonly dataSource: DataSource,
     private readonly bus: EventBus,
+    @Optional() @Inject(TRACING) private readonly tracing: Tracing | null = null,
   ) {}
 
   async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -87,7 +90,7 @@ export class UnitOfWork {
         const result = await transaction(this.dataSource, async (manager) => {
           tx = new Tx(manager);
           const value = await work(tx);
-          await flush(tx);
+          await flush(tx, this.tracing);
           return value;
         }, { unitOfWork: true });
         this.committed(tx!);
@@ -109,7 +112,10 @@ export class UnitOfWork {
         this.logger.error({ err }, 'after-commit hook failed');
       }
     }
-    if (tx.events.length) this.bus.publish(tx.events);
+    if (!tx.events.length) return;
+    // The streams' reads of the feed that this wakes belong to no request's trace.
+    if (this.tracing) this.tracing.detached(() => this.bus.publish(tx.events));
+    else this.bus.publish(tx.events);
   }
 }
 
@@ -117,10 +123,12 @@ export class UnitOfWork {
  * Writes, in one round trip that also commits: the staged audit rows; the outbox rows; a webhook delivery for every
  * enabled endpoint of the game whose filter matches (so a crash right after commit loses none);
  * and the notifications, the announcement of the events included, which Postgres sends only on
- * commit. The outbox row's feed position (xid, seq) comes from its column defaults.
+ * commit. The outbox row's feed position (xid, seq) comes from its column defaults. With traces on,
+ * the events keep the trace context of the request that wrote them, which their webhook attempts link to.
  */
-async function flush(tx: Tx): Promise<void> {
+async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
   if (!tx.auditEntries.length && !tx.events.length && !tx.notifications.length) return;
+  const trace = tracing && tx.events.length ? tracing.carrier() : null;
   // One announcement per game: the streams read the events themselves, in feed order.
   const games = [...new Set(tx.events.map((e) => e.gameId))];
   const notifications = [...tx.notifications, ...games.map((gameId) => ({ channel: EVENTS_CHANNEL, payload: gameId }))];
@@ -152,7 +160,8 @@ async function flush(tx: Tx): Promise<void> {
      ), events AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(id text, game_id uuid, group_id uuid, type text, body jsonb)
      ), outbox AS (
-       INSERT INTO outbox_events (id, game_id, group_id, type, body) SELECT id, game_id, group_id, type, body FROM events
+       INSERT INTO outbox_events (id, game_id, group_id, type, body, trace_context)
+       SELECT id, game_id, group_id, type, body, $4::jsonb FROM events
      ), deliveries AS (
        INSERT INTO webhook_deliveries (id, endpoint_id, event_id)
        SELECT svc_uuidv7(), w.id, e.id
@@ -163,6 +172,6 @@ async function flush(tx: Tx): Promise<void> {
      SELECT pg_notify(channel, payload) FROM jsonb_to_recordset($3::jsonb) AS n(channel text, payload text)
      UNION ALL
      SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM (SELECT 1 FROM deliveries LIMIT 1) AS enqueued`,
-    [JSON.stringify(audit), JSON.stringify(outbox), JSON.stringify(notifications)],
+    [JSON.stringify(audit), JSON.stringify(outbox), JSON.stringify(notifications), trace && JSON.stringify(trace)],
   );
 }

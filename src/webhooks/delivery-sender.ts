@@ -13,6 +13,8 @@ export interface Attempt extends SigningKeys {
   url: string;
   format: WebhookFormat;
   event: SvcEvent;
+  /** The attempt's trace context (traceparent), when traces are on; outside what is signed. */
+  traceHeaders?: Record<string, string>;
 }
 
 export interface AttemptResult {
@@ -28,7 +30,7 @@ export interface AttemptResult {
  */
 export function buildRequest(a: Attempt, now: Date): { body: string; headers: Record<string, string> } {
   const body = JSON.stringify(formatPayload(a.format, a.event));
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'guildhall-webhooks/1' };
+  const headers: Record<string, string> = { ...a.traceHeaders, 'content-type': 'application/json', 'user-agent': 'guildhall-webhooks/1' };
   if (a.format === 'svc') Object.assign(headers, svcHeaders(a, a.deliveryId, a.event, body, now));
   if (a.format === 'standard') Object.assign(headers, standardHeaders(a, a.event, body, now));
   return { body, headers };

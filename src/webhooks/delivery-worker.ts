@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import type { Settings } from '../config/settings';
@@ -6,6 +6,8 @@ import { SETTINGS } from '../config/settings.module';
 import { logFailure } from '../common/errors/log-failure';
 import { PeriodicTask } from '../common/scheduling/periodic-task';
 import { PgListener } from '../db/pg-listener';
+import type { Tracing } from '../observability/tracing/tracing';
+import { TRACING } from '../observability/tracing/tracing.module';
 import { AUTO_DISABLE_AFTER, retryDelayMs } from './backoff';
 import { DELIVERIES_CHANNEL } from './delivery-channel';
 import { sendAttempt, type AttemptResult } from './delivery-sender';
@@ -58,6 +60,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly repo: WebhooksRepository,
     private readonly listener: PgListener,
     @Inject(SETTINGS) private readonly settings: Settings,
+    @Optional() @Inject(TRACING) private readonly tracing: Tracing | null = null,
   ) {}
 
   get enabled(): boolean {
@@ -129,12 +132,15 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
       emptyClaim !== null && emptyClaim.sharesFreed === sharesFreed && freed - emptyClaim.freed < CLAIM_AT_LEAST;
     const attempt = async (d: ClaimedDelivery) => {
       window.add(d.endpointId);
-      const result = await this.send(d);
+      const span = this.tracing?.attempts.start(d);
+      const result = await this.send(d, span?.headers);
+      const record = attemptRecord(d, result);
+      span?.end(record);
       freed++;
       if (window.remove(d.endpointId)) sharesFreed++;
       unrecorded++;
       this.changed.resolve();
-      await this.recorder.record(attemptRecord(d, result));
+      await this.recorder.record(record);
       unrecorded--;
       this.changed.resolve();
     };
@@ -170,10 +176,10 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     }
   }
 
-  /** Sends one attempt; never rejects. */
-  private async send(d: ClaimedDelivery): Promise<AttemptResult> {
+  /** Sends one attempt, with its trace context when traced; never rejects. */
+  private async send(d: ClaimedDelivery, traceHeaders?: Record<string, string>): Promise<AttemptResult> {
     return d.event
-      ? sendAttempt({ deliveryId: d.id, url: d.url, format: d.format, secret: d.secret, previousSecret: d.previousSecret, event: d.event })
+      ? sendAttempt({ deliveryId: d.id, url: d.url, format: d.format, secret: d.secret, previousSecret: d.previousSecret, event: d.event, traceHeaders })
       : { outcome: { kind: 'fail', reason: 'the event is no longer available' }, status: null, durationMs: 0 };
   }
 }

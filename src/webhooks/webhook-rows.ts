@@ -1,4 +1,5 @@
 import type { SvcEvent } from '../events/event';
+import type { TraceCarrier } from '../observability/tracing/tracing';
 import type { WebhookFormat } from './payload-formats';
 
 export interface EndpointRow {
@@ -30,6 +31,8 @@ export interface ClaimedDelivery {
   previousSecret: string | null;
   /** Null when the event's outbox row is gone (kept EVENT_RETENTION_DAYS, at least a day: beyond the last retry). */
   event: SvcEvent | null;
+  /** The trace context of the request that wrote the event, when it was traced. */
+  traceContext: TraceCarrier | null;
 }
 
 /** The result of one finished attempt, as recorded on its row. */

@@ -150,7 +150,8 @@ export class WebhooksRepository {
          RETURNING d.id, d.endpoint_id, d.event_id, d.attempts
        )
        SELECT c.id, c.endpoint_id AS "endpointId", c.attempts, w.url, w.format, w.secret,
-              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret", o.body AS event
+              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret", o.body AS event,
+              o.trace_context AS "traceContext"
        FROM claimed c
        JOIN webhook_endpoints w ON w.id = c.endpoint_id
        LEFT JOIN outbox_events o ON o.id = c.event_id`,

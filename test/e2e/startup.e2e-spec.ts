@@ -97,6 +97,8 @@ describe('server start-up (built dist/src/main.js as a process)', () => {
       ['SVC_BASE_URL', { SVC_BASE_URL: 'ftp://example.com' }],
       ['SVC_ADMIN_TOKEN', { SVC_ADMIN_TOKEN: 'secret' }],
       ['DATABASE_URL', { DATABASE_URL: 'mysql://root@127.0.0.1/x' }],
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }],
+      ['OTEL_TRACES_SAMPLER_ARG', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '10%' }],
     ];
 
     it.each(cases)('%s %j', async (setting, bad) => {

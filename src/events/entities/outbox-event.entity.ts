@@ -21,6 +21,10 @@ export class OutboxEventEntity {
   @Column('jsonb')
   body!: Record<string, unknown>;
 
+  /** The W3C trace context of the request that wrote the event, while traces are on. */
+  @Column('jsonb', { name: 'trace_context', nullable: true })
+  traceContext!: Record<string, string> | null;
+
   @Column({ type: 'timestamptz', name: 'created_at', precision: 3 })
   createdAt!: Date;
 }
