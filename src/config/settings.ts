@@ -28,6 +28,8 @@ export interface Settings {
   maxPageSize: number;
   /** How long events stay readable on the feed and the streams' replay (EXTENSIONS X1). */
   eventRetentionDays: number;
+  /** The Prometheus endpoint's own port (never the API's); undefined turns metrics off. */
+  metricsPort: number | undefined;
 }
 
 /** One readable reason naming the setting; the launcher prints its message as a single line. */
@@ -119,14 +121,24 @@ function adminToken(env: Env): string | undefined {
   return raw;
 }
 
+/** Off unless set; never the API port, so /metrics is not reachable where the API is. */
+function metricsPort(env: Env, apiPort: number): number | undefined {
+  const raw = env.METRICS_PORT;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const port = integer(env, 'METRICS_PORT', 0, 1, 65535);
+  if (port === apiPort) throw new SettingsError('METRICS_PORT', `must differ from PORT (both are ${port})`);
+  return port;
+}
+
 export function parseSettings(env: Env): Settings {
+  const port = integer(env, 'PORT', 8787, 1, 65535);
   return {
     databaseUrl: databaseUrl(env),
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     databaseIdleInTransactionTimeoutMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 0, 3_600_000),
     host: env.HOST?.trim() || '0.0.0.0',
-    port: integer(env, 'PORT', 8787, 1, 65535),
+    port,
     nodeEnv: oneOf(env, 'NODE_ENV', 'development', ['development', 'test', 'production'] as const),
     baseUrl: baseUrl(env),
     adminToken: adminToken(env),
@@ -138,5 +150,6 @@ export function parseSettings(env: Env): Settings {
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['error', 'warn', 'info', 'debug', 'silent'] as const),
     maxPageSize: integer(env, 'SVC_MAX_PAGE_SIZE', 100, 1, 100_000),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 7, 1, 365),
+    metricsPort: metricsPort(env, port),
   };
 }
