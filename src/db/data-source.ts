@@ -3,7 +3,7 @@ import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
 import { startNewEraIfRestored, type EraAnnouncer } from './feed-era';
 import { installTimestampParser } from './pg-timestamps';
-import { ServiceClient } from './prepared-client';
+import { ServiceClient, type ServerErrorListener } from './prepared-client';
 
 export interface DataSourceConfig {
   url: string;
@@ -15,6 +15,8 @@ export interface DataSourceConfig {
   idleInTransactionTimeoutMs?: number;
   /** Says that a connection found the database restored and started a new feed era (the app's log by default). */
   onNewEra?: EraAnnouncer;
+  /** Told each error PostgreSQL answers on a pooled connection (the app's metrics). */
+  onServerError?: ServerErrorListener;
 }
 
 export { DB_CONNECT_TIMEOUT_MS } from './prepared-client';
@@ -35,6 +37,7 @@ export function createDataSource({
   statementTimeoutMs = 0,
   idleInTransactionTimeoutMs = 0,
   onNewEra,
+  onServerError,
 }: DataSourceConfig): DataSource {
   installTimestampParser();
   return new DataSource({
@@ -52,6 +55,7 @@ export function createDataSource({
     extra: {
       max: poolMax,
       Client: ServiceClient,
+      ...(onServerError ? { onServerError } : {}),
       connectionTimeoutMillis: DB_POOL_WAIT_MS,
       idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
       // Before its first use: a connection to a database restored from another cluster starts the

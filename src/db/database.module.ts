@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { createDataSource, runMigrations } from './data-source';
+import { DbMetrics } from './db-metrics';
 import { PgListener } from './pg-listener';
 import { UnitOfWork } from './unit-of-work';
 
@@ -12,24 +13,27 @@ import { UnitOfWork } from './unit-of-work';
   providers: [
     {
       provide: DataSource,
-      inject: [SETTINGS],
-      useFactory: async (settings: Settings): Promise<DataSource> => {
+      inject: [SETTINGS, DbMetrics],
+      useFactory: async (settings: Settings, metrics: DbMetrics): Promise<DataSource> => {
         if (!settings.databaseUrl) throw new Error('DATABASE_URL is required');
         const ds = createDataSource({
           url: settings.databaseUrl,
           poolMax: settings.databasePoolMax,
           statementTimeoutMs: settings.databaseStatementTimeoutMs,
           idleInTransactionTimeoutMs: settings.databaseIdleInTransactionTimeoutMs,
+          onServerError: (code) => metrics.statementError(code),
         });
         await ds.initialize();
+        metrics.instrument(ds);
         await runMigrations(ds);
         return ds;
       },
     },
+    DbMetrics,
     PgListener,
     UnitOfWork,
   ],
-  exports: [DataSource, PgListener, UnitOfWork],
+  exports: [DataSource, DbMetrics, PgListener, UnitOfWork],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}

@@ -99,6 +99,9 @@ function runUnnamed(connection: Connection, text: string): void {
 /** What pg answers for a statement with no rows; given for the BEGIN or COMMIT folded elsewhere. */
 const folded = (command: string) => Promise.resolve({ command, rowCount: null, rows: [], fields: [] });
 
+/** Told the SQLSTATE of each error the server answers on a pooled connection (the metrics count them). */
+export type ServerErrorListener = (code: string | undefined) => void;
+
 /**
  * pg's client with the short connect timeout (the pool's own queue timeout is the longer one), and
  * the round trips of a unit of work cut down while `unitOfWork` is set:
@@ -116,8 +119,13 @@ export class ServiceClient extends Client {
   private commitSent = false;
   private pendingBefore: string[] = [];
 
-  constructor(config: ClientConfig) {
-    super({ ...config, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
+  constructor(config: ClientConfig & { onServerError?: ServerErrorListener }) {
+    const { onServerError, ...rest } = config;
+    super({ ...rest, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
+    // Every error PostgreSQL sends on this connection, whatever catches it later (a retry, a 409, a 503).
+    if (onServerError) {
+      this.connection.on('errorMessage', (m: { code?: string }) => onServerError(m.code));
+    }
   }
 
   startUnitOfWork(): void {

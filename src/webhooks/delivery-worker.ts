@@ -45,6 +45,8 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   /** Resolved by a wake, a finished send or a written result: the running tick looks again. */
   private changed: { promise: Promise<void>; resolve: () => void } = deferred();
   private lastProgressAt: number | null = null;
+  /** Attempts made by this instance, by outcome (for the metrics). */
+  readonly outcomes: Record<AttemptRecord['outcome'], number> = { delivered: 0, retry: 0, failed: 0 };
   private lastClaimAt = 0;
   private readonly recorder = new ResultRecorder(
     (results) => this.repo.recordResults(this.ds.manager, results, AUTO_DISABLE_AFTER),
@@ -130,11 +132,13 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     const attempt = async (d: ClaimedDelivery) => {
       window.add(d.endpointId);
       const result = await this.send(d);
+      const record = attemptRecord(d, result);
+      this.outcomes[record.outcome]++;
       freed++;
       if (window.remove(d.endpointId)) sharesFreed++;
       unrecorded++;
       this.changed.resolve();
-      await this.recorder.record(attemptRecord(d, result));
+      await this.recorder.record(record);
       unrecorded--;
       this.changed.resolve();
     };
