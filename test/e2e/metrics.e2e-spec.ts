@@ -1,4 +1,6 @@
-import { freePort, http, killAll, requireBuild, startServerProcess } from '../helpers/process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, http, killAll, requireBuild, ROOT, startServerProcess } from '../helpers/process';
 import { joinOk, postGroup } from '../helpers/groups';
 import { listeningPorts, parseExposition, samplesOf, SERVICE_FAMILIES, type Exposition } from '../helpers/metrics';
 import { openSse } from '../helpers/sse';
@@ -92,6 +94,18 @@ describe('metrics', () => {
       expect({ family, samples: samplesOf(e, family).length > 0 }).toEqual({ family, samples: true });
     }
     expect([...e.types.keys()].filter((name) => !name.startsWith('svc_'))).toEqual([]);
+  });
+
+  it('documents every family of its own in docs/observability.md, and documents none it lacks', async () => {
+    const e = await scrape();
+    const page = readFileSync(join(ROOT, 'docs/observability.md'), 'utf8');
+    // prom-client's default process metrics are documented as a group; the service's own one by one.
+    const own = [...e.types.keys()].filter((name) => !/^svc_(process|nodejs)_/.test(name) || name === 'svc_nodejs_eventloop_utilization_ratio');
+    const tabled = [...page.matchAll(/^\| `(svc_[a-z_]+)` \| (counter|gauge|histogram) \|/gm)].map((m) => [m[1], m[2]]);
+
+    expect(tabled.length).toBeGreaterThan(20);
+    expect(own.filter((name) => !page.includes(`\`${name}\``))).toEqual([]);
+    expect(tabled.filter(([name, type]) => e.types.get(name) !== type)).toEqual([]);
   });
 
   it('counts what the requests above did', async () => {
