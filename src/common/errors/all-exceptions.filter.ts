@@ -1,7 +1,7 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { DbMetrics } from '../../db/db-metrics';
 import type { IncomingHttpHeaders } from 'node:http';
+import { DbMetrics } from '../../db/db-metrics';
 import { requestIdOf } from '../request-id/request-id';
 import { resolveError } from './error-envelope';
 import { ThrottledLog } from './throttled-log';
@@ -43,6 +43,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       );
     } else if (unavailable) {
       this.outageLog.note({ requestId, method: req.method, url: req.url, cause: unavailable });
+      // An outage period begins, for svc_db_unavailable, unless one is open.
       this.db.unavailable();
     }
     const adapter = this.adapterHost.httpAdapter;
