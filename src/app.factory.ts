@@ -9,6 +9,7 @@ import { ApiError } from './common/errors/api-error';
 import { jsonBodyProblem, parsedBodyProblem } from './common/http/json-body';
 import { RateLimiter } from './common/rate-limit/rate-limiter';
 import { HealthService } from './health/health.service';
+import { HttpMetrics } from './observability/metrics/http-metrics';
 import { rateLimitCheck } from './common/rate-limit/rate-limit-check';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id/request-id';
 import { SvcValidationPipe } from './common/validation/validation.pipe';
@@ -78,6 +79,7 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
     const empty = emptyUserIdParam(request.routeOptions.url, request.params);
     done(empty ? ApiError.badRequest(`${empty} must not be empty`) : undefined);
   });
+  app.get(HttpMetrics).install(adapter.getInstance());
   app.useGlobalPipes(new SvcValidationPipe());
   // A launcher that owns more than the app (the embedded database) handles the signals itself.
   if (shutdownHooks) app.enableShutdownHooks();

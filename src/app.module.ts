@@ -2,9 +2,11 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
+import { MetricsModule } from './observability/metrics/metrics.module';
 import { AuthGuard } from './common/auth/auth.guard';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { RateLimiter } from './common/rate-limit/rate-limiter';
+import { RateLimitMetrics } from './common/rate-limit/rate-limit-metrics';
 import type { Settings } from './config/settings';
 import { SettingsModule } from './config/settings.module';
 import { DatabaseModule } from './db/database.module';
@@ -41,6 +43,7 @@ export class AppModule {
       imports: [
         SettingsModule.forRoot(settings),
         LoggerModule.forRoot(loggerParams(settings)),
+        MetricsModule,
         ScheduleModule.forRoot(),
         TracingModule.forRoot(settings),
         EventsModule,
@@ -69,6 +72,7 @@ export class AppModule {
       ],
       providers: [
         RateLimiter,
+        RateLimitMetrics,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

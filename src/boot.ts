@@ -32,11 +32,24 @@ async function migrate(url: string): Promise<void> {
 }
 
 /** Refuses a taken port before the app is built (the bind in `listen` still decides a race). */
-function portAvailable(settings: Settings): Promise<void> {
+async function portAvailable(settings: Settings): Promise<void> {
+  await probePort(settings.port, settings.host).catch((err) => {
+    throw listenFailure(err as NodeJS.ErrnoException, settings);
+  });
+  if (settings.metricsPort === undefined) return;
+  await probePort(settings.metricsPort, settings.host).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EADDRINUSE') throw err;
+    throw new StartupError(
+      `METRICS_PORT ${settings.metricsPort} is already in use on ${settings.host}: stop the other process, or set METRICS_PORT to a free port`,
+    );
+  });
+}
+
+function probePort(port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const probe = createNetServer();
-    probe.once('error', (err) => reject(listenFailure(err as NodeJS.ErrnoException, settings)));
-    probe.listen({ port: settings.port, host: settings.host, exclusive: true }, () => probe.close(() => resolve()));
+    probe.once('error', reject);
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
   });
 }
 
@@ -102,11 +115,11 @@ export async function checkDatabase(url: string, timeoutMs = 5_000): Promise<voi
   }
 }
 
-/** Connects, migrates and listens. Resolves with the running app and its base URL. */
+/** Connects, migrates and listens. Resolves with the running app, its base URL and, with METRICS_PORT, its metrics address. */
 export async function startServer(
   settings: Settings,
   options: { shutdownHooks?: boolean } = {},
-): Promise<{ app: NestFastifyApplication; url: string }> {
+): Promise<{ app: NestFastifyApplication; url: string; metricsUrl?: string }> {
   if (!settings.databaseUrl) fail('Invalid setting DATABASE_URL: required (a postgres:// URL)');
   await checkDatabase(settings.databaseUrl);
   await migrate(settings.databaseUrl);
@@ -119,5 +132,6 @@ export async function startServer(
     throw listenFailure(err as NodeJS.ErrnoException, settings);
   }
   const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
-  return { app, url: settings.baseUrl ?? `http://${host}:${settings.port}` };
+  const metricsUrl = settings.metricsPort === undefined ? undefined : `http://${host}:${settings.metricsPort}/metrics`;
+  return { app, url: settings.baseUrl ?? `http://${host}:${settings.port}`, ...(metricsUrl ? { metricsUrl } : {}) };
 }

@@ -13,13 +13,28 @@ import { ErasuresModule } from './erasures/erasures.module';
 import { ErasureLedgerService } from './erasures/erasure-ledger.service';
 import { PermissionsCoreModule } from './permissions/permissions-core.module';
 import { IdentityModule } from './identity/identity.module';
+import { MetricsModule } from './observability/metrics/metrics.module';
 import { parseOperatorArgs, USAGE, UsageError } from './operator/operator-args';
 import { runOperatorCommand } from './operator/operator-commands';
 
 @Module({})
 class CliModule {
   static forRoot(settings: Settings) {
-    return { module: CliModule, imports: [SettingsModule.forRoot(settings), EventsModule, DatabaseModule, IdentityModule, GamesModule, PermissionsCoreModule, ErasuresModule] };
+    // The modules register their metrics; the command serves none, whatever METRICS_PORT says (in the
+    // Docker image it is set for the server, whose port the command must not try to take).
+    return {
+      module: CliModule,
+      imports: [
+        SettingsModule.forRoot({ ...settings, metricsPort: undefined }),
+        MetricsModule,
+        EventsModule,
+        DatabaseModule,
+        IdentityModule,
+        GamesModule,
+        PermissionsCoreModule,
+        ErasuresModule,
+      ],
+    };
   }
 }
 

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { failStartup, settingsOrExit, startServer } from './boot';
-import { ensureDatabase, startEmbeddedPostgres, writableFolder, type EmbeddedPostgres } from './db/embedded-postgres';
+import { ensureDatabase, freePort, startEmbeddedPostgres, writableFolder, type EmbeddedPostgres } from './db/embedded-postgres';
 import { GamesService } from './games/games.service';
 
 /**
@@ -30,9 +31,11 @@ async function main(): Promise<void> {
   }
   env.SVC_ADMIN_TOKEN ||= persisted(join(dataDir, 'admin-token'), () => `jadm_${randomBytes(24).toString('base64url')}`);
   env.NODE_ENV ||= 'development';
+  // Metrics on, on their own port: the one after PORT when it is free, else any free one.
+  env.METRICS_PORT ||= String(await metricsPortFor(settingsOrExit(env)));
 
   const settings = settingsOrExit(env);
-  const { app, url } = await startServer(settings, { shutdownHooks: false });
+  const { app, url, metricsUrl } = await startServer(settings, { shutdownHooks: false });
   stopInOrder(app, pg);
 
   const demo = await demoGame(app.get(GamesService), join(dataDir, 'demo.json'));
@@ -46,6 +49,7 @@ async function main(): Promise<void> {
       `  API key      ${demo.apiKey}`,
       `  API docs     ${url}/docs`,
       `  console      ${url}/console/  (sign in with the admin token)`,
+      `  metrics      ${metricsUrl}  (Prometheus; see docs/observability.md)`,
       `(kept in ${shown(dataDir)}/; delete that folder to start from scratch)`,
       '',
       'Try it:',
@@ -53,6 +57,21 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
+}
+
+/** The port after PORT when nothing listens there, else one the system picks. */
+async function metricsPortFor({ port, host }: { port: number; host: string }): Promise<number> {
+  const next = port + 1;
+  if (next <= 65535 && (await isFree(next, host))) return next;
+  return freePort();
+}
+
+function isFree(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createNetServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
 }
 
 /** A path as the user would type it: relative to where they are when it is inside. */

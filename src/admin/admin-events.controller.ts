@@ -47,7 +47,7 @@ export class AdminEventsController {
     @Res() res: unknown,
   ): Promise<void> {
     const game = await this.scope.of(gameId);
-    await this.opener.game(game.gameId, { ...query, lastEventId }, req, res);
+    await this.opener.game(game.gameId, { ...query, lastEventId }, req, res, 'admin');
   }
 
   @Get('groups/:groupId/events')
@@ -63,6 +63,6 @@ export class AdminEventsController {
     @Res() res: unknown,
   ): Promise<void> {
     const game = await this.scope.of(gameId);
-    await this.opener.group(game.gameId, groupId, undefined, { after: query.after, lastEventId }, req, res);
+    await this.opener.group(game.gameId, groupId, undefined, { after: query.after, lastEventId }, req, res, 'admin');
   }
 }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseSettings, SettingsError, type Settings } from './settings';
 
 /** The SettingsError thrown by parsing `env`, or a failure when nothing is thrown. */
@@ -33,6 +35,7 @@ describe('parseSettings', () => {
         maxPageSize: 100,
         eventRetentionDays: 7,
         tracing: undefined,
+        metricsPort: undefined,
       };
 
       expect(parseSettings({})).toEqual(expected);
@@ -69,6 +72,7 @@ describe('parseSettings', () => {
         LOG_LEVEL: 'debug',
         SVC_MAX_PAGE_SIZE: '500',
         EVENT_RETENTION_DAYS: '30',
+        METRICS_PORT: '9464',
       });
 
       expect(sut).toEqual<Settings>({
@@ -90,7 +94,13 @@ describe('parseSettings', () => {
         maxPageSize: 500,
         eventRetentionDays: 30,
         tracing: undefined,
+        metricsPort: 9464,
       });
+    });
+
+    it('leaves metrics off unless METRICS_PORT is set', () => {
+      expect(parseSettings({ METRICS_PORT: ' ' }).metricsPort).toBeUndefined();
+      expect(parseSettings({ METRICS_PORT: '9100' }).metricsPort).toBe(9100);
     });
 
     it.each(['1', '8787', '65535', ' 3000 '])('accepts PORT %j', (port) => {
@@ -173,12 +183,22 @@ describe('parseSettings', () => {
       ['SVC_ADMIN_TOKEN', 'jadm_short'],
       ['SVC_ADMIN_TOKEN', 'jadm_0123456789abcde'],
       ['SVC_ADMIN_TOKEN', 'jadm_0123456789 abcdef'],
+      ['METRICS_PORT', '0'],
+      ['METRICS_PORT', '65536'],
+      ['METRICS_PORT', 'metrics'],
+      ['METRICS_PORT', '8787'],
     ])('refuses %s=%j with a one-line SettingsError naming it', (name, value) => {
       const err = settingsErrorOf({ [name]: value });
 
       expect(err.setting).toBe(name);
       expect(err.message.startsWith(`Invalid setting ${name}:`)).toBe(true);
       expect(err.message).not.toContain('\n');
+    });
+
+    it('refuses a METRICS_PORT equal to PORT, whatever PORT is', () => {
+      const err = settingsErrorOf({ PORT: '3000', METRICS_PORT: '3000' });
+
+      expect(err.message).toBe('Invalid setting METRICS_PORT: must differ from PORT (both are 3000)');
     });
 
     it('keeps the message on one line when the offending value spans several', () => {
@@ -265,5 +285,33 @@ describe('parseSettings', () => {
       expect(err.setting).toBe(name);
       expect(err.message).not.toContain('\n');
     });
+  });
+});
+
+describe('the documented settings', () => {
+  /** Every variable parseSettings reads, found by handing it an environment that records each lookup. */
+  const read = (() => {
+    const names = new Set<string>();
+    parseSettings(new Proxy({}, { get: (_, name) => (typeof name === 'string' && names.add(name), undefined) }));
+    return [...names].sort();
+  })();
+  const root = join(__dirname, '../..');
+  const table = [...readFileSync(join(root, 'docs/operations.md'), 'utf8').matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
+
+  it('reads the settings it is expected to', () => {
+    expect(read).toContain('METRICS_PORT');
+    expect(read).toContain('DATABASE_URL');
+  });
+
+  it.each(read)('docs/operations.md has a row for %s', (name) => {
+    expect(table).toContain(name);
+  });
+
+  it.each(read)('.env.example names %s', (name) => {
+    expect(readFileSync(join(root, '.env.example'), 'utf8')).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
+  });
+
+  it('documents no setting the server does not read, but the launcher\'s data folder', () => {
+    expect(table.filter((name) => !read.includes(name))).toEqual(['SVC_DATA_DIR']);
   });
 });

@@ -30,6 +30,8 @@ export interface Settings {
   eventRetentionDays: number;
   /** OpenTelemetry traces (docs/observability.md, Traces); undefined, the default, is off. */
   tracing: TracingSettings | undefined;
+  /** The Prometheus endpoint's own port (never the API's); undefined turns metrics off. */
+  metricsPort: number | undefined;
 }
 
 /** The samplers of the OpenTelemetry specification that need no other component. */
@@ -216,14 +218,24 @@ function tracing(env: Env): TracingSettings | undefined {
   };
 }
 
+/** Off unless set; never the API port, so /metrics is not reachable where the API is. */
+function metricsPort(env: Env, apiPort: number): number | undefined {
+  const raw = env.METRICS_PORT;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const port = integer(env, 'METRICS_PORT', 0, 1, 65535);
+  if (port === apiPort) throw new SettingsError('METRICS_PORT', `must differ from PORT (both are ${port})`);
+  return port;
+}
+
 export function parseSettings(env: Env): Settings {
+  const port = integer(env, 'PORT', 8787, 1, 65535);
   return {
     databaseUrl: databaseUrl(env),
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     databaseIdleInTransactionTimeoutMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 0, 3_600_000),
     host: env.HOST?.trim() || '0.0.0.0',
-    port: integer(env, 'PORT', 8787, 1, 65535),
+    port,
     nodeEnv: oneOf(env, 'NODE_ENV', 'development', ['development', 'test', 'production'] as const),
     baseUrl: baseUrl(env),
     adminToken: adminToken(env),
@@ -236,5 +248,6 @@ export function parseSettings(env: Env): Settings {
     maxPageSize: integer(env, 'SVC_MAX_PAGE_SIZE', 100, 1, 100_000),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 7, 1, 365),
     tracing: tracing(env),
+    metricsPort: metricsPort(env, port),
   };
 }

@@ -4,7 +4,7 @@ import { ENTITIES } from './entities';
 import { startNewEraIfRestored, type EraAnnouncer } from './feed-era';
 import { installTimestampParser } from './pg-timestamps';
 import type { SqlSpans } from '../observability/tracing/sql-spans';
-import { ServiceClient } from './prepared-client';
+import { ServiceClient, type ServerErrorListener } from './prepared-client';
 
 export interface DataSourceConfig {
   url: string;
@@ -18,6 +18,8 @@ export interface DataSourceConfig {
   onNewEra?: EraAnnouncer;
   /** The spans of the statements sent for traced work, when traces are on. */
   sqlSpans?: SqlSpans;
+  /** Told each error PostgreSQL answers on a pooled connection (the app's metrics). */
+  onServerError?: ServerErrorListener;
 }
 
 export { DB_CONNECT_TIMEOUT_MS } from './prepared-client';
@@ -39,6 +41,7 @@ export function createDataSource({
   idleInTransactionTimeoutMs = 0,
   onNewEra,
   sqlSpans,
+  onServerError,
 }: DataSourceConfig): DataSource {
   installTimestampParser();
   return new DataSource({
@@ -58,6 +61,7 @@ export function createDataSource({
       Client: ServiceClient,
       // pg's pool hands its options to each client it makes.
       ...(sqlSpans ? { sqlSpans } : {}),
+      ...(onServerError ? { onServerError } : {}),
       connectionTimeoutMillis: DB_POOL_WAIT_MS,
       idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
       // Before its first use: a connection to a database restored from another cluster starts the

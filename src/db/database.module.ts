@@ -5,6 +5,7 @@ import { SETTINGS } from '../config/settings.module';
 import type { Tracing } from '../observability/tracing/tracing';
 import { TRACING } from '../observability/tracing/tracing.module';
 import { createDataSource, runMigrations } from './data-source';
+import { DbMetrics } from './db-metrics';
 import { PgListener } from './pg-listener';
 import { UnitOfWork } from './unit-of-work';
 
@@ -14,8 +15,8 @@ import { UnitOfWork } from './unit-of-work';
   providers: [
     {
       provide: DataSource,
-      inject: [SETTINGS, TRACING],
-      useFactory: async (settings: Settings, tracing: Tracing | null): Promise<DataSource> => {
+      inject: [SETTINGS, TRACING, DbMetrics],
+      useFactory: async (settings: Settings, tracing: Tracing | null, metrics: DbMetrics): Promise<DataSource> => {
         if (!settings.databaseUrl) throw new Error('DATABASE_URL is required');
         const ds = createDataSource({
           url: settings.databaseUrl,
@@ -23,16 +24,19 @@ import { UnitOfWork } from './unit-of-work';
           statementTimeoutMs: settings.databaseStatementTimeoutMs,
           idleInTransactionTimeoutMs: settings.databaseIdleInTransactionTimeoutMs,
           sqlSpans: tracing?.sql,
+          onServerError: (code) => metrics.statementError(code),
         });
         await ds.initialize();
+        metrics.instrument(ds);
         await runMigrations(ds);
         return ds;
       },
     },
+    DbMetrics,
     PgListener,
     UnitOfWork,
   ],
-  exports: [DataSource, PgListener, UnitOfWork],
+  exports: [DataSource, DbMetrics, PgListener, UnitOfWork],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { SETTINGS } from '../config/settings.module';
 import type { Settings } from '../config/settings';
 import { DB_CONNECT_TIMEOUT_MS } from './data-source';
+import { DbMetrics } from './db-metrics';
 
 type Handler = (payload: string) => void;
 
@@ -40,7 +41,10 @@ export class PgListener implements OnApplicationBootstrap, OnApplicationShutdown
   /** When the connection was lost, while it is; the retries of one outage are logged once. */
   private lostAt: number | null = null;
 
-  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+  constructor(
+    @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly db: DbMetrics,
+  ) {}
 
   subscribe(channel: string, onMessage: Handler, onReset?: () => void): void {
     if (!CHANNEL.test(channel)) throw new Error(`invalid channel name ${channel}`);
@@ -108,6 +112,7 @@ export class PgListener implements OnApplicationBootstrap, OnApplicationShutdown
     if (dead) discard(dead);
     if (this.lostAt === null) {
       this.lostAt = Date.now();
+      this.db.unavailable();
       this.logger.warn({ cause: oneLine(err) }, 'listener connection lost; reconnecting');
     } else {
       this.logger.debug({ cause: oneLine(err) }, `listener reconnect failed; next attempt in ${this.retryMs} ms`);
@@ -121,6 +126,7 @@ export class PgListener implements OnApplicationBootstrap, OnApplicationShutdown
             'listener reconnected; notifications sent meanwhile are lost, caches cleared',
           );
           this.lostAt = null;
+          this.db.available();
           for (const list of this.subs.values()) for (const s of list) s.onReset?.();
         })
         .catch((e) => {

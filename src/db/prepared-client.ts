@@ -100,6 +100,9 @@ function runUnnamed(connection: Connection, text: string): void {
 /** What pg answers for a statement with no rows; given for the BEGIN or COMMIT folded elsewhere. */
 const folded = (command: string) => Promise.resolve({ command, rowCount: null, rows: [], fields: [] });
 
+/** Told the SQLSTATE of each error the server answers on a pooled connection (the metrics count them). */
+export type ServerErrorListener = (code: string | undefined) => void;
+
 /**
  * pg's client with the short connect timeout (the pool's own queue timeout is the longer one), and
  * the round trips of a unit of work cut down while `unitOfWork` is set:
@@ -123,10 +126,14 @@ export class ServiceClient extends Client {
   private readonly taken = new Set<string>();
   private readonly sqlSpans: SqlSpans | undefined;
 
-  constructor(config: ClientConfig & { sqlSpans?: SqlSpans }) {
-    const { sqlSpans, ...pgConfig } = config;
+  constructor(config: ClientConfig & { sqlSpans?: SqlSpans; onServerError?: ServerErrorListener }) {
+    const { sqlSpans, onServerError, ...pgConfig } = config;
     super({ ...pgConfig, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
     this.sqlSpans = sqlSpans;
+    // Every error PostgreSQL sends on this connection, whatever catches it later (a retry, a 409, a 503).
+    if (onServerError) {
+      this.connection.on('errorMessage', (m: { code?: string }) => onServerError(m.code));
+    }
   }
 
   startUnitOfWork(): void {

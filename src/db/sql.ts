@@ -13,6 +13,17 @@ export async function sqlRows<R>(manager: EntityManager, sql: string, params: un
   return result as R[];
 }
 
+/**
+ * Rows of a read that PostgreSQL gives up on after `timeoutMs` (statement_timeout, set for its own
+ * transaction only): the metrics' scrape-time queries, which must never run long.
+ */
+export function boundedRows<R>(ds: DataSource, sql: string, timeoutMs: number): Promise<R[]> {
+  return ds.transaction(async (m) => {
+    await m.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+    return sqlRows<R>(m, sql);
+  });
+}
+
 interface Pool {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }

@@ -8,7 +8,7 @@ import { EventBus } from './event-bus';
 import { EVENTS_CHANNEL } from './event-notification';
 import { FEED_START, isAfter, type FeedPosition } from './feed-position';
 import { FeedRepository, type FeedEvent } from './feed.repository';
-import { eventFrame, StreamSubscriber, type StreamFilter } from './stream-subscriber';
+import { eventFrame, StreamStats, StreamSubscriber, type StreamFilter, type StreamKind } from './stream-subscriber';
 
 /** SPEC §6: a comment frame every 30 s keeps proxies and clients from timing the stream out. */
 export const HEARTBEAT_MS = 30_000;
@@ -40,6 +40,8 @@ interface GameTail {
 export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(EventStreams.name);
   private readonly games = new Map<string, GameTail>();
+  /** Frames sent and streams cut off, for the metrics. */
+  readonly stats = new StreamStats();
   private readonly starting = new Map<string, Promise<{ position: FeedPosition; id: string | null; storedAt: number }>>();
   private subscription?: Subscription;
   private timers: NodeJS.Timeout[] = [];
@@ -71,6 +73,13 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
     return n;
   }
 
+  /** Open subscribers by kind (for the metrics, at scrape time). */
+  subscribersByKind(): Record<StreamKind, number> {
+    const counts: Record<StreamKind, number> = { game: 0, group: 0, admin: 0 };
+    for (const g of this.games.values()) for (const sub of g.subs) counts[sub.kind]++;
+    return counts;
+  }
+
   /**
    * Registers the subscriber with its game's tail, then sends the 200 headers (DECISIONS §26: an
    * event committed after a client has the headers reaches it). With `after`, the replay from there
@@ -81,6 +90,7 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
     filter: StreamFilter,
     after: FeedPosition | null,
     takeOver: () => { req: IncomingMessage; res: ServerResponse },
+    kind: StreamKind = filter.groupId ? 'group' : 'game',
   ): Promise<void> {
     const startedAfter = after ? null : await this.repo.snapshot();
     const tail = await this.tailOf(gameId);
@@ -91,7 +101,7 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
       res.destroy();
       return;
     }
-    const sub = new StreamSubscriber(gameId, filter, res, after ?? tail.position, after !== null);
+    const sub = new StreamSubscriber(gameId, filter, res, after ?? tail.position, after !== null, kind, this.stats);
     sub.startedAfter = startedAfter;
     tail.subs.add(sub);
     const drop = () => this.remove(sub);
@@ -236,6 +246,7 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
         'to a replica without it): ending them, so that each client resumes from what the database holds',
     );
     this.games.delete(gameId);
+    this.stats.cutOff.rewound += tail.subs.size;
     for (const sub of tail.subs) {
       sub.closed = true;
       sub.res.end();

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { GroupsCoreModule } from '../groups/groups-core.module';
 import { EventBus } from './event-bus';
+import { EventMetrics } from './event-metrics';
 import { EventStreams } from './event-streams';
 import { EventsController } from './events.controller';
 import { FeedRepository } from './feed.repository';
@@ -11,7 +12,7 @@ import { StreamOpener } from './stream-opener';
 @Module({
   imports: [GroupsCoreModule],
   controllers: [EventsController],
-  providers: [EventBus, EventStreams, FeedRepository, FeedService, StreamOpener],
+  providers: [EventBus, EventStreams, EventMetrics, FeedRepository, FeedService, StreamOpener],
   exports: [EventBus, FeedService, StreamOpener],
 })
 export class EventsModule {}

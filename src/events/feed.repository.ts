@@ -49,6 +49,21 @@ const HORIZON = `(SELECT coalesce(
  */
 const VISIBLE = (o: string) => `(${o}.era, ${o}.xid) < ((SELECT era FROM feed_state), ${HORIZON})`;
 
+/**
+ * How far the horizon holds readers back, in seconds: the newest event written (committed) against
+ * the newest one a reader can see, by their creation times; 0 when every committed event is
+ * readable. A transaction left open holds back every event committed after it began, and this
+ * grows with it. Walks outbox_events_created from the newest row down to the first readable one.
+ */
+export const HORIZON_LAG_SQL = `WITH h AS MATERIALIZED (SELECT s.era, ${HORIZON} AS horizon FROM feed_state s),
+  newest AS (SELECT max(created_at) AS at FROM outbox_events),
+  visible AS (
+    SELECT o.created_at AS at FROM outbox_events o CROSS JOIN h
+    WHERE (o.era, o.xid) < (h.era, h.horizon) ORDER BY o.created_at DESC LIMIT 1
+  )
+  SELECT coalesce(greatest(0, extract(epoch FROM (SELECT at FROM newest)
+    - coalesce((SELECT at FROM visible), (SELECT min(created_at) FROM outbox_events)))), 0)::float8 AS lag`;
+
 interface Row {
   body: SvcEvent;
   era: number;

@@ -5,6 +5,7 @@ import { GroupLookup } from '../groups/group-lookup';
 import { EventStreams } from './event-streams';
 import { parseEventId, parseEventTypes, type FeedPosition } from './feed-position';
 import { FeedService } from './feed.service';
+import type { StreamKind } from './stream-subscriber';
 
 /** Where a stream request starts: the query's `after`, else the `Last-Event-ID` header a reconnecting client sends. */
 export interface StreamStart {
@@ -27,17 +28,25 @@ export class StreamOpener {
   ) {}
 
   /** Every event of the game (of `types`, when given) after the start, then live. */
-  async game(gameId: string, start: StreamStart & { types?: string }, req: unknown, res: unknown): Promise<void> {
+  async game(gameId: string, start: StreamStart & { types?: string }, req: unknown, res: unknown, kind: StreamKind = 'game'): Promise<void> {
     const types = parseEventTypes(start.types);
     const after = await this.after(gameId, start);
-    await this.streams.open(gameId, { types: types && new Set(types) }, after, () => nodeObjects(req, res));
+    await this.streams.open(gameId, { types: types && new Set(types) }, after, () => nodeObjects(req, res), kind);
   }
 
   /** A live group's events after the start, then live; with `viewer`, a secret group must count them as an active member. */
-  async group(gameId: string, groupId: string, viewer: string | undefined, start: StreamStart, req: unknown, res: unknown): Promise<void> {
+  async group(
+    gameId: string,
+    groupId: string,
+    viewer: string | undefined,
+    start: StreamStart,
+    req: unknown,
+    res: unknown,
+    kind: StreamKind = 'group',
+  ): Promise<void> {
     const group = await this.lookup.visible(this.ds.manager, gameId, groupId, viewer);
     const after = await this.after(gameId, start);
-    await this.streams.open(gameId, { groupId: group.id }, after, () => nodeObjects(req, res));
+    await this.streams.open(gameId, { groupId: group.id }, after, () => nodeObjects(req, res), kind);
   }
 
   private async after(gameId: string, start: StreamStart): Promise<FeedPosition | null> {

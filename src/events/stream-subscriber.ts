@@ -14,6 +14,17 @@ export function eventFrame(e: SvcEvent): string {
   return `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 }
 
+/** Who opened a stream: a game's (GET /v1/events), a group's (GET /v1/events/:groupId), or an operator's (the admin twins). */
+export type StreamKind = 'game' | 'group' | 'admin';
+export const STREAM_KINDS: readonly StreamKind[] = ['game', 'group', 'admin'];
+
+/** Running totals of this instance's streams, read by the metrics at scrape time (plain numbers: a frame costs an increment). */
+export class StreamStats {
+  readonly framesSent: Record<StreamKind, number> = { game: 0, group: 0, admin: 0 };
+  /** Streams ended by the service: `slow`, over 4 MiB behind; `rewound`, the database no longer holds what they were sent. */
+  readonly cutOff = { slow: 0, rewound: 0 };
+}
+
 export interface StreamFilter {
   /** A group's stream: that group's events only. */
   groupId?: string;
@@ -43,6 +54,8 @@ export class StreamSubscriber {
     readonly res: ServerResponse,
     public position: FeedPosition,
     replaying: boolean,
+    readonly kind: StreamKind = 'game',
+    private readonly stats = new StreamStats(),
   ) {
     this.live = !replaying;
     this.held = replaying ? [] : null;
@@ -72,13 +85,14 @@ export class StreamSubscriber {
       // Feed order is by era, then transaction id: past the snapshot's xmax, every later event is new.
       if (beyond(e.position, this.startedAfter)) this.startedAfter = null;
     }
-    this.write(frame());
+    this.sendEvent(frame());
   }
 
   /** A replayed event; resolves once the socket can take more (backpressure). */
   async replayed(e: FeedEvent): Promise<void> {
     if (this.closed || !isAfter(e.position, this.position)) return;
     this.position = e.position;
+    this.stats.framesSent[this.kind]++;
     if (!this.res.write(eventFrame(e.body)) && !this.closed) {
       await Promise.race([once(this.res, 'drain'), once(this.res, 'close')]);
     }
@@ -89,18 +103,26 @@ export class StreamSubscriber {
     for (const h of this.held ?? []) {
       if (!isAfter(h.position, this.position)) continue;
       this.position = h.position;
-      this.write(h.frame);
+      this.sendEvent(h.frame);
     }
     this.held = null;
     this.live = true;
   }
 
-  write(frame: string | Buffer): void {
-    if (this.closed) return;
+  /** Writes a frame, or cuts the subscriber off when it is too far behind; says whether it wrote. */
+  write(frame: string | Buffer): boolean {
+    if (this.closed) return false;
     if (this.res.writableLength > MAX_BUFFERED_BYTES) {
+      this.closed = true;
+      this.stats.cutOff.slow++;
       this.res.destroy();
-      return;
+      return false;
     }
     this.res.write(frame);
+    return true;
+  }
+
+  private sendEvent(frame: Buffer): void {
+    if (this.write(frame)) this.stats.framesSent[this.kind]++;
   }
 }

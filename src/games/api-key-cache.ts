@@ -24,6 +24,8 @@ export class ApiKeyCache implements ApiKeyLookup, OnModuleInit {
   private readonly loading = new Map<string, Promise<ResolvedApiKey | null>>();
   /** Bumped by every eviction, so a load that raced with one does not store a stale copy. */
   private generation = 0;
+  /** Lookups answered from the cache or not (for the metrics). */
+  readonly lookups = { hit: 0, miss: 0 };
 
   constructor(
     private readonly repo: GamesRepository,
@@ -40,7 +42,11 @@ export class ApiKeyCache implements ApiKeyLookup, OnModuleInit {
 
   resolve(prefix: string): ResolvedApiKey | null | Promise<ResolvedApiKey | null> {
     const hit = this.entries.get(prefix);
-    if (hit && hit.expires > Date.now()) return hit.key;
+    if (hit && hit.expires > Date.now()) {
+      this.lookups.hit++;
+      return hit.key;
+    }
+    this.lookups.miss++;
     const pending = this.loading.get(prefix);
     if (pending) return pending;
     const load = this.load(prefix).finally(() => this.loading.delete(prefix));

@@ -1,5 +1,7 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { databaseUnavailableCause } from '../common/errors/db-unavailable';
+import { DbMetrics } from '../db/db-metrics';
 import { DeliveryWorker } from '../webhooks/delivery-worker';
 import type { ComponentHealthDto, ReadinessDto } from './health.dto';
 
@@ -17,6 +19,7 @@ export class HealthService implements OnModuleDestroy {
   constructor(
     private readonly ds: DataSource,
     private readonly worker: DeliveryWorker,
+    private readonly db: DbMetrics,
   ) {}
 
   onModuleDestroy(): void {
@@ -49,8 +52,14 @@ export class HealthService implements OnModuleDestroy {
     });
     const ping = this.ds
       .query('SELECT 1')
-      .then((): ComponentHealthDto => ({ ok: true }))
-      .catch((err: Error): ComponentHealthDto => ({ ok: false, reason: `database error: ${failureCode(err)}` }));
+      .then((): ComponentHealthDto => {
+        this.db.available();
+        return { ok: true };
+      })
+      .catch((err: Error): ComponentHealthDto => {
+        if (databaseUnavailableCause(err)) this.db.unavailable();
+        return { ok: false, reason: `database error: ${failureCode(err)}` };
+      });
     try {
       return await Promise.race([ping, timeout]);
     } finally {

@@ -246,3 +246,18 @@ describe('PermissionCache', () => {
     });
   });
 });
+
+describe('PermissionCache lookups (for the metrics)', () => {
+  it('counts a fresh answer as a hit, and an absent or expired one as a miss', () => {
+    const listener = { subscribe: () => undefined } as unknown as PgListener;
+    const sut = new PermissionCache(listener, { instanceId: SELF } as unknown as EventBus);
+    sut.set(G1, 'a', ROLE_ANSWER, sut.generation(G1), T0);
+
+    sut.get(G1, 'a', T0 + 1);
+    sut.get(G1, 'b', T0 + 1);
+    sut.get(G2, 'a', T0 + 1);
+    sut.get(G1, 'a', T0 + PERMISSION_TTL_MS + 1);
+
+    expect(sut.lookups).toEqual({ hit: 1, miss: 3 });
+  });
+});

@@ -27,6 +27,8 @@ export class PermissionCache implements OnModuleInit {
   private readonly generations = new Map<string, number>();
   private size = 0;
   private epoch = 0;
+  /** Lookups answered from the cache or not (for the metrics). */
+  readonly lookups = { hit: 0, miss: 0 };
 
   constructor(
     private readonly listener: PgListener,
@@ -47,8 +49,12 @@ export class PermissionCache implements OnModuleInit {
 
   get(groupId: string, key: string, now = Date.now()): PermissionCheckResult | undefined {
     const entry = this.groups.get(groupId)?.get(key);
+    if (entry && entry.expires > now) {
+      this.lookups.hit++;
+      return entry.result;
+    }
+    this.lookups.miss++;
     if (!entry) return undefined;
-    if (entry.expires > now) return entry.result;
     this.groups.get(groupId)!.delete(key);
     this.size--;
     return undefined;

@@ -47,6 +47,8 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   /** Resolved by a wake, a finished send or a written result: the running tick looks again. */
   private changed: { promise: Promise<void>; resolve: () => void } = deferred();
   private lastProgressAt: number | null = null;
+  /** Attempts made by this instance, by outcome (for the metrics). */
+  readonly outcomes: Record<AttemptRecord['outcome'], number> = { delivered: 0, retry: 0, failed: 0 };
   private lastClaimAt = 0;
   private readonly recorder = new ResultRecorder(
     (results) => this.repo.recordResults(this.ds.manager, results, AUTO_DISABLE_AFTER),
@@ -136,6 +138,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
       const result = await this.send(d, span?.headers);
       const record = attemptRecord(d, result);
       span?.end(record);
+      this.outcomes[record.outcome]++;
       freed++;
       if (window.remove(d.endpointId)) sharesFreed++;
       unrecorded++;

@@ -21,6 +21,21 @@ export interface EndpointChanges {
  */
 export const CLAIM_LEASE_SECONDS = 25;
 
+/**
+ * The webhook backlog for the metrics, in one statement on the pending-deliveries index: pending
+ * deliveries due now, waiting for a later attempt (a retry's backoff, or in flight under a claim's
+ * lease), or muted (their endpoint is disabled); how long the oldest due one has waited past its
+ * due time; and the disabled endpoints.
+ */
+export const WEBHOOK_BACKLOG_SQL = `SELECT
+    count(*) FILTER (WHERE w.disabled_at IS NULL AND d.next_attempt_at <= now())::int AS due,
+    count(*) FILTER (WHERE w.disabled_at IS NULL AND d.next_attempt_at > now())::int AS waiting,
+    count(*) FILTER (WHERE w.disabled_at IS NOT NULL)::int AS muted,
+    coalesce(extract(epoch FROM now() - min(d.next_attempt_at) FILTER (WHERE w.disabled_at IS NULL AND d.next_attempt_at <= now())), 0)::float8 AS oldest,
+    (SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NOT NULL)::int AS disabled
+  FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+  WHERE d.status = 'pending'`;
+
 @Injectable()
 export class WebhooksRepository {
   async insert(m: EntityManager, e: { gameId: string; url: string; events: string[]; format: WebhookFormat; secret: string }): Promise<EndpointRow> {

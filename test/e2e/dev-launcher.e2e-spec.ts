@@ -71,6 +71,15 @@ describe('development launcher (built dist/src/dev.js as a process)', () => {
     expect(banner.curl).toBe(`curl -s -H "Authorization: Bearer ${banner.apiKey}" ${banner.url}/v1/whoami`);
     expect((await waitForHttp(banner.url, 5_000, proc)).status).toBe(200);
 
+    // Metrics are on, on a port of their own (the next one when free), never on the API's.
+    const metrics = proc.stdout().match(/metrics\s+(http:\/\/127\.0\.0\.1:(\d+)\/metrics)/);
+    expect(metrics).not.toBeNull();
+    expect(Number(metrics![2])).not.toBe(port);
+    const scraped = await http(metrics![1]);
+    expect(scraped.status).toBe(200);
+    expect(scraped.text).toContain('# TYPE svc_http_requests_total counter');
+    expect((await http(`${banner.url}/metrics`)).status).toBe(404);
+
     // The admin token is kept in <dataDir>/admin-token, readable by the owner only.
     const tokenFile = join(dataDir, 'admin-token');
     expect(existsSync(tokenFile)).toBe(true);

@@ -1,6 +1,7 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingHttpHeaders } from 'node:http';
+import { DbMetrics } from '../../db/db-metrics';
 import { requestIdOf } from '../request-id/request-id';
 import { resolveError } from './error-envelope';
 import { ThrottledLog } from './throttled-log';
@@ -24,7 +25,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     this.logger.warn({ ...detail, count }, 'database unavailable: answered 503 service_unavailable'),
   );
 
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly db: DbMetrics,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -39,6 +43,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       );
     } else if (unavailable) {
       this.outageLog.note({ requestId, method: req.method, url: req.url, cause: unavailable });
+      // An outage period begins, for svc_db_unavailable, unless one is open.
+      this.db.unavailable();
     }
     const adapter = this.adapterHost.httpAdapter;
     // A stream that already sent its headers cannot carry an envelope any more: just end it.

@@ -16,6 +16,8 @@ export class RateLimiter implements OnModuleDestroy {
   private readonly byKey: TokenBuckets;
   private readonly bySource: TokenBuckets;
   private readonly pruner: NodeJS.Timeout | null;
+  /** Requests refused, by the bucket that refused them (for the metrics). */
+  readonly refusals = { source: 0, key: 0 };
 
   constructor(@Inject(SETTINGS) settings: Settings) {
     const { rateLimitPerMinute: perMinute, rateLimitBurst: burst } = settings;
@@ -29,8 +31,11 @@ export class RateLimiter implements OnModuleDestroy {
   take(source: string, keyPrefix: string | null, now = Date.now()): TakeResult {
     if (!this.enabled) return { allowed: true };
     const bySource = this.bySource.take(source, now);
+    if (!bySource.allowed) this.refusals.source++;
     if (!bySource.allowed || keyPrefix === null) return bySource;
-    return this.byKey.take(keyPrefix, now);
+    const byKey = this.byKey.take(keyPrefix, now);
+    if (!byKey.allowed) this.refusals.key++;
+    return byKey;
   }
 
   onModuleDestroy(): void {

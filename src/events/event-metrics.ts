@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { DbMetrics } from '../db/db-metrics';
+import { MetricsRegistry } from '../observability/metrics/metrics-registry';
+import { EventStreams } from './event-streams';
+import { HORIZON_LAG_SQL } from './feed.repository';
+
+/**
+ * The events' families: how far the feed's horizon holds readers back (a query at scrape time),
+ * the open streams by kind, the event frames they were sent, and the streams cut off.
+ */
+@Injectable()
+export class EventMetrics {
+  constructor(metrics: MetricsRegistry, streams: EventStreams, db: DbMetrics) {
+    const lag = db.scrapeQuery<{ lag: number }>(HORIZON_LAG_SQL);
+    metrics.gauge({
+      name: 'svc_feed_horizon_lag_seconds',
+      help: 'The newest event written against the newest one feed and stream readers can see (creation times, seconds): events committed behind a transaction still open wait this long. 0 when all are readable.',
+      async collect() {
+        const rows = await lag.get();
+        // NaN while it cannot be measured (the database is away): a gap, never a reassuring 0.
+        this.set(rows ? Number(rows[0]?.lag ?? 0) : Number.NaN);
+      },
+    });
+    metrics.gauge({
+      name: 'svc_stream_subscribers',
+      help: 'Live streams open on this instance, by kind: game (GET /v1/events), group (GET /v1/events/:groupId), admin (the operator\'s).',
+      labelNames: ['kind'] as const,
+      collect() {
+        for (const [kind, n] of Object.entries(streams.subscribersByKind())) this.set({ kind }, n);
+      },
+    });
+    metrics.counterOf(
+      {
+        name: 'svc_stream_frames_sent_total',
+        help: 'Event frames written to live streams (replayed or live; heartbeats not counted), by stream kind.',
+        labelNames: ['kind'] as const,
+      },
+      () => streams.stats.framesSent,
+    );
+    metrics.counterOf(
+      {
+        name: 'svc_stream_subscribers_cut_off_total',
+        help: 'Streams the service ended, by reason: slow (over 4 MiB of frames unread by the client), rewound (the database no longer holds an event they were sent: restored or failed over).',
+        labelNames: ['reason'] as const,
+      },
+      () => streams.stats.cutOff,
+    );
+  }
+}
