@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { checkDatabase, fail, settingsOrExit } from './boot';
 import type { Settings } from './config/settings';
 import { SettingsModule } from './config/settings.module';
+import { TracingModule } from './observability/tracing/tracing.module';
 import { DatabaseModule } from './db/database.module';
 import { EventsModule } from './events/events.module';
 import { GamesModule } from './games/games.module';
@@ -21,11 +22,14 @@ import { runOperatorCommand } from './operator/operator-commands';
 class CliModule {
   static forRoot(settings: Settings) {
     // The modules register their metrics; the command serves none, whatever METRICS_PORT says (in the
-    // Docker image it is set for the server, whose port the command must not try to take).
+    // Docker image it is set for the server, whose port the command must not try to take). Nor does
+    // it trace: it answers no request.
+    const own = { ...settings, metricsPort: undefined, tracing: undefined };
     return {
       module: CliModule,
       imports: [
-        SettingsModule.forRoot({ ...settings, metricsPort: undefined }),
+        SettingsModule.forRoot(own),
+        TracingModule.forRoot(own),
         MetricsModule,
         EventsModule,
         DatabaseModule,
