@@ -87,7 +87,9 @@ function membersService(root, pool, statements) {
   const { PgListener } = d('db/pg-listener.js');
   const { SETTINGS } = d('config/settings.module.js');
   const { parseSettings } = d('config/settings.js');
+  const { TRACING } = d('observability/tracing/tracing.module.js');
   const resolve = injector([
+    [TRACING, null],
     [DataSource, dataSourceShim(pool, statements)],
     [EventBus, new EventBus()],
     [PgListener, { subscribe() {} }],
