@@ -64,6 +64,13 @@ export class Tx {
 
 const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK_DETECTED = '40P01';
+const FOREIGN_KEY_VIOLATION = '23503';
+/**
+ * The flush's deliveries read the game's enabled endpoints in its snapshot: an endpoint deleted and
+ * committed between that snapshot and the foreign key's check fails the insert. Retried, the work
+ * meets a snapshot without it.
+ */
+const DELIVERY_ENDPOINT_GONE = 'webhook_deliveries_endpoint_id_fkey';
 const MAX_ATTEMPTS = 4;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -96,8 +103,9 @@ export class UnitOfWork {
         this.committed(tx!);
         return result;
       } catch (err) {
-        const code = (err as { code?: unknown }).code;
-        const retryable = code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED;
+        const { code, constraint } = err as { code?: unknown; constraint?: unknown };
+        const retryable =
+          code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED || (code === FOREIGN_KEY_VIOLATION && constraint === DELIVERY_ENDPOINT_GONE);
         if (!retryable || attempt >= MAX_ATTEMPTS) throw err;
         await sleep(5 * 2 ** attempt + Math.random() * 10);
       }

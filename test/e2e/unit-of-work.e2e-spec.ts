@@ -272,6 +272,25 @@ describe('unit of work', () => {
     expect(attempts).toBe(2);
   });
 
+  it('retries a delivery whose webhook endpoint was deleted under its flush, and no other foreign key violation', async () => {
+    let attempts = 0;
+    const gone = (constraint: string) => Object.assign(new Error('violates foreign key constraint'), { code: '23503', constraint });
+    const result = await uow.run(async () => {
+      attempts++;
+      if (attempts === 1) throw gone('webhook_deliveries_endpoint_id_fkey');
+      return 'done';
+    });
+    expect({ result, attempts }).toEqual({ result: 'done', attempts: 2 });
+    attempts = 0;
+    await expect(
+      uow.run(async () => {
+        attempts++;
+        throw gone('members_group_id_fkey');
+      }),
+    ).rejects.toMatchObject({ code: '23503' });
+    expect(attempts).toBe(1);
+  });
+
   it('retries a real deadlock between two transactions: both complete', async () => {
     const a = (await newGame(t, 'a')).gameId;
     const b = (await newGame(t, 'b')).gameId;
