@@ -6,7 +6,7 @@ import { go, href, hrefWith } from '../router';
 import type { AuditEntry, CursorPage, Group, Member, OffsetPage, Role } from '../types';
 import { badge, cursorPager, empty, idCode, labelled, load, offsetPager, pageHeader, select, table } from '../ui';
 import { auditEntries } from './audit-entries';
-import { userHref } from './user';
+import { memberStatus, userHref } from './user';
 
 const MEMBERS_PAGE = 25;
 const TABS: Array<[tab: string, label: string]> = [
@@ -89,10 +89,7 @@ async function members(base: string, gameId: string, route: PageContext['route']
       { label: 'Internal id', cell: (m) => idCode(m.svcUserId) },
       {
         label: 'Status',
-        cell: (m) => [
-          badge(m.status, m.status === 'active' ? 'ok' : m.status === 'banned' || m.status === 'kicked' ? 'bad' : 'neutral'),
-          m.status === 'banned' && [' ', m.bannedUntil ? ['until ', when(m.bannedUntil)] : 'without end'],
-        ],
+        cell: memberStatus,
       },
       { label: 'Roles', cell: (m) => (m.roles.length ? m.roles.map((r) => badge(r.name)) : '—') },
       { label: 'Joined', cell: (m) => when(m.joinedAt) },

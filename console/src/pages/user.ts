@@ -137,10 +137,7 @@ function memberships(gameId: string, items: UserMembership[]): HTMLElement {
     { label: 'Kind', cell: (m) => m.groupKind },
     {
       label: 'Status',
-      cell: (m) => [
-        badge(m.status, m.status === 'active' ? 'ok' : m.status === 'banned' || m.status === 'kicked' ? 'bad' : 'neutral'),
-        m.status === 'banned' && [' ', m.bannedUntil ? ['until ', when(m.bannedUntil)] : 'without end'],
-      ],
+      cell: memberStatus,
     },
     { label: 'Roles', cell: (m) => (m.roles.length ? m.roles.map((r) => badge(r.name)) : '—') },
     { label: 'Joined', cell: (m) => when(m.joinedAt) },
@@ -231,5 +228,13 @@ function erasedView(gameId: string, user: AdminUser, e: Erasure): Child[] {
     h('h2', {}, 'Removed'),
     removedTable(e.removed),
     h('p', { class: 'links' }, h('a', { href: href(['games', gameId, 'audit'], { actions: 'user.erased' }) }, 'The erasure in the audit log')),
+  ];
+}
+
+/** A membership's status, as the user page and a group's member list show it: a ban says until when. */
+export function memberStatus(m: { status: string; bannedUntil: string | null }): Child {
+  return [
+    badge(m.status, m.status === 'active' ? 'ok' : m.status === 'banned' || m.status === 'kicked' ? 'bad' : 'neutral'),
+    m.status === 'banned' && [' ', m.bannedUntil ? ['until ', when(m.bannedUntil)] : 'without end'],
   ];
 }
