@@ -1,27 +1,6 @@
-import { BoundedLabel, methodLabel, OTHER, routeLabel, sqlStateClass, statusClass, UNMATCHED_ROUTE } from './labels';
+import { BoundedLabel, methodLabel, OTHER, routeLabel, sqlStateClass, UNMATCHED_ROUTE } from './labels';
 
 describe('metric labels', () => {
-  describe('statusClass', () => {
-    it.each([
-      [100, '1xx'],
-      [200, '2xx'],
-      [204, '2xx'],
-      [301, '3xx'],
-      [404, '4xx'],
-      [429, '4xx'],
-      [499, '4xx'],
-      [500, '5xx'],
-      [503, '5xx'],
-      [599, '5xx'],
-    ])('puts %i in %s', (status, expected) => {
-      expect(statusClass(status)).toBe(expected);
-    });
-
-    it.each([0, 99, 600, 999, -1, Number.NaN])('puts the impossible status %d in other', (status) => {
-      expect(statusClass(status)).toBe(OTHER);
-    });
-  });
-
   describe('methodLabel', () => {
     it.each(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])('keeps %s', (m) => {
       expect(methodLabel(m)).toBe(m);

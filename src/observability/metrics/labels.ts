@@ -11,11 +11,6 @@ export const OTHER = 'other';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-/** `2xx` for 200-299, and so on for 1xx to 5xx; anything else (a broken status) is `other`. */
-export function statusClass(status: number): string {
-  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : OTHER;
-}
-
 /** The HTTP method, from the standard few; an invented one (`BREW`) is `other`. */
 export function methodLabel(method: string): string {
   return METHODS.has(method) ? method : OTHER;

@@ -1,5 +1,6 @@
 import { parseSettings } from '../../config/settings';
 import { MetricsRegistry } from './metrics-registry';
+import { RequestTally } from './request-tally';
 
 describe('MetricsRegistry', () => {
   const sut = () => new MetricsRegistry(parseSettings({ METRICS_PORT: '9464' }));
@@ -54,6 +55,34 @@ describe('MetricsRegistry', () => {
       registry.counterOf({ name: 'svc_periods_total', help: 'Periods.' }, () => 4);
 
       expect(await registry.metrics()).toMatch(/^svc_periods_total 4$/m);
+    });
+  });
+
+  describe('tallied', () => {
+    it('writes a tally out as a counter and a histogram in the exposition format', async () => {
+      const registry = sut();
+      const tally = new RequestTally([0.01, 0.1]);
+      registry.tallied({ name: 'svc_answers_total', help: 'Answers.' }, { name: 'svc_answer_seconds', help: 'Answer time.' }, tally);
+      tally.record('/v1/x', 'GET', 200, 0.005);
+      tally.record('/v1/x', 'GET', 200, 0.5);
+
+      const lines = (await registry.metrics()).split('\n');
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          '# TYPE svc_answers_total counter',
+          'svc_answers_total{route="/v1/x",method="GET",status_class="2xx"} 2',
+          '# TYPE svc_answer_seconds histogram',
+          'svc_answer_seconds_bucket{route="/v1/x",method="GET",status_class="2xx",le="0.01"} 1',
+          'svc_answer_seconds_bucket{route="/v1/x",method="GET",status_class="2xx",le="0.1"} 1',
+          'svc_answer_seconds_bucket{route="/v1/x",method="GET",status_class="2xx",le="+Inf"} 2',
+          'svc_answer_seconds_sum{route="/v1/x",method="GET",status_class="2xx"} 0.505',
+          'svc_answer_seconds_count{route="/v1/x",method="GET",status_class="2xx"} 2',
+        ]),
+      );
+    });
+
+    it('applies the naming rules', () => {
+      expect(() => sut().tallied({ name: 'svc_answers', help: 'A.' }, { name: 'svc_answer_seconds', help: 'T.' }, new RequestTally([1]))).toThrow(/_total/);
     });
   });
 });

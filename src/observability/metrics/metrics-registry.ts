@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.module';
+import type { TallyReading } from './request-tally';
 
 /** The service's wire token: every metric name starts with it. */
 export const METRIC_PREFIX = 'svc_';
@@ -59,9 +60,35 @@ export class MetricsRegistry {
     });
   }
 
+  /**
+   * A histogram and its request counter whose observations their owner keeps as plain numbers
+   * (see RequestTally), written out at scrape time: the hot path pays no label lookup. `count`
+   * is the counter family (`…_total`), `histogram` the latency family.
+   */
+  tallied(count: Family<string>, histogram: Family<string>, tally: { bounds: readonly number[]; readings(): Iterable<TallyReading> }): void {
+    const counter = checked(count, 'counter');
+    const latency = checked(histogram, 'histogram');
+    const les = [...tally.bounds.map(String), '+Inf'];
+    this.raw(counter, 'counter', () => Array.from(tally.readings(), ({ labels, count: value }) => ({ labels, value })));
+    this.raw(latency, 'histogram', () =>
+      Array.from(tally.readings()).flatMap(({ labels, cumulative, count: value, sum }) => [
+        ...cumulative.map((n, i) => ({ labels: { ...labels, le: les[i] }, value: n, metricName: `${latency.name}_bucket` })),
+        { labels, value: sum, metricName: `${latency.name}_sum` },
+        { labels, value, metricName: `${latency.name}_count` },
+      ]),
+    );
+  }
+
   /** The text exposition of every family, collecting the scrape-time ones first. */
   metrics(): Promise<string> {
     return this.registry.metrics();
+  }
+
+  /** A family prom-client writes out from the values `read` answers at scrape time (its Metric shape). */
+  private raw(family: Family<string>, type: 'counter' | 'histogram', read: () => { labels: object; value: number; metricName?: string }[]): void {
+    const { name, help } = family;
+    const metric = { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: read() }) };
+    this.registry.registerMetric(metric as unknown as Metric);
   }
 
   get contentType(): string {
