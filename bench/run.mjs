@@ -23,9 +23,10 @@
 // scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
 // joinLeaveHot, groupCreate, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
 // friendRequest, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, relationship,
-// auditFirst, auditDeep, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream — to measure only those while working on one: such a
+// auditFirst, auditDeep, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, erasure, observability — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
-// writes a V8 CPU profile there when it stops; `node bench/cpu-profile-summary.mjs dir` reads it).
+// writes a V8 CPU profile there when it stops; `node bench/cpu-profile-summary.mjs dir` reads it);
+// BENCH_OBSERVABILITY_ROUNDS (default 3: the observability rows' rounds, each mode's median kept).
 // Exit code 1 when something failed to run (a missed target is reported, not a failure).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -65,6 +66,7 @@ const CONF = {
   warmupS: num('BENCH_WARMUP', 3),
   connections: num('BENCH_CONNECTIONS', 50),
   scale: num('BENCH_SCALE', 1),
+  observabilityRounds: num('BENCH_OBSERVABILITY_ROUNDS', 3),
   aloneS: 2,
   subscribers: 1000,
   streamJoins: 200,
@@ -586,6 +588,7 @@ async function main() {
       headers: auth,
       joinLeave: scenarios[0],
       measureOpts: { connections: CONF.connections, durationS: CONF.durationS, warmupS: CONF.warmupS, aloneS: 0, postmasterPid: db.postmasterPid },
+      rounds: CONF.observabilityRounds,
     });
   }
   const serverHwm = procMb(serverPid, 'VmHWM');

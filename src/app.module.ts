@@ -34,6 +34,7 @@ import { SweeperModule } from './sweeper/sweeper.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { UsersModule } from './users/users.module';
 import { ErasuresModule } from './erasures/erasures.module';
+import { OperatorsModule } from './operators/operators.module';
 
 @Module({})
 export class AppModule {
@@ -50,6 +51,7 @@ export class AppModule {
         DatabaseModule,
         IdentityModule,
         GamesModule,
+        OperatorsModule,
         GroupsModule,
         MembersModule,
         InvitationsModule,

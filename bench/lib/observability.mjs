@@ -2,7 +2,8 @@
 // leave, each on a server started for the purpose with metrics and tracing off, with metrics on
 // (METRICS_PORT, scraped every 15 s as a Prometheus commonly does), and with both on (traces exported over
 // OTLP/HTTP to a local sink, sampled at 10%). The three servers run one after another on the same
-// database, and the modes are measured in turn twice, so a drift of the machine falls on all three.
+// database, and the modes are measured in turn (three rounds by default), so a drift of the machine
+// falls on all three; each mode's figure is the median of its rounds.
 import { createServer } from 'node:http';
 import { freePort, log, sleep, startNode, stopNode, waitHttp } from './processes.mjs';
 import { measureHttp } from './load.mjs';
@@ -64,7 +65,7 @@ function startScraper(url, everyMs = 15_000) {
  * gives startNode's arguments for a server on `port` with `env` added; `hitPath` is the checked
  * permission; `joinLeave` the join scenario (its items and steps) as the write table runs it.
  */
-export async function measureObservability({ serverArgs, hitPath, headers, joinLeave, measureOpts, rounds = 2 }) {
+export async function measureObservability({ serverArgs, hitPath, headers, joinLeave, measureOpts, rounds = 3 }) {
   const sink = await startSink();
   const rows = {};
   try {
@@ -80,7 +81,7 @@ export async function measureObservability({ serverArgs, hitPath, headers, joinL
           const perm = await measureHttp({ url: `${base}${hitPath}`, headers }, { ...measureOpts, serverPid: server.pid });
           const join = await measureHttp({ headers, ...cycle({ base, headers, ...joinLeave }) }, { ...measureOpts, serverPid: server.pid });
           await scraper?.stop();
-          log(`  ${Math.round(perm.rps)} checks/s (p99 ${perm.p99} ms), ${Math.round(join.rps)} joins or leaves/s (p99 ${join.p99} ms)${scraper ? `; ${scraper.last.series} series` : ''}`);
+          log(`  ${Math.round(perm.rps)} checks/s (p99 ${perm.p99} ms, ${Math.round((perm.cpu.server / 100 / perm.rps) * 1e6)} µs server CPU each), ${Math.round(join.rps)} joins or leaves/s (p99 ${join.p99} ms)${scraper ? `; ${scraper.last.series} series` : ''}`);
           const row = (rows[mode.key] ??= { name: mode.name, perm: [], join: [], series: 0 });
           row.perm.push(perm);
           row.join.push(join);
@@ -93,11 +94,30 @@ export async function measureObservability({ serverArgs, hitPath, headers, joinL
   } finally {
     await sink.close();
   }
-  const mean = (runs, f) => runs.reduce((a, r) => a + f(r), 0) / runs.length;
+  // The median of the rounds: on a shared machine one round now and then runs at a fraction of
+  // the others' speed, whichever mode it falls on.
+  const median = (runs, f) => {
+    const v = runs.map(f).sort((a, b) => a - b);
+    return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  };
+  /** The server's CPU time per request, in µs (its CPU % of one core over the run / requests per second). */
+  const cpuUs = (run) => (run.cpu.server / 100 / run.rps) * 1e6;
   const summary = Object.fromEntries(
     Object.entries(rows).map(([k, r]) => [
       k,
-      { name: r.name, series: r.series, permRps: mean(r.perm, (x) => x.rps), permP99: mean(r.perm, (x) => x.p99), joinRps: mean(r.join, (x) => x.rps), joinP99: mean(r.join, (x) => x.p99) },
+      {
+        name: r.name,
+        series: r.series,
+        rounds: r.perm.length,
+        permRps: median(r.perm, (x) => x.rps),
+        permP99: median(r.perm, (x) => x.p99),
+        permCpuUs: median(r.perm, cpuUs),
+        permAll: r.perm.map((x) => Math.round(x.rps)),
+        joinRps: median(r.join, (x) => x.rps),
+        joinP99: median(r.join, (x) => x.p99),
+        joinCpuUs: median(r.join, cpuUs),
+        joinAll: r.join.map((x) => Math.round(x.rps)),
+      },
     ]),
   );
   return { modes: summary, exportRequests: sink.requests() };

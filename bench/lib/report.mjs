@@ -231,7 +231,7 @@ export function renderReport(ctx) {
       if (!x) continue;
       const ratio = key === 'off' ? '—' : `${(x.permRps / m.off.permRps).toFixed(2)} / ${(x.joinRps / m.off.joinRps).toFixed(2)} × off`;
       rows.push([
-        `Observability cost, ${x.name}: permission check from cache / join then leave (a server of its own, two runs each, means)${x.series ? `; ${int(x.series)} series on /metrics` : ''}`,
+        `Observability cost, ${x.name}: permission check from cache / join then leave (a server of its own, medians of ${x.rounds} rounds: ${x.permAll.map(int).join(', ')} / ${x.joinAll.map(int).join(', ')})${x.series ? `; ${int(x.series)} series on /metrics` : ''}`,
         `${int(x.permRps)} / ${int(x.joinRps)}`,
         '—',
         `${ms(x.permP99)} / ${ms(x.joinP99)}`,
@@ -239,7 +239,7 @@ export function renderReport(ctx) {
         '0',
         '—',
         '—',
-        '—',
+        `${(x.permCpuUs / 1000).toFixed(3)} / ${(x.joinCpuUs / 1000).toFixed(2)} server ms per request`,
         ratio,
         key === 'metrics' ? '≥ 0.95 × off' : 'reported',
         key === 'metrics' ? verdict(x.permRps >= 0.95 * m.off.permRps && x.joinRps >= 0.95 * m.off.joinRps) : '—',

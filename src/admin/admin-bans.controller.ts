@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { BansService } from '../bans/bans.service';
 import { BanDto, ListBansQueryDto } from '../bans/dto/ban.dto';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, type Page } from '../common/pagination/page';
 import { AdminGameScope } from './admin-game-scope';
@@ -19,6 +19,7 @@ export class AdminBansController {
   ) {}
 
   @Get()
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminListBans', summary: "The game's game-wide bans in force, newest first, as GET /v1/bans answers them" })
   @ApiPageResponse(BanDto)
   @ApiErrors(400, 401, 404)

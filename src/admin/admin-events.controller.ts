@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Headers, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { FeedPageDto, FeedQueryDto, GameStreamQueryDto } from '../events/dto/feed.dto';
 import { ApiEventStream, FRAMES } from '../events/events.controller';
@@ -26,6 +26,7 @@ export class AdminEventsController {
   ) {}
 
   @Get('events/feed')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetEventFeed', summary: "A page of the game's event feed, as GET /v1/events/feed answers it" })
   @ApiOkResponse({ type: FeedPageDto })
   @ApiErrors(400, 401, 404, 'events_expired')
@@ -36,6 +37,7 @@ export class AdminEventsController {
   }
 
   @Get('events')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminStreamGameEvents', summary: `The game's stream (Server-Sent Events), as GET /v1/events: every event after \`after\` replayed, then live. ${FRAMES}` })
   @ApiEventStream()
   @ApiErrors(400, 401, 404, 'events_expired')
@@ -51,6 +53,7 @@ export class AdminEventsController {
   }
 
   @Get('groups/:groupId/events')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminStreamGroupEvents', summary: `A live group's stream (Server-Sent Events), as GET /v1/events/{groupId} without a viewer. ${FRAMES}` })
   @ApiEventStream()
   @ApiErrors(400, 401, 404, 'events_expired')

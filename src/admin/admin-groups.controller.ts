@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, type Page } from '../common/pagination/page';
 import { GroupDto } from '../groups/dto/group.dto';
@@ -31,6 +31,7 @@ export class AdminGroupsController {
   ) {}
 
   @Get()
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminListGroups', summary: "A game's live groups: filters, sort, offset pagination with total and hasMore" })
   @ApiOkResponse({ type: AdminGroupListDto })
   @ApiErrors(400, 401, 404)
@@ -50,6 +51,7 @@ export class AdminGroupsController {
   }
 
   @Get(':groupId')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetGroup', summary: 'A live group of the game' })
   @ApiOkResponse({ type: AdminGroupDto })
   @ApiErrors(401, 404)
@@ -58,6 +60,7 @@ export class AdminGroupsController {
   }
 
   @Get(':groupId/members')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminListGroupMembers', summary: "A group's members with internal ids and roles as objects, offset pagination" })
   @ApiOkResponse({ type: AdminMemberListDto })
   @ApiErrors(400, 401, 404)
@@ -70,6 +73,7 @@ export class AdminGroupsController {
   }
 
   @Get(':groupId/audit')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminSearchGroupAudit', summary: "Search a live group's audit log, newest first; same filters as the game audit" })
   @ApiOkResponse({ type: AdminAuditPageDto })
   @ApiErrors(400, 401, 404)

@@ -1,6 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { RoleDto } from '../roles/dto/role.dto';
 import { RolesService } from '../roles/roles.service';
@@ -17,6 +17,7 @@ export class AdminRolesController {
   ) {}
 
   @Get()
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminListGroupRoles', summary: "A live group's roles (bare array), as GET /v1/groups/{id}/roles answers them" })
   @ApiOkResponse({ type: [RoleDto] })
   @ApiErrors(401, 404)

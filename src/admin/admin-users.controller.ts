@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { AdminUsersService } from './admin-users.service';
 import { ADMIN_USER_ID_MAX, AdminUserDto, AdminUserQueryDto } from './dto/admin-users.dto';
@@ -17,6 +17,7 @@ export class AdminUsersController {
   constructor(private readonly users: AdminUsersService) {}
 
   @Get(':externalUserId')
+  @MinRole('viewer')
   @ApiOperation({
     operationId: 'adminGetUser',
     summary:

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, PageQueryDto, type Page } from '../common/pagination/page';
 import { DeliveryLogService } from '../webhooks/delivery-log.service';
@@ -21,6 +21,7 @@ export class AdminWebhooksController {
   ) {}
 
   @Get()
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminListWebhooks', summary: "The game's webhook endpoints, newest first, without secrets, as GET /v1/webhooks answers them" })
   @ApiPageResponse(WebhookDto)
   @ApiErrors(400, 401, 404)
@@ -29,6 +30,7 @@ export class AdminWebhooksController {
   }
 
   @Get(':id/deliveries')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminListWebhookDeliveries', summary: "An endpoint's deliveries, newest first, optionally of one status, as the game route answers them" })
   @ApiPageResponse(WebhookDeliveryDto)
   @ApiErrors(400, 401, 404)
@@ -37,6 +39,7 @@ export class AdminWebhooksController {
   }
 
   @Get(':id/deliveries/:deliveryId')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetWebhookDelivery', summary: 'One delivery with every attempt: when, the status code or error, how long it took' })
   @ApiOkResponse({ type: WebhookDeliveryDetailDto })
   @ApiErrors(401, 404)

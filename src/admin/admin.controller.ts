@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { AdminAuditService } from './admin-audit.service';
 import { AdminService } from './admin.service';
@@ -23,6 +23,7 @@ export class AdminController {
   ) {}
 
   @Get('stats')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetStats', summary: 'Service-wide totals: games, live groups, their active members, audit entries of the last 24 h' })
   @ApiOkResponse({ type: AdminStatsDto })
   @ApiErrors(401)
@@ -31,6 +32,7 @@ export class AdminController {
   }
 
   @Get('audit')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminListLatestAudit', summary: 'The newest audit entries across every game, with game and group names' })
   @ApiOkResponse({ type: AdminAuditListDto })
   @ApiErrors(400, 401)
@@ -39,6 +41,7 @@ export class AdminController {
   }
 
   @Get('games/:gameId/audit')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminSearchGameAudit', summary: "Search a game's audit log, newest first; filters are AND-combined" })
   @ApiOkResponse({ type: AdminAuditPageDto })
   @ApiErrors(400, 401, 404)

@@ -1,6 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { INTERNAL_USER_ID_EXAMPLE } from '../openapi/examples';
 import { AdminService } from './admin.service';
@@ -15,6 +15,7 @@ export class UserGamesController {
   constructor(private readonly admin: AdminService) {}
 
   @Get()
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'listUserGames', summary: 'The games an internal user has an identity in, with active memberships per game' })
   @ApiParam({
     name: 'svcUserId',

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { AnalyticsService } from './analytics.service';
 import {
@@ -21,6 +21,7 @@ export class AnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}
 
   @Get('group-churn')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetGroupChurn', summary: 'Tenure of departures from groups created in the window, in five bins' })
   @ApiOkResponse({ type: GroupChurnDto })
   @ApiErrors(400, 401, 404)
@@ -29,6 +30,7 @@ export class AnalyticsController {
   }
 
   @Get('group-growth')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetGroupGrowth', summary: 'Active members over time of the top groups at `to`, and of all the others' })
   @ApiOkResponse({ type: GroupGrowthDto })
   @ApiErrors(400, 401, 404)
@@ -37,6 +39,7 @@ export class AnalyticsController {
   }
 
   @Get('member-activity')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetMemberActivity', summary: 'Audit entries of the game’s groups per UTC weekday and hour (7 × 24)' })
   @ApiOkResponse({ type: MemberActivityDto })
   @ApiErrors(400, 401, 404)
@@ -45,6 +48,7 @@ export class AnalyticsController {
   }
 
   @Get('role-distribution')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetRoleDistribution', summary: 'Role assignments of active members by role name: the top 10 and the rest' })
   @ApiOkResponse({ type: RoleDistributionDto })
   @ApiErrors(401, 404)
@@ -53,6 +57,7 @@ export class AnalyticsController {
   }
 
   @Get('permission-usage')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetPermissionUsage', summary: 'Role grants and member overrides per permission key: the top 15 and the rest' })
   @ApiOkResponse({ type: PermissionUsageDto })
   @ApiErrors(401, 404)

@@ -26,6 +26,7 @@ describe('parseSettings', () => {
         nodeEnv: 'development',
         baseUrl: undefined,
         adminToken: undefined,
+        adminTokenPrevious: undefined,
         rateLimitPerMinute: 600,
         rateLimitBurst: 100,
         trustProxy: false,
@@ -64,6 +65,7 @@ describe('parseSettings', () => {
         NODE_ENV: 'production',
         SVC_BASE_URL: 'https://guild.example.com',
         SVC_ADMIN_TOKEN: 'jadm_0123456789abcdef',
+        SVC_ADMIN_TOKEN_PREVIOUS: 'jadm_fedcba9876543210',
         RATE_LIMIT_PER_MINUTE: '120',
         RATE_LIMIT_BURST: '20',
         TRUST_PROXY: 'true',
@@ -85,6 +87,7 @@ describe('parseSettings', () => {
         nodeEnv: 'production',
         baseUrl: 'https://guild.example.com',
         adminToken: 'jadm_0123456789abcdef',
+        adminTokenPrevious: 'jadm_fedcba9876543210',
         rateLimitPerMinute: 120,
         rateLimitBurst: 20,
         trustProxy: true,
@@ -153,6 +156,13 @@ describe('parseSettings', () => {
     it('treats a blank admin token as unset, like every other blank setting', () => {
       expect(parseSettings({ SVC_ADMIN_TOKEN: '   ' }).adminToken).toBeUndefined();
     });
+
+    it('keeps the previous root token beside the current one, for a rotation', () => {
+      const settings = parseSettings({ SVC_ADMIN_TOKEN: 'jadm_new0123456789abcdef', SVC_ADMIN_TOKEN_PREVIOUS: 'jadm_old0123456789abcdef' });
+
+      expect([settings.adminToken, settings.adminTokenPrevious]).toEqual(['jadm_new0123456789abcdef', 'jadm_old0123456789abcdef']);
+      expect(parseSettings({ SVC_ADMIN_TOKEN: 'jadm_new0123456789abcdef' }).adminTokenPrevious).toBeUndefined();
+    });
   });
 
   describe('with an invalid value', () => {
@@ -183,6 +193,7 @@ describe('parseSettings', () => {
       ['SVC_ADMIN_TOKEN', 'jadm_short'],
       ['SVC_ADMIN_TOKEN', 'jadm_0123456789abcde'],
       ['SVC_ADMIN_TOKEN', 'jadm_0123456789 abcdef'],
+      ['SVC_ADMIN_TOKEN_PREVIOUS', 'jadm_short'],
       ['METRICS_PORT', '0'],
       ['METRICS_PORT', '65536'],
       ['METRICS_PORT', 'metrics'],
@@ -193,6 +204,16 @@ describe('parseSettings', () => {
       expect(err.setting).toBe(name);
       expect(err.message.startsWith(`Invalid setting ${name}:`)).toBe(true);
       expect(err.message).not.toContain('\n');
+    });
+
+    it.each([
+      [{ SVC_ADMIN_TOKEN_PREVIOUS: 'jadm_old0123456789abcdef' }, /without SVC_ADMIN_TOKEN/],
+      [{ SVC_ADMIN_TOKEN: 'jadm_same0123456789abcdef', SVC_ADMIN_TOKEN_PREVIOUS: 'jadm_same0123456789abcdef' }, /equals SVC_ADMIN_TOKEN/],
+    ])('refuses a previous root token that cannot be part of a rotation: %j', (env, message) => {
+      const err = settingsErrorOf(env);
+
+      expect(err.setting).toBe('SVC_ADMIN_TOKEN_PREVIOUS');
+      expect(err.message).toMatch(message);
     });
 
     it('refuses a METRICS_PORT equal to PORT, whatever PORT is', () => {

@@ -18,6 +18,8 @@ export interface Settings {
   nodeEnv: NodeEnv;
   baseUrl: string | undefined;
   adminToken: string | undefined;
+  /** The root token being rotated out, accepted beside adminToken until it is unset. */
+  adminTokenPrevious: string | undefined;
   rateLimitPerMinute: number;
   rateLimitBurst: number;
   trustProxy: boolean;
@@ -132,17 +134,23 @@ function baseUrl(env: Env): string | undefined {
 
 export const ADMIN_TOKEN_PREFIX = 'jadm_';
 
-function adminToken(env: Env): string | undefined {
-  const raw = env.SVC_ADMIN_TOKEN;
+function adminToken(env: Env, name: 'SVC_ADMIN_TOKEN' | 'SVC_ADMIN_TOKEN_PREVIOUS' = 'SVC_ADMIN_TOKEN'): string | undefined {
+  const raw = env[name];
   if (raw === undefined || raw.trim() === '') return undefined;
   // SPEC §5: admin tokens start with `jadm_`; a short one would be guessable.
   if (!raw.startsWith(ADMIN_TOKEN_PREFIX) || !/^jadm_[\x21-\x7e]{16,}$/.test(raw)) {
-    throw new SettingsError(
-      'SVC_ADMIN_TOKEN',
-      'must start with "jadm_" followed by at least 16 printable characters without spaces',
-    );
+    throw new SettingsError(name, 'must start with "jadm_" followed by at least 16 printable characters without spaces');
   }
   return raw;
+}
+
+/** The previous root token of a rotation: meaningful only beside a current one, and never the same. */
+function adminTokenPrevious(env: Env, current: string | undefined): string | undefined {
+  const previous = adminToken(env, 'SVC_ADMIN_TOKEN_PREVIOUS');
+  if (previous === undefined) return undefined;
+  if (current === undefined) throw new SettingsError('SVC_ADMIN_TOKEN_PREVIOUS', 'is set without SVC_ADMIN_TOKEN: set the new token there');
+  if (previous === current) throw new SettingsError('SVC_ADMIN_TOKEN_PREVIOUS', 'equals SVC_ADMIN_TOKEN: unset it, or set the new token in SVC_ADMIN_TOKEN');
+  return previous;
 }
 
 function otlpUrl(env: Env, name: string): string | undefined {
@@ -239,6 +247,7 @@ export function parseSettings(env: Env): Settings {
     nodeEnv: oneOf(env, 'NODE_ENV', 'development', ['development', 'test', 'production'] as const),
     baseUrl: baseUrl(env),
     adminToken: adminToken(env),
+    adminTokenPrevious: adminTokenPrevious(env, adminToken(env)),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 100_000_000),
     rateLimitBurst: integer(env, 'RATE_LIMIT_BURST', 100, 0, 100_000_000),
     trustProxy: flag(env, 'TRUST_PROXY'),

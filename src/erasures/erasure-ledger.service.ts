@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { ActingOperator } from '../common/auth/operator-roles';
+import { recordOperatorAction } from '../operators/operator-audit';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
@@ -51,7 +53,8 @@ export class ErasureLedgerService {
    * Re-applies entries in one transaction: the ledger gains those it lacks, and every user of an
    * entry's game whose id hashes to it is erased again (no second ledger entry: it has one).
    */
-  apply(items: readonly ErasureEntryDto[]): Promise<ApplyErasuresResultDto> {
+  /** `by`: the operator of the admin route (the operator command has none). */
+  apply(items: readonly ErasureEntryDto[], by?: ActingOperator): Promise<ApplyErasuresResultDto> {
     return this.uow.run(async (tx) => {
       await this.repo.insertMissing(tx.manager, items);
       const byGame = new Map<string, string[]>();
@@ -63,6 +66,7 @@ export class ErasureLedgerService {
           erased++;
         }
       }
+      if (by) await recordOperatorAction(tx.manager, by, { action: 'erasures.applied', details: { applied: items.length, erased } });
       return { applied: items.length, erased };
     });
   }

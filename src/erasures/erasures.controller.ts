@@ -1,6 +1,8 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { Acting } from '../common/auth/acting-operator.decorator';
+import type { ActingOperator } from '../common/auth/operator-roles';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, type Page } from '../common/pagination/page';
 import { ApplyErasuresDto, ApplyErasuresResultDto, ErasureEntryDto, ListErasuresQueryDto } from './dto/erasure.dto';
@@ -15,6 +17,7 @@ export class ErasuresController {
   constructor(private readonly ledger: ErasureLedgerService) {}
 
   @Get()
+  @MinRole('viewer')
   @ApiOperation({
     operationId: 'adminListErasures',
     summary: 'The recorded erasures, oldest first: one-way hashes of the erased ids, never the ids',
@@ -27,6 +30,7 @@ export class ErasuresController {
   }
 
   @Post('apply')
+  @MinRole('admin')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'adminApplyErasures',
@@ -37,7 +41,7 @@ export class ErasuresController {
   })
   @ApiOkResponse({ type: ApplyErasuresResultDto })
   @ApiErrors(400, 401)
-  apply(@Body() body: ApplyErasuresDto): Promise<ApplyErasuresResultDto> {
-    return this.ledger.apply(body.items);
+  apply(@Body() body: ApplyErasuresDto, @Acting() by: ActingOperator): Promise<ApplyErasuresResultDto> {
+    return this.ledger.apply(body.items, by);
   }
 }

@@ -3,6 +3,8 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
 import { UnitOfWork } from '../db/unit-of-work';
+import { recordOperatorAction } from '../operators/operator-audit';
+import type { ActingOperator } from '../common/auth/operator-roles';
 import type { GameConfigDto, PatchGameConfigDto } from './dto/game-config.dto';
 import { diffConfig, mergeConfig, resolveConfig, validateConfig, type GameConfig } from './game-config';
 import { FriendsContextCache } from './friends-context-cache';
@@ -37,7 +39,7 @@ export class GameConfigService {
    * the games row is locked so concurrent PATCHes merge one after the other. Audited only when the
    * resolved config or the networkId changes.
    */
-  async patch(gameId: string, dto: PatchGameConfigDto): Promise<GameConfigDto> {
+  async patch(gameId: string, dto: PatchGameConfigDto, by: ActingOperator): Promise<GameConfigDto> {
     if (dto.config === undefined && dto.networkId === undefined) {
       throw ApiError.badRequest('body must hold config, networkId or both');
     }
@@ -65,6 +67,7 @@ export class GameConfigService {
       }
       if (Object.keys(before).length) {
         tx.audit({ gameId, groupId: null, action: 'game.config.updated', targetId: gameId, payload: { before, after } });
+        await recordOperatorAction(tx.manager, by, { action: 'game.config_updated', gameId, targetId: gameId, details: { before, after } });
       }
       return toDto({ id: gameId, config: stored, networkId });
     });

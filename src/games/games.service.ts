@@ -6,6 +6,8 @@ import { isUuid, uuidv7 } from '../common/ids';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import { iso, isoNN } from '../common/time';
 import { UnitOfWork } from '../db/unit-of-work';
+import { recordOperatorAction } from '../operators/operator-audit';
+import type { ActingOperator } from '../common/auth/operator-roles';
 import { API_KEYS_CHANNEL, ApiKeyCache } from './api-key-cache';
 import type { AdminGameDto } from './dto/game.dto';
 import type { ApiKeyDto, MintedApiKeyDto, WhoamiDto } from './dto/api-key.dto';
@@ -23,8 +25,13 @@ export class GamesService {
     private readonly keyCache: ApiKeyCache,
   ) {}
 
-  async createGame(name: string): Promise<AdminGameDto> {
-    const game = await this.uow.run((tx) => this.repo.insertGame(tx.manager, uuidv7(), name));
+  /** `by`: the operator of an admin request, recorded in the operator audit (the CLI has none). */
+  async createGame(name: string, by?: ActingOperator): Promise<AdminGameDto> {
+    const game = await this.uow.run(async (tx) => {
+      const created = await this.repo.insertGame(tx.manager, uuidv7(), name);
+      if (by) await recordOperatorAction(tx.manager, by, { action: 'game.created', gameId: created.id, targetId: created.id, details: { name } });
+      return created;
+    });
     return toAdminGame({ game, groupCount: 0, activeMemberCount: 0, apiKeyCount: 0 });
   }
 
@@ -57,17 +64,19 @@ export class GamesService {
     return { items: (await this.repo.listKeys(gameId)).map(toKeyDto) };
   }
 
-  async mintKey(gameId: string): Promise<MintedApiKeyDto> {
+  async mintKey(gameId: string, by?: ActingOperator): Promise<MintedApiKeyDto> {
     await this.requireGame(gameId);
     const minted = mintApiKey();
-    const row = await this.uow.run((tx) =>
-      this.repo.insertKey(tx.manager, { id: uuidv7(), gameId, prefix: minted.prefix, secretHash: minted.secretHash }),
-    );
+    const row = await this.uow.run(async (tx) => {
+      const key = await this.repo.insertKey(tx.manager, { id: uuidv7(), gameId, prefix: minted.prefix, secretHash: minted.secretHash });
+      if (by) await recordOperatorAction(tx.manager, by, { action: 'api_key.minted', gameId, targetId: key.id, details: { prefix: key.prefix } });
+      return key;
+    });
     return { ...toKeyDto(row), key: minted.key };
   }
 
   /** Idempotent; the original revokedAt is kept. Effective at once on every instance. */
-  async revokeKey(gameId: string, keyId: string): Promise<ApiKeyDto> {
+  async revokeKey(gameId: string, keyId: string, by?: ActingOperator): Promise<ApiKeyDto> {
     if (!isUuid(gameId) || !isUuid(keyId)) throw ApiError.notFound('API key');
     const key = await this.uow.run(async (tx) => {
       const changed = await this.repo.revokeKey(tx.manager, gameId, keyId);
@@ -75,6 +84,7 @@ export class GamesService {
       if (row && changed) {
         tx.afterCommit(() => this.keyCache.evict(row.prefix));
         tx.notify(API_KEYS_CHANNEL, row.prefix);
+        if (by) await recordOperatorAction(tx.manager, by, { action: 'api_key.revoked', gameId, targetId: row.id, details: { prefix: row.prefix } });
       }
       return row;
     });

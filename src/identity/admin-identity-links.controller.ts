@@ -1,6 +1,8 @@
 import { Body, Controller, Param, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { Acting } from '../common/auth/acting-operator.decorator';
+import type { ActingOperator } from '../common/auth/operator-roles';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { IdentityLinkDto, LinkIdentityDto } from './dto/identity-link.dto';
 import { IdentityLinksService } from './identity-links.service';
@@ -13,6 +15,7 @@ export class AdminIdentityLinksController {
   constructor(private readonly links: IdentityLinksService) {}
 
   @Put(':externalUserId')
+  @MinRole('admin')
   @ApiOperation({ operationId: 'adminLinkIdentity', summary: "Anchor an external id of this game to an existing internal user (idempotent)" })
   @ApiOkResponse({ type: IdentityLinkDto })
   @ApiErrors(400, 401, 404, 'already_linked')
@@ -20,7 +23,8 @@ export class AdminIdentityLinksController {
     @Param('gameId') gameId: string,
     @Param('externalUserId') externalUserId: string,
     @Body() body: LinkIdentityDto,
+    @Acting() by: ActingOperator,
   ): Promise<IdentityLinkDto> {
-    return this.links.link(gameId, externalUserId, body.svcUserId);
+    return this.links.link(gameId, externalUserId, body.svcUserId, by);
   }
 }

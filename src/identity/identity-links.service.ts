@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
+import type { ActingOperator } from '../common/auth/operator-roles';
+import { recordOperatorAction } from '../operators/operator-audit';
 import { UnitOfWork } from '../db/unit-of-work';
 import type { IdentityLinkDto } from './dto/identity-link.dto';
 import { IdentityLinksRepository } from './identity-links.repository';
@@ -18,7 +20,7 @@ export class IdentityLinksService {
   ) {}
 
   /** Creates the mapping; the same link again is a no-op; any other mapping in the way is 409. */
-  async link(gameId: string, externalUserId: string, svcUserId: string): Promise<IdentityLinkDto> {
+  async link(gameId: string, externalUserId: string, svcUserId: string, by: ActingOperator): Promise<IdentityLinkDto> {
     if (!isUuid(gameId)) throw ApiError.notFound('game');
     if (!isUuid(svcUserId)) throw ApiError.notFound('user');
     return this.uow.run(async (tx) => {
@@ -27,6 +29,7 @@ export class IdentityLinksService {
       const link = { gameId, externalUserId, svcUserId };
       if (await this.repo.insert(tx.manager, gameId, externalUserId, svcUserId)) {
         tx.audit({ gameId, groupId: null, action: 'game.user.linked', targetId: externalUserId, payload: { externalUserId, svcUserId } });
+        await recordOperatorAction(tx.manager, by, { action: 'identity.linked', gameId, targetId: externalUserId, details: { svcUserId } });
         return link;
       }
       const existing = await this.repo.conflicts(tx.manager, gameId, externalUserId, svcUserId);

@@ -28,6 +28,15 @@ describe('completeErrorAnswers', () => {
     expect(stream.responses?.['401'].content?.['application/json'].example).toMatchObject({ code: 'invalid_api_key', status: 401 });
   });
 
+  it('adds 403 permission_denied to an admin operation above the viewer role, and not to a viewer one', () => {
+    const moderate: Operation = { security: [{ adminToken: [] }], 'x-svc-operator-role': 'moderator', responses: bothCredentials() };
+    const read: Operation = { security: [{ adminToken: [] }], 'x-svc-operator-role': 'viewer', responses: bothCredentials() };
+    completeErrorAnswers(moderate);
+    completeErrorAnswers(read);
+    expect(codes(moderate, '403')).toEqual(['permission_denied']);
+    expect(read.responses).not.toHaveProperty('403');
+  });
+
   it('drops 401 from a public route', () => {
     const op: Operation = { security: [], responses: bothCredentials() };
     completeErrorAnswers(op);

@@ -1,4 +1,5 @@
 import { ERROR_STATUS, type ErrorCode } from '../common/errors/error-codes';
+import { OPERATOR_ROLE_EXTENSION } from '../common/auth/route-auth.decorator';
 import { errorDescription, errorResponseSchema } from '../common/errors/api-error-responses.decorator';
 
 export type Operation = Record<string, unknown> & { responses?: Record<string, Response>; security?: Array<Record<string, unknown>> };
@@ -55,8 +56,8 @@ function errorResponse(codes: readonly ErrorCode[]): Response {
 
 /**
  * Completes an operation's error answers: 401 keeps the code of the route's credential (or goes,
- * on a public route); a route with a body also answers 413 and 415; every error answer gets an
- * example envelope with its first code.
+ * on a public route); an admin operation above the viewer role answers 403; a route with a body
+ * also answers 413 and 415; every error answer gets an example envelope with its first code.
  */
 export function completeErrorAnswers(op: Operation): void {
   const responses = (op.responses ??= {});
@@ -65,6 +66,12 @@ export function completeErrorAnswers(op: Operation): void {
     const kept = codesOf(responses['401']).filter((c) => schemes.includes(c === 'invalid_admin_token' ? 'adminToken' : 'apiKey'));
     if (kept.length > 0) responses['401'] = errorResponse(kept);
     else delete responses['401'];
+  }
+  // An operator whose role is below the operation's answers 403 (the root token never does).
+  const role = op[OPERATOR_ROLE_EXTENSION];
+  if (role !== undefined && role !== 'viewer') {
+    const codes = responses['403'] ? codesOf(responses['403']) : [];
+    if (!codes.includes('permission_denied')) responses['403'] = errorResponse([...codes, 'permission_denied']);
   }
   if (op.requestBody) {
     responses['413'] ??= errorResponse(['payload_too_large']);

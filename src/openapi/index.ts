@@ -17,12 +17,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Guildhall')
     .setDescription(
       'Groups, membership and the social graph for game backends. Game routes take an API key ' +
-        '(`Authorization: Bearer jk_<prefix>.<secret>`); `/v1/admin/*` takes the admin token. Every ' +
+        '(`Authorization: Bearer jk_<prefix>.<secret>`); `/v1/admin/*` takes the admin token or an operator token ' +
+        '(each admin operation states the least operator role it needs in `x-svc-operator-role`). Every ' +
         'non-2xx response is the envelope `{ code, status, message, requestId? }`.',
     )
     .setVersion(SERVICE_VERSION)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'jk_<prefix>.<secret>' }, 'apiKey')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'jadm_… (SVC_ADMIN_TOKEN)' }, 'adminToken')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: "jadm_… (SVC_ADMIN_TOKEN, the root) or an operator's jop_<prefix>.<secret>, within its role" }, 'adminToken')
     .addServer('/', 'this server')
     .build();
   const document = SwaggerModule.createDocument(app, config);

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { GamesService } from '../games/games.service';
 import { CatalogDto, PermissionCheckQueryDto, PermissionCheckResultDto } from './dto/permission.dto';
@@ -18,6 +18,7 @@ export class AdminPermissionsController {
   ) {}
 
   @Get()
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetPermissionCatalog', summary: "The game's permission catalog: every key ever granted, by name" })
   @ApiOkResponse({ type: CatalogDto })
   @ApiErrors(401, 404)
@@ -27,6 +28,7 @@ export class AdminPermissionsController {
   }
 
   @Get('check')
+  @MinRole('viewer')
   @ApiOperation({ operationId: 'adminCheckPermission', summary: 'The permission check of the game route, scoped to the path game' })
   @ApiOkResponse({ type: PermissionCheckResultDto })
   @ApiErrors(400, 401, 404)

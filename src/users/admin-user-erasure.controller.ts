@@ -1,7 +1,9 @@
 import { Controller, Delete, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGameScope } from '../admin/admin-game-scope';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { Acting } from '../common/auth/acting-operator.decorator';
+import type { ActingOperator } from '../common/auth/operator-roles';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { UserErasureDto } from './dto/user-erasure.dto';
 import { pathUserId } from './user-id';
@@ -19,12 +21,13 @@ export class AdminUserErasureController {
   ) {}
 
   @Delete(':externalUserId')
+  @MinRole('moderator')
   @ApiOperation({ operationId: 'adminEraseUser', summary: 'Erase a player from the game, as DELETE /v1/users/{userId} does for the game' })
   @ApiOkResponse({ type: UserErasureDto })
   @ApiErrors(400, 401, 404)
-  async erase(@Param('gameId') gameId: string, @Param('externalUserId') userId: string): Promise<UserErasureDto> {
+  async erase(@Param('gameId') gameId: string, @Param('externalUserId') userId: string, @Acting() by: ActingOperator): Promise<UserErasureDto> {
     const id = pathUserId(userId);
     const { gameId: game } = await this.scope.of(gameId);
-    return this.erasure.erase(game, id);
+    return this.erasure.erase(game, id, by);
   }
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, type StreamableFile } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../common/auth/route-auth.decorator';
+import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiUserExport, EXPORT_DESCRIPTION } from './dto/user-export.dto';
 import { pathUserId } from './user-id';
@@ -15,6 +15,7 @@ export class AdminUserExportController {
   constructor(private readonly exports: UserExportService) {}
 
   @Get(':externalUserId/export')
+  @MinRole('viewer')
   @ApiOperation({
     operationId: 'adminExportUser',
     summary: "Everything a game holds about a user, as GET /v1/users/{userId}/export answers it for the game's key",

@@ -34,8 +34,8 @@ const count = (rows: unknown[]): number => rows.length;
 @Injectable()
 export class UserErasureRepository {
   /**
-   * Every audit entry and event of the game naming the user, by either id, anywhere, names the
-   * pseudonym instead: the JSON text's string tokens are swapped whole (a token is quoted, so a
+   * Every audit entry, operator audit entry and event of the game naming the user, by either id,
+   * anywhere, names the pseudonym instead: the JSON text's string tokens are swapped whole (a token is quoted, so a
    * longer string that contains the id is left alone), so ids, order and counts stay. Found by the
    * mentions indexes (migration Erasure). Returns how many rows were rewritten.
    */
@@ -61,6 +61,11 @@ export class UserErasureRepository {
          UPDATE outbox_events o SET body = ${swap('o.body')}
          WHERE o.game_id = $1 AND (${named('svc_mentions(o.body)')})
          RETURNING 1
+       ), operator_actions AS (
+         UPDATE operator_audit x SET
+           details = ${swap('x.details')},
+           target_id = CASE WHEN x.target_id IN (${refs.join(', ')}) THEN $2 ELSE x.target_id END
+         WHERE x.game_id = $1 AND (x.target_id IN (${refs.join(', ')}) OR ${named('svc_mentions(x.details)')})
        )
        SELECT (SELECT count(*) FROM audit)::int AS audit, (SELECT count(*) FROM events)::int AS events`,
       [s.gameId, s.pseudonym, ...ids],

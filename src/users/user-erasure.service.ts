@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '../db/unit-of-work';
+import { recordOperatorAction } from '../operators/operator-audit';
+import type { ActingOperator } from '../common/auth/operator-roles';
 import { UnitOfWork } from '../db/unit-of-work';
 import { IdentityRepository } from '../identity/identity.repository';
 import { lockUserForErasure } from '../identity/user-lock';
@@ -26,8 +28,13 @@ export class UserErasureService {
   ) {}
 
   /** The erasure route: the game is the caller's, or one the admin route checked. */
-  erase(gameId: string, externalUserId: string): Promise<UserErasureDto> {
-    return this.uow.run((tx) => this.eraseIn(tx, gameId, externalUserId, { record: true }));
+  /** `by`: the operator of the admin twin, recorded (under the pseudonym) in the operator audit. */
+  erase(gameId: string, externalUserId: string, by?: ActingOperator): Promise<UserErasureDto> {
+    return this.uow.run(async (tx) => {
+      const erased = await this.eraseIn(tx, gameId, externalUserId, { record: true });
+      if (by) await recordOperatorAction(tx.manager, by, { action: 'user.erased', gameId, targetId: erased.pseudonym, details: { removed: erased.removed } });
+      return erased;
+    });
   }
 
   /**

@@ -5,17 +5,21 @@ import type { Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.module';
 import { ApiError } from '../errors/api-error';
 import { API_KEY_LOOKUP, type ApiKeyLookup } from './api-key-lookup';
-import { bearerToken, parseApiKey, secretMatchesCached, tokensEqual } from './api-key-format';
+import { bearerToken, parseApiKey, secretMatches, secretMatchesCached, tokensEqual } from './api-key-format';
 import type { ResolvedApiKey } from './api-key-lookup';
+import { ACTING_OPERATOR, type WithActingOperator } from './acting-operator.decorator';
 import { GAME_CONTEXT, type WithGameContext } from './game-context';
-import { ROUTE_AUTH, type RouteAuth } from './route-auth.decorator';
+import { OPERATOR_LOOKUP, type OperatorLookup } from './operator-lookup';
+import { ROOT_OPERATOR, roleAllows, type OperatorRole } from './operator-roles';
+import { parseOperatorToken } from './operator-token';
+import { OPERATOR_ROLE, ROUTE_AUTH, type RouteAuth } from './route-auth.decorator';
 
-type Request = { headers: IncomingHttpHeaders } & WithGameContext;
+type Request = { headers: IncomingHttpHeaders } & WithGameContext & WithActingOperator;
 
 /**
  * Authenticates every route by the kind it declares (SPEC §5): an API key on game routes (the
  * default), the admin token on admin routes, nothing on public ones. The two credentials are
- * never interchangeable.
+ * never interchangeable. On admin routes a named operator's token also works, within its role.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -23,20 +27,19 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     @Inject(SETTINGS) private readonly settings: Settings,
     @Inject(API_KEY_LOOKUP) private readonly keys: ApiKeyLookup,
+    @Inject(OPERATOR_LOOKUP) private readonly operators: OperatorLookup,
   ) {}
 
   /** Each handler's kind, read from its metadata once: the guard runs on every request. */
   private readonly kinds = new WeakMap<object, RouteAuth>();
+  private readonly roles = new WeakMap<object, OperatorRole>();
 
   canActivate(ctx: ExecutionContext): boolean | Promise<boolean> {
     if (ctx.getType() !== 'http') return true;
     const kind = this.kindOf(ctx);
     if (kind === 'public') return true;
     const req = ctx.switchToHttp().getRequest<Request>();
-    if (kind === 'admin') {
-      this.checkAdmin(req);
-      return true;
-    }
+    if (kind === 'admin') return this.checkAdmin(req, this.roleOf(ctx));
     return this.checkGameKey(req);
   }
 
@@ -50,15 +53,44 @@ export class AuthGuard implements CanActivate {
     return kind;
   }
 
-  private checkAdmin(req: Request): void {
-    const expected = this.settings.adminToken;
-    if (!expected) {
+  /** A handler without a stated role is open to owners only (and a test fails on it). */
+  private roleOf(ctx: ExecutionContext): OperatorRole {
+    const handler = ctx.getHandler();
+    let role = this.roles.get(handler);
+    if (role === undefined) {
+      role = this.reflector.getAllAndOverride<OperatorRole | undefined>(OPERATOR_ROLE, [handler, ctx.getClass()]) ?? 'owner';
+      this.roles.set(handler, role);
+    }
+    return role;
+  }
+
+  /**
+   * The root token (current, or the previous one during a rotation) may do everything; an
+   * operator's token what its role allows. With no root token set, admin routes are off for all.
+   */
+  private checkAdmin(req: Request, needed: OperatorRole): true | Promise<true> {
+    const { adminToken, adminTokenPrevious } = this.settings;
+    if (!adminToken) {
       throw new ApiError('invalid_admin_token', 'admin endpoints are disabled: the server has no SVC_ADMIN_TOKEN set');
     }
     const token = bearerToken(req.headers.authorization);
-    if (!token || !tokensEqual(token, expected)) {
-      throw new ApiError('invalid_admin_token', 'missing or invalid admin token');
+    if (token && (tokensEqual(token, adminToken) || (adminTokenPrevious !== undefined && tokensEqual(token, adminTokenPrevious)))) {
+      req[ACTING_OPERATOR] = ROOT_OPERATOR;
+      return true;
     }
+    const parsed = token ? parseOperatorToken(token) : null;
+    if (!parsed) throw new ApiError('invalid_admin_token', 'missing or invalid admin token');
+    return this.operators.find(parsed.prefix).then((operator) => {
+      if (!operator || !secretMatches(parsed.secret, operator.tokenHash)) {
+        throw new ApiError('invalid_admin_token', 'missing or invalid admin token');
+      }
+      this.operators.touch(operator.id);
+      if (!roleAllows(operator.role, needed)) {
+        throw new ApiError('permission_denied', `this route needs the ${needed} role; operator ${operator.name} is ${operator.role}`);
+      }
+      req[ACTING_OPERATOR] = { id: operator.id, name: operator.name, role: operator.role };
+      return true as const;
+    });
   }
 
   /** Synchronous when the key is cached (the common case), a promise only when it must be loaded. */

@@ -1,5 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
+import type { OperatorRole } from './operator-roles';
 
 /**
  * Which credential a route takes (SPEC §5). Game routes are the default, so a route can only
@@ -20,3 +21,13 @@ export const PUBLIC_OPERATION_EXTENSION = 'x-svc-public';
  * with `security: []`, whatever its controller's credential.
  */
 export const PublicRoute = () => applyDecorators(SetMetadata(ROUTE_AUTH, 'public' satisfies RouteAuth), ApiExtension(PUBLIC_OPERATION_EXTENSION, true));
+
+export const OPERATOR_ROLE = 'svc:operator-role';
+/** The least operator role of an admin operation, as the API document states it. */
+export const OPERATOR_ROLE_EXTENSION = 'x-svc-operator-role';
+
+/**
+ * The least operator role an admin handler needs (operator-roles.ts). Every admin handler states
+ * one; a handler without is open to `owner` only, and a test fails on it.
+ */
+export const MinRole = (role: OperatorRole) => applyDecorators(SetMetadata(OPERATOR_ROLE, role), ApiExtension(OPERATOR_ROLE_EXTENSION, role));

@@ -1,0 +1,27 @@
+/**
+ * What the operator audit records: every change made through the admin routes. Kept as one list
+ * so the docs, the API document's enum and the `action` filter agree.
+ */
+export const OPERATOR_AUDIT_ACTIONS = [
+  'game.created',
+  'game.config_updated',
+  'api_key.minted',
+  'api_key.revoked',
+  'operator.created',
+  'operator.role_changed',
+  'operator.deleted',
+  'identity.linked',
+  'user.erased',
+  'erasures.applied',
+  'member.kicked',
+  'group.ban_added',
+  'group.ban_removed',
+  'game.ban_added',
+  'game.ban_removed',
+  'join_request.approved',
+  'join_request.declined',
+  'group.deleted',
+  'group.restored',
+] as const;
+
+export type OperatorAuditAction = (typeof OPERATOR_AUDIT_ACTIONS)[number];
