@@ -78,6 +78,32 @@ async function dropAll(serverUrl: string, n: Names): Promise<void> {
   });
 }
 
+/**
+ * What the event feed's horizon reads (src/events/feed.repository.ts): the database and transaction
+ * id of a superuser's open transaction in another database, both shown to every role by pg_stat_activity.
+ */
+async function expectSeesOtherTransactions(serverUrl: string, n: Names): Promise<void> {
+  const other = new Client({ connectionString: serverUrl });
+  await other.connect();
+  try {
+    await other.query('BEGIN');
+    const [{ xid }] = (await other.query('SELECT pg_current_xact_id()::text AS xid')).rows;
+    const url = new URL(roleUrl(serverUrl, n));
+    url.password = n.password;
+    const asRole = new Client({ connectionString: url.toString() });
+    await asRole.connect();
+    try {
+      const seen = (await asRole.query('SELECT datname FROM pg_stat_activity WHERE backend_xid::text = $1', [xid])).rows;
+      expect(seen).toEqual([{ datname: new URL(serverUrl).pathname.slice(1) || 'postgres' }]);
+    } finally {
+      await asRole.end();
+    }
+  } finally {
+    await other.query('ROLLBACK').catch(() => undefined);
+    await other.end();
+  }
+}
+
 describe('the compose database role (docker/initdb)', () => {
   const serverUrl = () => {
     const url = process.env.GH_TEST_SERVER_URL;
@@ -156,6 +182,10 @@ describe('the compose database role (docker/initdb)', () => {
     expect(facts.sessions).toEqual([{ usename: names.role, rolsuper: false }]);
   });
 
+  it("sees other roles' transactions in other databases, which the event feed's horizon leaves out", async () => {
+    await expectSeesOtherTransactions(serverUrl(), names);
+  });
+
   it('refuses to run without GUILDHALL_DB_PASSWORD, and creates nothing', async () => {
     const other = uniqueNames();
     try {
@@ -202,6 +232,10 @@ describe('the compose database role on a server that checks passwords', () => {
   it('connects with the password from PGPASSWORD, DATABASE_URL carrying none', async () => {
     const server = await startServerProcess(roleUrl(pg.url, names), { PGPASSWORD: names.password });
     expect((await http(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it("sees other roles' transactions in other databases here too", async () => {
+    await expectSeesOtherTransactions(pg.url, names);
   });
 
   it('a wrong PGPASSWORD stops start-up with one line, the password never echoed', async () => {
