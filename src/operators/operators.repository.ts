@@ -77,13 +77,13 @@ export class OperatorsRepository {
   audit(q: { operatorId?: string | null; action?: string; before?: string; limit: number }): Promise<OperatorAuditRow[]> {
     const params: unknown[] = [q.limit];
     const where: string[] = [];
-    if (q.operatorId !== undefined) where.push(q.operatorId === null ? 'operator_id IS NULL' : `operator_id = $${params.push(q.operatorId)}::uuid`);
-    if (q.action !== undefined) where.push(`action = $${params.push(q.action)}`);
-    if (q.before !== undefined) where.push(`id < $${params.push(q.before)}::bigint`);
+    if (q.operatorId !== undefined) where.push(q.operatorId === null ? 'x.operator_id IS NULL' : `x.operator_id = $${params.push(q.operatorId)}::uuid`);
+    if (q.action !== undefined) where.push(`x.action = $${params.push(q.action)}`);
+    if (q.before !== undefined) where.push(`x.id < $${params.push(q.before)}::bigint`);
     return sqlRows<OperatorAuditRow>(
       this.ds.manager,
-      `SELECT id::text, at, operator_id AS "operatorId", operator_name AS "operatorName", action, game_id AS "gameId", target_id AS "targetId", details
-       FROM operator_audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $1`,
+      `SELECT x.id::text AS id, x.at, x.operator_id AS "operatorId", x.operator_name AS "operatorName", x.action, x.game_id AS "gameId", x.target_id AS "targetId", x.details
+       FROM operator_audit x ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY x.id DESC LIMIT $1`,
       params,
     );
   }
