@@ -40,6 +40,11 @@ export class ContractClient {
     return new ContractClient(this.base, this.ledger, { ...this.tokens, apiKey });
   }
 
+  /** The same client, calling admin routes with another admin credential (an operator's token). */
+  withAdminToken(adminToken: string): ContractClient {
+    return new ContractClient(this.base, this.ledger, { ...this.tokens, adminToken });
+  }
+
   operation(key: string): Operation {
     const op = this.ledger.ops.get(key);
     if (!op) throw new Error(`${key} is not an operation of /openapi.json`);

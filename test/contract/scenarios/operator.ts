@@ -42,4 +42,14 @@ export async function operatorScenario({ admin, api, gameId }: World, groupId: s
   await admin.expect('GET /v1/admin/games/{gameId}/users/{externalUserId}', 404, { params: { gameId, externalUserId: 'nobody-ever-seen' } });
   await admin.expect('GET /v1/admin/games/{gameId}/users/{externalUserId}/export', 200, { params: { gameId, externalUserId: 'ann' } });
   await admin.expect('GET /v1/admin/games/{gameId}/users/{externalUserId}/export', 404, { params: { gameId, externalUserId: 'never-seen' } });
+
+  const op = await admin.expect('POST /v1/admin/operators', 201, { body: { name: 'Contract viewer', role: 'viewer' } });
+  await admin.expect('GET /v1/admin/operators', 200);
+  await admin.expect('PATCH /v1/admin/operators/{id}', 200, { params: { id: op.id }, body: { role: 'moderator' } });
+  const moderator = admin.withAdminToken(op.token);
+  await moderator.expect('GET /v1/admin/whoami', 200);
+  await moderator.expect('POST /v1/admin/games', 403, { body: { name: 'not for a moderator' } });
+  await admin.expect('GET /v1/admin/operator-audit', 200, { query: { limit: 5, action: 'operator.role_changed' } });
+  await admin.expect('DELETE /v1/admin/operators/{id}', 204, { params: { id: op.id } });
+  await admin.expect('DELETE /v1/admin/operators/{id}', 404, { params: { id: op.id } });
 }
