@@ -1,9 +1,11 @@
+import type { OnApplicationShutdown } from '@nestjs/common';
 import http from 'node:http';
 import https from 'node:https';
 import type { SvcEvent } from '../events/event';
 import { classifyResponse, type AttemptOutcome } from './backoff';
 import { formatPayload, type WebhookFormat } from './payload-formats';
 import { standardHeaders, svcHeaders, type SigningKeys } from './signed-headers';
+import { literalRefusal, RefusedAddressError, vettedLookup, type Resolve } from './vetted-lookup';
 
 /** SPEC §6: no response within 10 seconds counts as a failed attempt. */
 export const SEND_TIMEOUT_MS = 10_000;
@@ -37,55 +39,79 @@ export function buildRequest(a: Attempt, now: Date): { body: string; headers: Re
 }
 
 /**
- * Connections to receivers are kept open between attempts, as many per origin as attempts are in
- * flight to it. An idle one is closed after 4 s, before the common 5 s server keep-alive timeouts,
- * so an attempt rarely lands on a connection the receiver is closing.
- * node:http rather than fetch: it costs several times less CPU per request.
+ * Sends attempts and classifies what came back. Connections to receivers are kept open between
+ * attempts, as many per origin as attempts are in flight to it. An idle one is closed after 4 s,
+ * before the common 5 s server keep-alive timeouts, so an attempt rarely lands on a connection
+ * the receiver is closing. node:http rather than fetch: it costs several times less CPU per request.
+ *
+ * Unless private hosts are allowed, a connection is only opened to an address that may be reached
+ * (vetted-lookup.ts): a host that is, or resolves to, a loopback, private, link-local, shared or
+ * unspecified address is refused, and the attempt is retried like a connection error. A host is
+ * resolved when a connection to it is opened; a kept-open connection goes on to the address that
+ * was checked when it was opened. Each sender has its own connections, so none is shared with a
+ * sender under another policy.
  */
-const AGENTS: Record<string, http.Agent> = {
-  'http:': new http.Agent({ keepAlive: true, timeout: 4_000 }),
-  'https:': new https.Agent({ keepAlive: true, timeout: 4_000 }),
-};
+export class DeliverySender implements OnApplicationShutdown {
+  private readonly agents: Record<string, http.Agent>;
 
-/** Sends one attempt and classifies what came back. Never rejects; redirects are not followed. */
-export function sendAttempt(a: Attempt, timeoutMs = SEND_TIMEOUT_MS): Promise<AttemptResult> {
-  const { body, headers } = buildRequest(a, new Date());
-  const started = performance.now();
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (r: Omit<AttemptResult, 'durationMs'>) => {
-      if (settled) return;
-      settled = true;
-      resolve({ ...r, durationMs: Math.round(performance.now() - started) });
+  constructor(
+    private readonly allowPrivateHosts: boolean,
+    resolve: Resolve,
+  ) {
+    const lookup = vettedLookup(resolve, allowPrivateHosts);
+    this.agents = {
+      'http:': new http.Agent({ keepAlive: true, timeout: 4_000, lookup }),
+      'https:': new https.Agent({ keepAlive: true, timeout: 4_000, lookup }),
     };
-    const retry = (reason: string) => settle({ outcome: { kind: 'retry', reason }, status: null });
-    let url: URL;
-    try {
-      url = new URL(a.url);
-    } catch {
-      return retry('network error: invalid url');
-    }
-    const agent = AGENTS[url.protocol];
-    if (!agent) return retry(`network error: unsupported protocol ${url.protocol}`);
-    const send = url.protocol === 'https:' ? https.request : http.request;
-    const req = send(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      const status = res.statusCode ?? 0;
-      settle({ outcome: classifyResponse(status), status });
-      // The body is not needed: drained, so the connection can carry the next attempt.
-      res.on('error', () => undefined);
-      res.once('close', () => clearTimeout(timer));
-      res.resume();
+  }
+
+  /** Closes the kept-open connections: on shutdown, after the worker has drained its attempts. */
+  onApplicationShutdown(): void {
+    for (const agent of Object.values(this.agents)) agent.destroy();
+  }
+
+  /** Sends one attempt and classifies what came back. Never rejects; redirects are not followed. */
+  send(a: Attempt, timeoutMs = SEND_TIMEOUT_MS): Promise<AttemptResult> {
+    const { body, headers } = buildRequest(a, new Date());
+    const started = performance.now();
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (r: Omit<AttemptResult, 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        resolve({ ...r, durationMs: Math.round(performance.now() - started) });
+      };
+      const retry = (reason: string) => settle({ outcome: { kind: 'retry', reason }, status: null });
+      let url: URL;
+      try {
+        url = new URL(a.url);
+      } catch {
+        return retry('network error: invalid url');
+      }
+      const agent = this.agents[url.protocol];
+      if (!agent) return retry(`network error: unsupported protocol ${url.protocol}`);
+      const refused = this.allowPrivateHosts ? null : literalRefusal(url.hostname);
+      if (refused) return retry(refused);
+      const send = url.protocol === 'https:' ? https.request : http.request;
+      const req = send(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+        const status = res.statusCode ?? 0;
+        settle({ outcome: classifyResponse(status), status });
+        // The body is not needed: drained, so the connection can carry the next attempt.
+        res.on('error', () => undefined);
+        res.once('close', () => clearTimeout(timer));
+        res.resume();
+      });
+      // Until the response is complete: a receiver that never answers, or never ends its answer,
+      // loses the connection.
+      const timer = setTimeout(() => {
+        retry(`no response within ${timeoutMs} ms`);
+        req.destroy();
+      }, timeoutMs);
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        retry(err instanceof RefusedAddressError ? err.message : `network error: ${err.code ?? err.message}`);
+      });
+      req.end(body);
     });
-    // Until the response is complete: a receiver that never answers, or never ends its answer,
-    // loses the connection.
-    const timer = setTimeout(() => {
-      retry(`no response within ${timeoutMs} ms`);
-      req.destroy();
-    }, timeoutMs);
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      retry(`network error: ${err.code ?? err.message}`);
-    });
-    req.end(body);
-  });
+  }
 }

@@ -10,7 +10,7 @@ import type { Tracing } from '../observability/tracing/tracing';
 import { TRACING } from '../observability/tracing/tracing.module';
 import { AUTO_DISABLE_AFTER, retryDelayMs } from './backoff';
 import { DELIVERIES_CHANNEL } from './delivery-channel';
-import { sendAttempt, type AttemptResult } from './delivery-sender';
+import { DeliverySender, type AttemptResult } from './delivery-sender';
 import { DeliveryWindow, WORKER_BATCH } from './delivery-window';
 import { ResultRecorder } from './result-recorder';
 import type { AttemptRecord, ClaimedDelivery } from './webhook-rows';
@@ -62,6 +62,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly repo: WebhooksRepository,
     private readonly listener: PgListener,
     @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly sender: DeliverySender,
     @Optional() @Inject(TRACING) private readonly tracing: Tracing | null = null,
   ) {}
 
@@ -182,7 +183,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   /** Sends one attempt, with its trace context when traced; never rejects. */
   private async send(d: ClaimedDelivery, traceHeaders?: Record<string, string>): Promise<AttemptResult> {
     return d.event
-      ? sendAttempt({ deliveryId: d.id, url: d.url, format: d.format, secret: d.secret, previousSecret: d.previousSecret, event: d.event, traceHeaders })
+      ? this.sender.send({ deliveryId: d.id, url: d.url, format: d.format, secret: d.secret, previousSecret: d.previousSecret, event: d.event, traceHeaders })
       : { outcome: { kind: 'fail', reason: 'the event is no longer available' }, status: null, durationMs: 0 };
   }
 }

@@ -1,16 +1,28 @@
 import { Module } from '@nestjs/common';
+import type { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
 import { DeliveryLogController } from './delivery-log.controller';
 import { DeliveryLogRepository } from './delivery-log.repository';
 import { DeliveryLogService } from './delivery-log.service';
+import { DeliverySender } from './delivery-sender';
 import { DeliveryWorker } from './delivery-worker';
+import { HostResolver } from './host-resolver';
 import { WebhookMetrics } from './webhook-metrics';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
+/** The sender under the process's private-hosts policy; it resolves through HostResolver at each connection. */
+const deliverySender = {
+  provide: DeliverySender,
+  useFactory: (settings: Settings, resolver: HostResolver) =>
+    new DeliverySender(settings.webhookAllowPrivateHosts, (host: string, options: { family?: number; hints?: number }) => resolver.lookup(host, options)),
+  inject: [SETTINGS, HostResolver],
+};
+
 @Module({
   controllers: [WebhooksController, DeliveryLogController],
-  providers: [WebhooksRepository, WebhooksService, DeliveryLogRepository, DeliveryLogService, DeliveryWorker, WebhookMetrics],
+  providers: [WebhooksRepository, WebhooksService, DeliveryLogRepository, DeliveryLogService, DeliveryWorker, WebhookMetrics, HostResolver, deliverySender],
   exports: [DeliveryWorker, WebhooksService, DeliveryLogService],
 })
 export class WebhooksModule {}

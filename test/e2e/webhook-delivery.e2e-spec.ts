@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SvcEvent } from '../../src/events/event';
-import { sendAttempt } from '../../src/webhooks/delivery-sender';
+import { DeliverySender } from '../../src/webhooks/delivery-sender';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { DataSource } from 'typeorm';
 import { AUTO_DISABLE_AFTER } from '../../src/webhooks/backoff';
@@ -668,11 +668,11 @@ describe('retries', () => {
     expect(d.last_status).toBe(301);
   });
 
-  it('no response within the timeout is a retried failure (sendAttempt with a short timeout)', async () => {
+  it('no response within the timeout is a retried failure (the sender with a short timeout)', async () => {
     const rx = await receiver(() => 'hang');
     const event: SvcEvent = { id: '0123456789abcdef01234567', type: 'game.user.banned', gameId: '0190a0b0-0000-7000-8000-000000000001', occurredAt: new Date().toISOString() };
     const started = Date.now();
-    const result = await sendAttempt({ deliveryId: '0190a0b0-0000-7000-8000-000000000002', url: rx.url, format: 'svc', secret: 'timeout-secret-0123', previousSecret: null, event }, 300);
+    const result = await t.app.get(DeliverySender).send({ deliveryId: '0190a0b0-0000-7000-8000-000000000002', url: rx.url, format: 'svc', secret: 'timeout-secret-0123', previousSecret: null, event }, 300);
     const took = Date.now() - started;
     expect(rx.received).toHaveLength(1);
     expect(result.status).toBeNull();
@@ -681,10 +681,10 @@ describe('retries', () => {
     expect(took).toBeLessThan(5_000);
   });
 
-  it('sendAttempt classifies a network error as a retry and never throws', async () => {
+  it('the sender classifies a network error as a retry and never throws', async () => {
     const port = await closedPort();
     const event: SvcEvent = { id: '0123456789abcdef01234567', type: 'game.user.banned', gameId: '0190a0b0-0000-7000-8000-000000000001', occurredAt: new Date().toISOString() };
-    const result = await sendAttempt({ deliveryId: 'x', url: `http://127.0.0.1:${port}/`, format: 'svc', secret: 'network-secret-0123', previousSecret: null, event }, 2_000);
+    const result = await t.app.get(DeliverySender).send({ deliveryId: 'x', url: `http://127.0.0.1:${port}/`, format: 'svc', secret: 'network-secret-0123', previousSecret: null, event }, 2_000);
     expect(result).toMatchObject({ status: null, outcome: { kind: 'retry' } });
   });
 });

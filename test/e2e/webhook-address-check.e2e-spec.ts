@@ -1,0 +1,170 @@
+import { randomBytes } from 'node:crypto';
+import type { LookupAddress } from 'node:dns';
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
+import type { SvcEvent } from '../../src/events/event';
+import { DeliverySender } from '../../src/webhooks/delivery-sender';
+import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
+import { HostResolver } from '../../src/webhooks/host-resolver';
+import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { recordingReceiver, type RecordingReceiver } from '../helpers/webhook-receiver';
+
+/**
+ * The delivery-time address check (docs/webhooks.md "Private networks"): a webhook whose host
+ * resolves to an internal address is not delivered to unless private hosts are allowed; the
+ * refusal is an attempt in the delivery log, retried on the usual schedule. The host is a name
+ * of this test's own that resolves to 127.0.0.1: a line in /etc/hosts when the file can be
+ * written (the real dns.lookup path), otherwise the resolver provider answers for it.
+ */
+const NAME = `ssrf-${randomBytes(6).toString('hex')}.guildhall.test`;
+const HOSTS = '/etc/hosts';
+let hostsAdded: string | null = null;
+
+/** Appends the name to /etc/hosts; false when the file cannot be written (not root). */
+function addHostsLine(): boolean {
+  try {
+    const text = readFileSync(HOSTS, 'utf8');
+    const added = `${text.endsWith('\n') || text === '' ? '' : '\n'}127.0.0.1 ${NAME}\n`;
+    writeFileSync(HOSTS, added, { flag: 'a' });
+    hostsAdded = added;
+    return true;
+  } catch (err) {
+    if (['EACCES', 'EPERM', 'EROFS'].includes((err as NodeJS.ErrnoException).code ?? '')) return false;
+    throw err;
+  }
+}
+
+/** Takes out exactly what addHostsLine appended, and nothing else. */
+function removeHostsLine(): void {
+  if (hostsAdded === null) return;
+  const text = readFileSync(HOSTS, 'utf8');
+  const at = text.lastIndexOf(hostsAdded);
+  if (at >= 0) writeFileSync(HOSTS, text.slice(0, at) + text.slice(at + hostsAdded.length));
+  hostsAdded = null;
+}
+
+/** The resolver of `app` answers 127.0.0.1 for NAME, and as before for any other name. */
+function answerForName(app: TestApp): void {
+  const resolver = app.app.get(HostResolver);
+  const real = resolver.lookup.bind(resolver);
+  jest
+    .spyOn(resolver, 'lookup')
+    .mockImplementation(async (host, options) => (host === NAME ? [{ address: '127.0.0.1', family: 4 } satisfies LookupAddress] : real(host, options)));
+}
+
+let strict: TestApp;
+let open: TestApp;
+const receivers: RecordingReceiver[] = [];
+
+beforeAll(async () => {
+  strict = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_HOSTS: 'false', WEBHOOK_WORKER_ENABLED: 'false' });
+  open = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', WEBHOOK_WORKER_ENABLED: 'false' }, strict.db);
+  if (!addHostsLine()) for (const app of [strict, open]) answerForName(app);
+});
+afterEach(async () => {
+  await strict.db.query('DELETE FROM webhook_deliveries');
+  await strict.db.query('DELETE FROM webhook_endpoints');
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+afterAll(async () => {
+  removeHostsLine();
+  await open?.close();
+  await strict?.close();
+});
+
+async function receiver(): Promise<RecordingReceiver> {
+  const rx = await recordingReceiver();
+  receivers.push(rx);
+  return rx;
+}
+
+/** A game on `app` with an endpoint at `url` and one event queued for it. */
+async function queued(app: TestApp, url: string): Promise<{ auth: Record<string, string>; endpointId: string }> {
+  const { auth } = await authedGame(app);
+  const h = await app.http.post('/v1/webhooks').set(auth).send({ url });
+  expect(h.status).toBe(201);
+  expect((await app.http.post('/v1/bans').set(auth).send({ userId: `banned-${randomBytes(4).toString('hex')}` })).status).toBe(201);
+  return { auth, endpointId: h.body.id };
+}
+
+async function logged(app: TestApp, auth: Record<string, string>, endpointId: string) {
+  const list = await app.http.get(`/v1/webhooks/${endpointId}/deliveries`).set(auth);
+  expect(list.status).toBe(200);
+  expect(list.body.items).toHaveLength(1);
+  const detail = await app.http.get(`/v1/webhooks/${endpointId}/deliveries/${list.body.items[0].id}`).set(auth);
+  expect(detail.status).toBe(200);
+  return detail.body;
+}
+
+const makeDue = (endpointId: string) =>
+  strict.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1 AND status = 'pending'`, [endpointId]);
+
+const waitMs = (d: { nextAttemptAt: string; lastAttemptAt: string }) => Date.parse(d.nextAttemptAt) - Date.parse(d.lastAttemptAt);
+
+it('the test name resolves to 127.0.0.1 through the resolver delivery uses', async () => {
+  for (const app of [strict, open]) {
+    expect((await app.app.get(HostResolver).lookup(NAME)).map((a) => a.address)).toContain('127.0.0.1');
+  }
+});
+
+it('a host that resolves to 127.0.0.1 is registered (the registration check reads the URL), then refused at delivery and logged', async () => {
+  const rx = await receiver();
+  const { auth, endpointId } = await queued(strict, `http://${NAME}:${rx.port}/hook`);
+  await strict.app.get(DeliveryWorker).tick();
+  expect(rx.received).toHaveLength(0);
+  const refusal = `refused: ${NAME} resolves to 127.0.0.1, a loopback address`;
+  const first = await logged(strict, auth, endpointId);
+  expect(first).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null, lastError: refusal });
+  expect(first.attemptLog).toEqual([{ number: 1, at: first.lastAttemptAt, statusCode: null, error: refusal, durationMs: expect.any(Number) }]);
+  // Retried as a connection error is: 1 minute, then 5 (SPEC §6).
+  expect(Math.abs(waitMs(first) - 60_000)).toBeLessThan(5_000);
+
+  await makeDue(endpointId);
+  await strict.app.get(DeliveryWorker).tick();
+  expect(rx.received).toHaveLength(0);
+  const second = await logged(strict, auth, endpointId);
+  expect(second).toMatchObject({ status: 'pending', attempts: 2, lastError: refusal });
+  expect(second.attemptLog.map((a: { error: string }) => a.error)).toEqual([refusal, refusal]);
+  expect(Math.abs(waitMs(second) - 5 * 60_000)).toBeLessThan(5_000);
+});
+
+it('with private hosts allowed, the same host is delivered to, under its own name', async () => {
+  const rx = await receiver();
+  const { auth, endpointId } = await queued(open, `http://${NAME}:${rx.port}/hook`);
+  await open.app.get(DeliveryWorker).tick();
+  expect(rx.received).toHaveLength(1);
+  expect(rx.received[0].headers.host).toBe(`${NAME}:${rx.port}`);
+  expect(await logged(open, auth, endpointId)).toMatchObject({ status: 'delivered', attempts: 1, lastStatusCode: 200, lastError: null });
+});
+
+it('an IP literal registered while private hosts were allowed is refused at delivery once they are not', async () => {
+  const rx = await receiver();
+  const { auth, endpointId } = await queued(open, rx.url);
+  await strict.app.get(DeliveryWorker).tick();
+  expect(rx.received).toHaveLength(0);
+  expect(await logged(open, auth, endpointId)).toMatchObject({ status: 'pending', attempts: 1, lastError: 'refused: 127.0.0.1 is a loopback address' });
+});
+
+it('https: the connection goes to the checked address, the TLS servername stays the host name', async () => {
+  const servernames: string[] = [];
+  // No certificate: the handshake ends once the ClientHello has shown its servername.
+  const tls = createTlsServer({ SNICallback: (name, cb) => (servernames.push(name), cb(new Error('no certificate here'), undefined)) });
+  tls.on('tlsClientError', () => undefined);
+  await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+  try {
+    const url = `https://${NAME}:${(tls.address() as AddressInfo).port}/hook`;
+    const event: SvcEvent = { id: '0123456789abcdef01234567', type: 'game.user.banned', gameId: '0190a0b0-0000-7000-8000-000000000001', occurredAt: new Date().toISOString() };
+    const attempt = { deliveryId: '0190a0b0-0000-7000-8000-000000000003', url, format: 'svc' as const, secret: 'tls-secret-0123456', previousSecret: null, event };
+
+    const refused = await strict.app.get(DeliverySender).send(attempt, 2_000);
+    expect(refused).toMatchObject({ status: null, outcome: { kind: 'retry', reason: `refused: ${NAME} resolves to 127.0.0.1, a loopback address` } });
+    expect(servernames).toEqual([]);
+
+    const sent = await open.app.get(DeliverySender).send(attempt, 2_000);
+    expect(sent).toMatchObject({ status: null, outcome: { kind: 'retry', reason: expect.stringContaining('network error') } });
+    expect(servernames).toEqual([NAME]);
+  } finally {
+    await new Promise<void>((r) => tls.close(() => r()));
+  }
+});
