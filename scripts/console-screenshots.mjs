@@ -49,6 +49,8 @@ async function main() {
     const game = await call('POST', '/v1/admin/games', { name: 'Starfall Online' }, TOKEN);
     await call('POST', '/v1/admin/games', { name: 'Moonrise Tactics' }, TOKEN);
     const { key } = await call('POST', `/v1/admin/games/${game.id}/api-keys`, undefined, TOKEN);
+    // A read-only key for a dashboard, for 90 days: the keys list shows both kinds.
+    await call('POST', `/v1/admin/games/${game.id}/api-keys`, { scopes: ['read'], expiresIn: 90 * 86_400 }, TOKEN);
     const api = (method, path, body) => call(method, path, body, key);
     await api('POST', '/v1/webhooks', { url: `http://127.0.0.1:${hooks.address().port}/hook`, events: ['member.joined', 'member.left'] });
 

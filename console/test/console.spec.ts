@@ -74,6 +74,38 @@ describe('operator console', () => {
     expect((await fetch(`${base}/v1/whoami`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
   });
 
+  it('mints a read-only key that expires, and lists each key with its scopes and expiry', async () => {
+    // Still on the game of the test above, whose first key (both scopes, no expiry) is revoked.
+    await page.getByLabel('Access').selectOption({ label: 'Read only (GET)' });
+    await page.getByLabel('Expiry').selectOption({ label: 'Expires in 30 days' });
+    const mintedAt = Date.now();
+    await page.getByRole('button', { name: 'Mint a key' }).click();
+    const key = (await page.getByTestId('minted-key').textContent())!;
+    const auth = { authorization: `Bearer ${key}` };
+    const me = await (await fetch(`${base}/v1/whoami`, { headers: auth })).json();
+    expect(me.scopes).toEqual(['read']);
+    expect(Math.abs(Date.parse(me.expiresAt) - (mintedAt + 30 * 86_400_000))).toBeLessThan(60_000);
+    const write = await fetch(`${base}/v1/groups`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"kind":"guild","name":"x"}' });
+    expect(write.status).toBe(403);
+
+    const rows = page.getByRole('table', { name: 'API keys' }).getByRole('row');
+    const readRow = rows.filter({ hasText: key.split('.')[0] });
+    await readRow.getByText('read only').waitFor();
+    expect(await readRow.textContent()).not.toContain('never');
+    await readRow.getByText('active').waitFor();
+    const fullRow = rows.filter({ hasText: 'revoked' });
+    await fullRow.getByText('read, write').waitFor();
+    await fullRow.getByText('never').waitFor();
+    // The default choices mint a key as before: both scopes, no expiry.
+    await page.getByLabel('Access').selectOption({ label: 'Read and write' });
+    await page.getByLabel('Expiry').selectOption({ label: 'Never expires' });
+    await page.getByRole('button', { name: 'Mint a key' }).click();
+    await page.getByTestId('minted-key').filter({ hasNotText: key }).waitFor();
+    const full = (await page.getByTestId('minted-key').textContent())!;
+    const fullMe = await (await fetch(`${base}/v1/whoami`, { headers: { authorization: `Bearer ${full}` } })).json();
+    expect(fullMe).toMatchObject({ scopes: ['read', 'write'], expiresAt: null });
+  });
+
   it("pages through a group's members", async () => {
     const { gameId, key } = await newGame(t, 'Paging');
     const game = gameApi(base, key);

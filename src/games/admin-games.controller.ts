@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Acting } from '../common/auth/acting-operator.decorator';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
-import { ApiKeyDto, ApiKeyListDto, MintedApiKeyDto } from './dto/api-key.dto';
+import { ApiKeyDto, ApiKeyListDto, MintApiKeyDto, MintedApiKeyDto } from './dto/api-key.dto';
 import { AdminGameDto, AdminGameListDto, AdminGamesQueryDto, CreateGameDto } from './dto/game.dto';
 import { GamesService } from './games.service';
 
@@ -54,10 +54,11 @@ export class AdminGamesController {
   @Post(':gameId/api-keys')
   @MinRole('admin')
   @ApiOperation({ operationId: 'adminMintApiKey', summary: 'Mint an API key; the full key is returned only in this response' })
+  @ApiBody({ type: MintApiKeyDto, required: false, description: 'may be omitted (or `{}`): a key with both scopes that never expires' })
   @ApiCreatedResponse({ type: MintedApiKeyDto })
-  @ApiErrors(401, 404)
-  mintKey(@Param('gameId') gameId: string, @Acting() by: ActingOperator): Promise<MintedApiKeyDto> {
-    return this.games.mintKey(gameId, by);
+  @ApiErrors(400, 401, 404)
+  mintKey(@Param('gameId') gameId: string, @Body() body: MintApiKeyDto, @Acting() by: ActingOperator): Promise<MintedApiKeyDto> {
+    return this.games.mintKey(gameId, body, by);
   }
 
   @Post(':gameId/api-keys/:keyId/revoke')

@@ -76,6 +76,8 @@ export class ApiKeyCache implements ApiKeyLookup, OnModuleInit {
       prefix: row.prefix,
       secretHash: row.secretHash,
       revoked: row.revokedAt !== null,
+      scopes: row.scopes,
+      expiresAt: row.expiresAt?.getTime() ?? null,
     };
     if (generation === this.generation) this.entries.set(prefix, { key, expires: Date.now() + TTL_MS });
     return key;

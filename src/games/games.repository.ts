@@ -68,11 +68,16 @@ export class GamesRepository {
     });
   }
 
+  /** The expiry counts from the database's clock, as createdAt does: expiresAt - createdAt = lifetime. */
   async insertKey(
     manager: EntityManager,
-    key: Pick<ApiKeyEntity, 'id' | 'gameId' | 'prefix' | 'secretHash'>,
+    key: Pick<ApiKeyEntity, 'id' | 'gameId' | 'prefix' | 'secretHash' | 'scopes'> & { lifetimeSeconds: number | null },
   ): Promise<ApiKeyEntity> {
-    await manager.insert(ApiKeyEntity, key);
+    await manager.query(
+      `INSERT INTO api_keys (id, game_id, prefix, secret_hash, scopes, expires_at)
+       VALUES ($1, $2, $3, $4, $5, now() + $6::int * interval '1 second')`,
+      [key.id, key.gameId, key.prefix, key.secretHash, key.scopes, key.lifetimeSeconds],
+    );
     return manager.findOneByOrFail(ApiKeyEntity, { id: key.id });
   }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { mintApiKey } from '../common/auth/api-key-format';
+import { DEFAULT_SCOPES } from '../common/auth/api-key-scopes';
 import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid, uuidv7 } from '../common/ids';
@@ -10,7 +11,7 @@ import { recordOperatorAction } from '../operators/operator-audit';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { API_KEYS_CHANNEL, ApiKeyCache } from './api-key-cache';
 import type { AdminGameDto } from './dto/game.dto';
-import type { ApiKeyDto, MintedApiKeyDto, WhoamiDto } from './dto/api-key.dto';
+import type { ApiKeyDto, MintApiKeyDto, MintedApiKeyDto, WhoamiDto } from './dto/api-key.dto';
 import type { ApiKeyEntity } from './entities/api-key.entity';
 import { GamesRepository, type GameWithCounts } from './games.repository';
 
@@ -64,12 +65,21 @@ export class GamesService {
     return { items: (await this.repo.listKeys(gameId)).map(toKeyDto) };
   }
 
-  async mintKey(gameId: string, by?: ActingOperator): Promise<MintedApiKeyDto> {
+  /** Without options, a key as every key was before scopes: full control, never expiring. */
+  async mintKey(gameId: string, options: MintApiKeyDto = {}, by?: ActingOperator): Promise<MintedApiKeyDto> {
     await this.requireGame(gameId);
     const minted = mintApiKey();
+    const scopes = [...(options.scopes ?? DEFAULT_SCOPES)];
     const row = await this.uow.run(async (tx) => {
-      const key = await this.repo.insertKey(tx.manager, { id: uuidv7(), gameId, prefix: minted.prefix, secretHash: minted.secretHash });
-      if (by) await recordOperatorAction(tx.manager, by, { action: 'api_key.minted', gameId, targetId: key.id, details: { prefix: key.prefix } });
+      const key = await this.repo.insertKey(tx.manager, {
+        id: uuidv7(),
+        gameId,
+        prefix: minted.prefix,
+        secretHash: minted.secretHash,
+        scopes,
+        lifetimeSeconds: options.expiresIn ?? null,
+      });
+      if (by) await recordOperatorAction(tx.manager, by, { action: 'api_key.minted', gameId, targetId: key.id, details: { prefix: key.prefix, scopes, expiresAt: key.expiresAt } });
       return key;
     });
     return { ...toKeyDto(row), key: minted.key };
@@ -105,7 +115,14 @@ export class GamesService {
   async whoami(ctx: GameContext): Promise<WhoamiDto> {
     const game = await this.repo.findGame(ctx.gameId);
     if (!game) throw new ApiError('invalid_api_key', 'the game of this key no longer exists');
-    return { gameId: game.id, gameName: game.name, keyId: ctx.keyId, keyPrefix: ctx.keyPrefix };
+    return {
+      gameId: game.id,
+      gameName: game.name,
+      keyId: ctx.keyId,
+      keyPrefix: ctx.keyPrefix,
+      scopes: [...ctx.scopes],
+      expiresAt: ctx.expiresAt === null ? null : new Date(ctx.expiresAt).toISOString(),
+    };
   }
 
   /** 404 unless the game exists. */
@@ -127,5 +144,13 @@ function toAdminGame(c: GameWithCounts): AdminGameDto {
 }
 
 function toKeyDto(k: ApiKeyEntity): ApiKeyDto {
-  return { id: k.id, gameId: k.gameId, prefix: k.prefix, createdAt: isoNN(k.createdAt), revokedAt: iso(k.revokedAt) };
+  return {
+    id: k.id,
+    gameId: k.gameId,
+    prefix: k.prefix,
+    createdAt: isoNN(k.createdAt),
+    revokedAt: iso(k.revokedAt),
+    scopes: k.scopes,
+    expiresAt: iso(k.expiresAt),
+  };
 }

@@ -43,6 +43,43 @@ describe('completeErrorAnswers', () => {
     expect(op.responses).not.toHaveProperty('401');
   });
 
+  it('adds 403 permission_denied (a read-only key) to a game route of every method but GET, HEAD and OPTIONS', () => {
+    const ops = Object.fromEntries(
+      ['get', 'head', 'options', 'post', 'put', 'patch', 'delete'].map((method) => {
+        const op: Operation = { security: [{ apiKey: [] }], responses: {} };
+        completeErrorAnswers(op, method);
+        return [method, op.responses?.['403'] ? codes(op, '403') : undefined];
+      }),
+    );
+    expect(ops).toEqual({
+      get: undefined,
+      head: undefined,
+      options: undefined,
+      post: ['permission_denied'],
+      put: ['permission_denied'],
+      patch: ['permission_denied'],
+      delete: ['permission_denied'],
+    });
+  });
+
+  it("gives a route whose only 403 is the read-only key's an example that says so", () => {
+    const op: Operation = { security: [{ apiKey: [] }], responses: {} };
+    completeErrorAnswers(op, 'post');
+    expect(op.responses?.['403'].content?.['application/json'].example).toMatchObject({ code: 'permission_denied', message: expect.stringContaining('write scope') });
+  });
+
+  it('keeps the 403 codes a game route already documents, permission_denied once, and adds none to admin or public routes', () => {
+    const join: Operation = { security: [{ apiKey: [] }], responses: { 403: error('permission_denied', 'banned') } };
+    const ban: Operation = { security: [{ apiKey: [] }], responses: { 403: error('banned') } };
+    const admin: Operation = { security: [{ adminToken: [] }], responses: {} };
+    const open: Operation = { security: [], responses: {} };
+    for (const op of [join, ban, admin, open]) completeErrorAnswers(op, 'post');
+    expect(codes(join, '403')).toEqual(['permission_denied', 'banned']);
+    expect(codes(ban, '403')).toEqual(['banned', 'permission_denied']);
+    expect(admin.responses).not.toHaveProperty('403');
+    expect(open.responses).not.toHaveProperty('403');
+  });
+
   it('adds 413 and 415 to a route with a body, and an example envelope to every error answer', () => {
     const op: Operation = { security: [{ apiKey: [] }], requestBody: {}, responses: { 409: error('already_member', 'join_request_pending') } };
     completeErrorAnswers(op);

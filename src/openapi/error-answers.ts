@@ -1,3 +1,4 @@
+import { needsWrite } from '../common/auth/api-key-scopes';
 import { ERROR_STATUS, type ErrorCode } from '../common/errors/error-codes';
 import { OPERATOR_ROLE_EXTENSION } from '../common/auth/route-auth.decorator';
 import { errorDescription, errorResponseSchema } from '../common/errors/api-error-responses.decorator';
@@ -41,25 +42,29 @@ const MESSAGES: Record<ErrorCode, string> = {
 
 const WITH_REQUEST_ID = new Set<ErrorCode>(['internal', 'service_unavailable']);
 
+/** The example of a route whose only 403 is a read-only key's. */
+const READ_ONLY_MESSAGE = 'this API key lacks the write scope: it may only read (POST needs write)';
+
 function codesOf(response: Response): ErrorCode[] {
   const parts = Object.values(response.content ?? {}).flatMap((media) => (media.schema?.allOf ?? []) as Array<{ properties?: { code?: { enum?: ErrorCode[] } } }>);
   return parts.flatMap((p) => p.properties?.code?.enum ?? []);
 }
 
 /** An error answer is the JSON envelope on every route, a live stream's refused handshake included (SPEC §7). */
-function errorResponse(codes: readonly ErrorCode[]): Response {
+function errorResponse(codes: readonly ErrorCode[], message = MESSAGES[codes[0]]): Response {
   const code = codes[0];
   const status = ERROR_STATUS[code];
-  const example = { code, status, message: MESSAGES[code], ...(WITH_REQUEST_ID.has(code) ? { requestId: '5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11' } : {}) };
+  const example = { code, status, message, ...(WITH_REQUEST_ID.has(code) ? { requestId: '5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11' } : {}) };
   return { description: errorDescription(status), content: { 'application/json': { schema: errorResponseSchema(codes), example } } };
 }
 
 /**
  * Completes an operation's error answers: 401 keeps the code of the route's credential (or goes,
- * on a public route); an admin operation above the viewer role answers 403; a route with a body
- * also answers 413 and 415; every error answer gets an example envelope with its first code.
+ * on a public route); an admin operation above the viewer role, and a game route that may change
+ * something (a read-only key), also answer 403 permission_denied; a route with a body also answers
+ * 413 and 415; every error answer gets an example envelope with its first code.
  */
-export function completeErrorAnswers(op: Operation): void {
+export function completeErrorAnswers(op: Operation, method = 'get'): void {
   const responses = (op.responses ??= {});
   const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
   if (responses['401']) {
@@ -81,5 +86,10 @@ export function completeErrorAnswers(op: Operation): void {
     if (Number(status) < 400) continue;
     const codes = codesOf(response);
     if (codes.length > 0) responses[status] = errorResponse(codes);
+  }
+  if (schemes.includes('apiKey') && needsWrite(method)) {
+    const codes = responses['403'] ? codesOf(responses['403']) : [];
+    if (codes.length === 0) responses['403'] = errorResponse(['permission_denied'], READ_ONLY_MESSAGE);
+    else if (!codes.includes('permission_denied')) responses['403'] = errorResponse([...codes, 'permission_denied']);
   }
 }

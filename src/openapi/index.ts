@@ -52,9 +52,9 @@ function markPublicOperations(document: OpenAPIObject): OpenAPIObject {
 function addExamplesAndErrors(document: OpenAPIObject): OpenAPIObject {
   const components = (document.components?.schemas ?? {}) as Components;
   for (const item of Object.values(document.paths)) {
-    for (const op of Object.values(item) as Operation[]) {
+    for (const [method, op] of Object.entries(item) as Array<[string, Operation]>) {
       if (typeof op !== 'object' || op === null || !('responses' in op)) continue;
-      completeErrorAnswers(op);
+      completeErrorAnswers(op, method);
       const body = op.requestBody?.content?.['application/json'];
       if (body?.schema && body.example === undefined) body.example = exampleOf(body.schema, components, 'request');
       for (const [status, response] of Object.entries(op.responses ?? {})) {

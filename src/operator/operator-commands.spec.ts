@@ -6,6 +6,8 @@ const key = (id: string, revokedAt: string | null) => ({
   prefix: `jk_${id.repeat(16)}`,
   createdAt: '2025-01-02T03:04:05.678Z',
   revokedAt,
+  scopes: ['read' as const, 'write' as const],
+  expiresAt: null,
 });
 
 describe('formatKeys', () => {

@@ -91,6 +91,8 @@ describe('admin games and API keys', () => {
         prefix: expect.stringMatching(/^jk_[0-9a-f]{16}$/),
         createdAt: expect.any(String),
         revokedAt: null,
+        scopes: ['read', 'write'],
+        expiresAt: null,
         key: expect.stringMatching(/^jk_[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/),
       });
       const secret = r.body.key.split('.')[1];

@@ -16,7 +16,14 @@ describe('authentication', () => {
     it('accepts a valid key and resolves it to its game', async () => {
       const r = await t.http.get('/v1/whoami').set(bearer(game.key));
       expect(r.status).toBe(200);
-      expect(r.body).toEqual({ gameId: game.gameId, gameName: 'test game', keyId: game.keyId, keyPrefix: prefix() });
+      expect(r.body).toEqual({
+        gameId: game.gameId,
+        gameName: 'test game',
+        keyId: game.keyId,
+        keyPrefix: prefix(),
+        scopes: ['read', 'write'],
+        expiresAt: null,
+      });
     });
 
     it.each([

@@ -102,6 +102,8 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
       gameName: 'My Game',
       keyId: expect.stringMatching(UUID),
       keyPrefix: firstKey.split('.')[0],
+      scopes: ['read', 'write'],
+      expiresAt: null,
     });
     const [row] = await db.query<{ id: string }>('SELECT id FROM api_keys WHERE prefix = $1', [firstKey.split('.')[0]]);
     expect(r.body.keyId).toBe(row.id);

@@ -1870,9 +1870,40 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             revokedAt: string | null;
+            /**
+             * @description read always; write for every method but GET
+             * @example [
+             *       "read",
+             *       "write"
+             *     ]
+             */
+            scopes: ("read" | "write")[];
+            /**
+             * Format: date-time
+             * @description from then on the key is refused (401 invalid_api_key); null = never
+             */
+            expiresAt: string | null;
         };
         ApiKeyListDto: {
             items: components["schemas"]["ApiKeyDto"][];
+        };
+        MintApiKeyDto: {
+            /**
+             * @description `["read"]`: GET only, every other method is 403 permission_denied; `["read", "write"]` (the default): everything
+             * @default [
+             *       "read",
+             *       "write"
+             *     ]
+             * @example [
+             *       "read"
+             *     ]
+             */
+            scopes?: ("read" | "write")[];
+            /**
+             * @description seconds until the key expires (expiresAt = now + expiresIn); omitted = never
+             * @example 7776000
+             */
+            expiresIn?: number;
         };
         MintedApiKeyDto: {
             id: string;
@@ -1886,6 +1917,19 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             revokedAt: string | null;
+            /**
+             * @description read always; write for every method but GET
+             * @example [
+             *       "read",
+             *       "write"
+             *     ]
+             */
+            scopes: ("read" | "write")[];
+            /**
+             * Format: date-time
+             * @description from then on the key is refused (401 invalid_api_key); null = never
+             */
+            expiresAt: string | null;
             /** @description the full key jk_<prefix>.<secret>, returned only once */
             key: string;
         };
@@ -1894,6 +1938,19 @@ export interface components {
             gameName: string;
             keyId: string;
             keyPrefix: string;
+            /**
+             * @description what this key may do: read always, write for every method but GET
+             * @example [
+             *       "read",
+             *       "write"
+             *     ]
+             */
+            scopes: ("read" | "write")[];
+            /**
+             * Format: date-time
+             * @description when this key stops working; null = never
+             */
+            expiresAt: string | null;
         };
         CreateOperatorDto: {
             /** @example Ana (support) */
@@ -4340,7 +4397,12 @@ export interface operations {
                      *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *           "prefix": "jk_3f9c2a71d04b8e65",
                      *           "createdAt": "2026-03-14T09:26:53.000Z",
-                     *           "revokedAt": "2026-03-14T09:26:53.000Z"
+                     *           "revokedAt": "2026-03-14T09:26:53.000Z",
+                     *           "scopes": [
+                     *             "read",
+                     *             "write"
+                     *           ],
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
                      *         }
                      *       ]
                      *     }
@@ -4456,7 +4518,20 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description may be omitted (or `{}`): a key with both scopes that never expires */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "scopes": [
+                 *         "read"
+                 *       ],
+                 *       "expiresIn": 7776000
+                 *     }
+                 */
+                "application/json": components["schemas"]["MintApiKeyDto"];
+            };
+        };
         responses: {
             201: {
                 headers: {
@@ -4470,10 +4545,34 @@ export interface operations {
                      *       "prefix": "jk_3f9c2a71d04b8e65",
                      *       "createdAt": "2026-03-14T09:26:53.000Z",
                      *       "revokedAt": "2026-03-14T09:26:53.000Z",
+                     *       "scopes": [
+                     *         "read",
+                     *         "write"
+                     *       ],
+                     *       "expiresAt": "2026-03-14T09:26:53.000Z",
                      *       "key": "jk_a1b2c3d4.5f4dcc3b5aa765d61d8327deb882cf99"
                      *     }
                      */
                     "application/json": components["schemas"]["MintedApiKeyDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -4530,6 +4629,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
                     };
                 };
             };
@@ -4617,7 +4754,12 @@ export interface operations {
                      *       "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *       "prefix": "jk_3f9c2a71d04b8e65",
                      *       "createdAt": "2026-03-14T09:26:53.000Z",
-                     *       "revokedAt": "2026-03-14T09:26:53.000Z"
+                     *       "revokedAt": "2026-03-14T09:26:53.000Z",
+                     *       "scopes": [
+                     *         "read",
+                     *         "write"
+                     *       ],
+                     *       "expiresAt": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKeyDto"];
@@ -4760,7 +4902,12 @@ export interface operations {
                      *       "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *       "gameName": "Starfall",
                      *       "keyId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
-                     *       "keyPrefix": "keyPrefix"
+                     *       "keyPrefix": "keyPrefix",
+                     *       "scopes": [
+                     *         "read",
+                     *         "write"
+                     *       ],
+                     *       "expiresAt": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WhoamiDto"];
@@ -6184,6 +6331,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Conflict */
             409: {
                 headers: {
@@ -6522,6 +6688,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -6694,6 +6879,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -6875,6 +7079,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -7065,6 +7288,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -7274,6 +7516,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -7920,6 +8181,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -8141,6 +8421,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -8681,6 +8980,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -9156,6 +9474,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -9311,6 +9648,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -9647,6 +10003,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -9862,6 +10237,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -10137,6 +10531,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -11112,7 +11525,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
-                        code?: "banned";
+                        code?: "banned" | "permission_denied";
                     };
                 };
             };
@@ -11511,7 +11924,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
-                        code?: "banned";
+                        code?: "banned" | "permission_denied";
                     };
                 };
             };
@@ -11751,6 +12164,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -11935,6 +12367,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -12419,6 +12870,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -12724,6 +13194,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -12900,6 +13389,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -13120,6 +13628,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -13288,6 +13815,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -13594,6 +14140,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -13766,6 +14331,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -14343,6 +14927,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description The body is larger than the service accepts */
             413: {
                 headers: {
@@ -14604,6 +15207,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -14922,6 +15544,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -15114,6 +15755,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -16448,6 +17108,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -16639,6 +17318,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -16755,6 +17453,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -16868,6 +17585,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -17305,6 +18041,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -17786,6 +18541,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -17938,6 +18712,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -18232,6 +19025,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description Not found (also for resources of another game or soft-deleted) */
             404: {
                 headers: {
@@ -18383,6 +19195,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -18540,6 +19371,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -18740,6 +19590,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -19060,6 +19929,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -19941,6 +20829,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -23968,6 +24875,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
             /** @description The body is larger than the service accepts */
             413: {
                 headers: {
@@ -24100,6 +25026,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -24265,6 +25210,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };
@@ -24458,6 +25422,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
                     };
                 };
             };

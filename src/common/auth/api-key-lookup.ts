@@ -1,5 +1,7 @@
+import type { ScopedKey } from './api-key-scopes';
+
 /** What the auth guard needs to know of a key; provided by the games module. */
-export interface ResolvedApiKey {
+export interface ResolvedApiKey extends ScopedKey {
   keyId: string;
   gameId: string;
   prefix: string;

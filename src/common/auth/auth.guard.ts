@@ -8,13 +8,14 @@ import { API_KEY_LOOKUP, type ApiKeyLookup } from './api-key-lookup';
 import { bearerToken, parseApiKey, secretMatches, secretMatchesCached, tokensEqual } from './api-key-format';
 import type { ResolvedApiKey } from './api-key-lookup';
 import { ACTING_OPERATOR, type WithActingOperator } from './acting-operator.decorator';
+import { keyRefusal } from './api-key-scopes';
 import { GAME_CONTEXT, type WithGameContext } from './game-context';
 import { OPERATOR_LOOKUP, type OperatorLookup } from './operator-lookup';
 import { ROOT_OPERATOR, roleAllows, type OperatorRole } from './operator-roles';
 import { parseOperatorToken } from './operator-token';
 import { OPERATOR_ROLE, ROUTE_AUTH, type RouteAuth } from './route-auth.decorator';
 
-type Request = { headers: IncomingHttpHeaders } & WithGameContext & WithActingOperator;
+type Request = { headers: IncomingHttpHeaders; method: string } & WithGameContext & WithActingOperator;
 
 /**
  * Authenticates every route by the kind it declares (SPEC §5): an API key on game routes (the
@@ -103,7 +104,10 @@ export class AuthGuard implements CanActivate {
       if (!key || !secretMatchesCached(parsed.secret, key) || key.revoked) {
         throw new ApiError('invalid_api_key', 'unknown, revoked or wrong API key');
       }
-      req[GAME_CONTEXT] = { gameId: key.gameId, keyId: key.keyId, keyPrefix: key.prefix };
+      // Checked per request, not when cached: a cached key may expire while it sits in memory.
+      const refusal = keyRefusal(key, req.method);
+      if (refusal) throw refusal;
+      req[GAME_CONTEXT] = { gameId: key.gameId, keyId: key.keyId, keyPrefix: key.prefix, scopes: key.scopes, expiresAt: key.expiresAt };
       return true;
     };
     const key = this.keys.resolve(parsed.prefix);

@@ -1,10 +1,14 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { ApiKeyScope } from './api-key-scopes';
 
 /** What an authenticated API key resolves to; attached to the request by the auth guard. */
 export interface GameContext {
   gameId: string;
   keyId: string;
   keyPrefix: string;
+  scopes: readonly ApiKeyScope[];
+  /** Epoch milliseconds, or null for a key that never expires. */
+  expiresAt: number | null;
 }
 
 export const GAME_CONTEXT = Symbol('svc:game-context');

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { ApiKeyScope } from '../../common/auth/api-key-scopes';
 
 /** An API key of one game (SPEC §5): the prefix in plain form, the secret only as SHA-256. */
 @Entity({ name: 'api_keys' })
@@ -20,4 +21,10 @@ export class ApiKeyEntity {
 
   @Column({ type: 'timestamptz', name: 'revoked_at', precision: 3, nullable: true })
   revokedAt!: Date | null;
+
+  @Column('text', { array: true })
+  scopes!: ApiKeyScope[];
+
+  @Column({ type: 'timestamptz', name: 'expires_at', precision: 3, nullable: true })
+  expiresAt!: Date | null;
 }

@@ -11,6 +11,13 @@ export async function operatorScenario({ admin, api, gameId }: World, groupId: s
   await admin.expect('GET /v1/admin/games/{gameId}/groups/search', 200, { ...g, query: { q: 'knights', sort: 'relevance' } });
   await admin.expect('GET /v1/admin/games/{gameId}/api-keys', 200, g);
   const spare = await admin.expect('POST /v1/admin/games/{gameId}/api-keys', 201, g);
+  const reader = await admin.expect('POST /v1/admin/games/{gameId}/api-keys', 201, { ...g, body: { scopes: ['read'], expiresIn: 3600 } });
+  await admin.expect('POST /v1/admin/games/{gameId}/api-keys', 400, { ...g, body: { scopes: ['write'] } });
+  // A read key reads, and is refused a change with the 403 the document lists.
+  const readOnly = admin.withKey(reader.key);
+  await readOnly.expect('GET /v1/whoami', 200);
+  await readOnly.expect('POST /v1/groups', 403, { body: { kind: 'guild', name: 'Never made' } });
+  await admin.expect('POST /v1/admin/games/{gameId}/api-keys/{keyId}/revoke', 200, { params: { gameId, keyId: reader.id } });
   await admin.expect('POST /v1/admin/games/{gameId}/api-keys/{keyId}/revoke', 200, { params: { gameId, keyId: spare.id } });
   await admin.expect('GET /v1/admin/games/{gameId}/config', 200, g);
   await admin.expect('PATCH /v1/admin/games/{gameId}/config', 200, { ...g, body: { networkId: 'net-1' } });
