@@ -1,10 +1,11 @@
+import { can } from '../access';
 import { api } from '../api';
 import { fill, h } from '../dom';
 import { when } from '../format';
 import type { ApiKey, MintedKey } from '../types';
 import { badge, copyButton, empty, errorBox, load, table } from '../ui';
 
-/** A game's API keys: list, mint (the key shown once) and revoke. */
+/** A game's API keys: list, and for an admin mint (the key shown once) and revoke. */
 export function keysSection(gameId: string, signal: AbortSignal): HTMLElement {
   const path = `/v1/admin/games/${gameId}/api-keys`;
   const minted = h('div', { 'aria-live': 'polite' });
@@ -12,12 +13,12 @@ export function keysSection(gameId: string, signal: AbortSignal): HTMLElement {
   const refresh = () =>
     load(list, async () => {
       const { items } = await api<{ items: ApiKey[] }>(path, { signal });
-      if (items.length === 0) return empty('No API keys: mint one to let a game backend call the service.');
+      if (items.length === 0) return empty(can('mintKey') ? 'No API keys: mint one to let a game backend call the service.' : 'No API keys.');
       return table('API keys', [
         { label: 'Prefix', cell: (k) => h('code', {}, k.prefix) },
         { label: 'Created', cell: (k) => when(k.createdAt) },
         { label: 'State', cell: (k) => (k.revokedAt ? badge(`revoked ${when(k.revokedAt)}`, 'bad') : badge('active', 'ok')) },
-        { label: 'Actions', cell: (k) => (k.revokedAt ? '' : revokeButton(k)) },
+        ...(can('revokeKey') ? [{ label: 'Actions', cell: (k: ApiKey) => (k.revokedAt ? '' : revokeButton(k)) }] : []),
       ], items);
     }, 'Loading keys');
 
@@ -61,5 +62,5 @@ export function keysSection(gameId: string, signal: AbortSignal): HTMLElement {
   }, 'Mint a key');
 
   void refresh();
-  return h('section', { 'aria-labelledby': 'keys-h', class: 'block' }, h('div', { class: 'section-head' }, h('h2', { id: 'keys-h' }, 'API keys'), mint), minted, list);
+  return h('section', { 'aria-labelledby': 'keys-h', class: 'block' }, h('div', { class: 'section-head' }, h('h2', { id: 'keys-h' }, 'API keys'), can('mintKey') && mint), minted, list);
 }
