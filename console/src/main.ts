@@ -62,7 +62,7 @@ function renderNav(gameId: string | undefined, section: string | undefined, top:
     topNav,
     h('a', { href: '#/games', 'aria-current': gameId || top ? undefined : 'page' }, 'Games'),
     TOP_PAGES.filter(([, , , shown]) => shown()).map(([root, label]) => h('a', { href: `#/${root}`, 'aria-current': top === root ? 'page' : undefined }, label)),
-    who && h('span', { class: 'who', 'data-testid': 'operator' }, h('span', { class: 'sr-only' }, 'Signed in as '), h('span', { class: 'who-name' }, who.name), badge(who.role)),
+    who && h('span', { class: 'who', 'data-testid': 'operator' }, h('span', { class: 'sr-only' }, 'Signed in as '), h('span', { class: 'who-name' }, who.name), ' ', badge(who.role)),
     h('button', { type: 'button', class: 'link', onclick: signOut }, 'Sign out'),
   );
   if (!gameId) return fill(gameNav);
