@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
+import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
@@ -11,6 +12,7 @@ import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork } from '../db/unit-of-work';
 import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
+import { recordOperatorAction } from '../operators/operator-audit';
 import type { BanHistoryRow, BanRow } from './ban-rows';
 import { toBanDto, toHistoryDto } from './ban-view';
 import { BansRepository } from './bans.repository';
@@ -28,8 +30,11 @@ export class BansService {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  /** Sets or re-sets a ban; every explicit set writes history and fires the event (DECISIONS §12). */
-  async ban(game: GameContext, dto: CreateBanDto): Promise<BanDto> {
+  /**
+   * Sets or re-sets a ban; every explicit set writes history and fires the event (DECISIONS §12).
+   * `by`: the operator of an admin request, recorded in the operator audit.
+   */
+  async ban(game: Pick<GameContext, 'gameId'>, dto: CreateBanDto, by?: ActingOperator): Promise<BanDto> {
     return this.uow.run(async (tx) => {
       const svcUserId = await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.userId);
       const actorSvcId = dto.actorUserId ? await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.actorUserId) : null;
@@ -65,12 +70,15 @@ export class BansService {
       tx.emit({ type: 'game.user.banned', gameId: game.gameId, data: { svcUserId: dto.userId, reason, expiresAt: out.expiresAt } });
       // A ban set already lapsed keeps nobody out, so it closes nothing either.
       if (!row.expired) await this.joinRequests.banned(tx, game.gameId, null, svcUserId, actorSvcId);
+      if (by) {
+        await recordOperatorAction(tx.manager, by, { action: 'game.ban_added', gameId: game.gameId, targetId: dto.userId, details: { banId: row.id, reason, expiresAt: out.expiresAt } });
+      }
       return out;
     });
   }
 
   /** Lifts an active ban: the row goes (DECISIONS §21), the history keeps both rows. */
-  async lift(game: GameContext, userId: string): Promise<void> {
+  async lift(game: Pick<GameContext, 'gameId'>, userId: string, by?: ActingOperator): Promise<void> {
     await this.uow.run(async (tx) => {
       const svcUserId = await this.identity.find(tx.manager, game.gameId, userId);
       const ban = svcUserId ? await this.bans.find(tx.manager, game.gameId, svcUserId, true) : null;
@@ -89,6 +97,7 @@ export class BansService {
       });
       tx.audit({ gameId: game.gameId, action: 'game.user.unbanned', targetId: userId, payload: { banId: ban.id } });
       tx.emit({ type: 'game.user.unbanned', gameId: game.gameId, data: { svcUserId: userId } });
+      if (by) await recordOperatorAction(tx.manager, by, { action: 'game.ban_removed', gameId: game.gameId, targetId: userId, details: { banId: ban.id } });
     });
   }
 

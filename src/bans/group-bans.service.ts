@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { GameContext } from '../common/auth/game-context';
+import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
 import { UnitOfWork } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
 import { alongsideOf } from '../groups/groups.repository';
 import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
+import { recordOperatorAction } from '../operators/operator-audit';
 import type { MemberDto } from '../members/dto/member.dto';
 import { toMemberDto } from '../members/member-view';
 import { GroupOwnership } from '../groups/group-ownership';
@@ -29,7 +31,8 @@ export class GroupBansService {
     private readonly ownership: GroupOwnership,
   ) {}
 
-  async ban(game: GameContext, groupId: string, dto: GroupBanDto): Promise<MemberDto> {
+  /** `by`: the operator of an admin request, recorded in the operator audit; every ban set is a change, as for the game. */
+  async ban(game: Pick<GameContext, 'gameId'>, groupId: string, dto: GroupBanDto, by?: ActingOperator): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
       const until = dto.expiresAt ? new Date(dto.expiresAt) : null;
       const reason = dto.reason ?? null;
@@ -65,11 +68,19 @@ export class GroupBansService {
       this.permissionCache.invalidateOnCommit(tx, group.id);
       if (row.inForce && row.joinRequestPending) await this.joinRequests.banned(tx, game.gameId, group.id, svcUserId, actorSvcId);
       tx.emit({ type: 'member.banned', gameId: game.gameId, groupId: group.id, data: { member, reason, expiresAt: member.bannedUntil } });
+      if (by) {
+        await recordOperatorAction(tx.manager, by, {
+          action: 'group.ban_added',
+          gameId: game.gameId,
+          targetId: dto.userId,
+          details: { groupId: group.id, memberId: row.id, reason, expiresAt: member.bannedUntil },
+        });
+      }
       return member;
     });
   }
 
-  async unban(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
+  async unban(game: Pick<GameContext, 'gameId'>, groupId: string, userId: string, by?: ActingOperator): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
       const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
         lock: true,
@@ -81,6 +92,7 @@ export class GroupBansService {
       tx.audit({ gameId: game.gameId, groupId: group.id, action: 'member.unbanned', targetId: userId, payload: { memberId: row.id } });
       this.permissionCache.invalidateOnCommit(tx, group.id);
       tx.emit({ type: 'member.unbanned', gameId: game.gameId, groupId: group.id, data: { member } });
+      if (by) await recordOperatorAction(tx.manager, by, { action: 'group.ban_removed', gameId: game.gameId, targetId: userId, details: { groupId: group.id, memberId: row.id } });
       return member;
     });
   }

@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
+import { AdminGameScope } from '../admin/admin-game-scope';
+import { GamesModule } from '../games/games.module';
 import { JoinRequestsCoreModule } from '../join-requests/join-requests-core.module';
 import { MembersCoreModule } from '../members/members-core.module';
+import { AdminGroupLifecycleController } from './admin-group-lifecycle.controller';
 import { GroupSearchController } from './group-search.controller';
 import { GroupsController } from './groups.controller';
 import { GroupsCoreModule } from './groups-core.module';
@@ -9,8 +12,8 @@ import { GroupsService } from './groups.service';
 import { MemberCountFolder } from './member-count-folder';
 
 @Module({
-  imports: [GroupsCoreModule, MembersCoreModule, JoinRequestsCoreModule],
-  controllers: [GroupSearchController, GroupsController],
-  providers: [GroupsService, GroupOwnerService, MemberCountFolder],
+  imports: [GroupsCoreModule, MembersCoreModule, JoinRequestsCoreModule, GamesModule],
+  controllers: [GroupSearchController, GroupsController, AdminGroupLifecycleController],
+  providers: [GroupsService, GroupOwnerService, MemberCountFolder, AdminGameScope],
 })
 export class GroupsModule {}

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
+import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid, uuidv7 } from '../common/ids';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
@@ -15,6 +16,7 @@ import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
 import { creatorActivationAlongside } from '../members/members.repository';
 import { MembershipService } from '../members/membership.service';
+import { recordOperatorAction } from '../operators/operator-audit';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { CreateGroupDto, GroupDto, ListGroupsQueryDto, UpdateGroupDto } from './dto/group.dto';
 import { GroupLookup } from './group-lookup';
@@ -154,7 +156,8 @@ export class GroupsService {
   }
 
   /** Soft delete (idempotent: a second call changes nothing) or, with `hard`, removal with cascade. */
-  async delete(game: GameContext, id: string, hard: boolean): Promise<GroupDto | null> {
+  /** `by`: the operator of an admin request (soft deletes only), recorded in the operator audit when something changes. */
+  async delete(game: Pick<GameContext, 'gameId'>, id: string, hard: boolean, by?: ActingOperator): Promise<GroupDto | null> {
     return this.uow.run(async (tx) => {
       const current = isUuid(id) ? await this.groups.find(tx.manager, game.gameId, id, true) : null;
       if (!current) throw ApiError.notFound('group');
@@ -177,11 +180,19 @@ export class GroupsService {
         payload: { kind: 'soft', softDeletedAt: iso(deleted.softDeletedAt), retentionDays: RESTORE_WINDOW_DAYS },
       });
       this.emitGroup(tx, 'group.deleted', deleted, { kind: 'soft' });
+      if (by) {
+        await recordOperatorAction(tx.manager, by, {
+          action: 'group.deleted',
+          gameId: game.gameId,
+          targetId: current.id,
+          details: { name: current.name, kind: 'soft', softDeletedAt: iso(deleted.softDeletedAt) },
+        });
+      }
       return toGroupDto(deleted);
     });
   }
 
-  async restore(game: GameContext, id: string): Promise<GroupDto> {
+  async restore(game: Pick<GameContext, 'gameId'>, id: string, by?: ActingOperator): Promise<GroupDto> {
     const group = await this.uow.run(async (tx) => {
       const current = isUuid(id) ? await this.groups.find(tx.manager, game.gameId, id, true) : null;
       if (!current) throw ApiError.notFound('group');
@@ -200,6 +211,14 @@ export class GroupsService {
         payload: { previousSoftDeletedAt: iso(current.softDeletedAt) },
       });
       this.emitGroup(tx, 'group.restored', restored);
+      if (by) {
+        await recordOperatorAction(tx.manager, by, {
+          action: 'group.restored',
+          gameId: game.gameId,
+          targetId: current.id,
+          details: { name: current.name, previousSoftDeletedAt: iso(current.softDeletedAt) },
+        });
+      }
       return restored;
     });
     return toGroupDto(group);

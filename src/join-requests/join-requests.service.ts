@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { BanChecker } from '../bans/ban-checker';
 import type { GameContext } from '../common/auth/game-context';
+import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
@@ -15,6 +16,7 @@ import type { GroupRow } from '../groups/group-row';
 import { IdentityService } from '../identity/identity.service';
 import { MembersRepository } from '../members/members.repository';
 import { MembershipService } from '../members/membership.service';
+import { recordOperatorAction } from '../operators/operator-audit';
 import type {
   ApprovedJoinRequestDto,
   ApproveJoinRequestDto,
@@ -84,8 +86,11 @@ export class JoinRequestsService {
     });
   }
 
-  /** The user becomes an active member exactly as by an accepted invitation (ban re-checked). */
-  async approve(game: GameContext, id: string, dto: ApproveJoinRequestDto): Promise<ApprovedJoinRequestDto> {
+  /**
+   * The user becomes an active member exactly as by an accepted invitation (ban re-checked).
+   * `by`: the operator of an admin request, recorded in the operator audit (and no actor user).
+   */
+  async approve(game: Pick<GameContext, 'gameId'>, id: string, dto: ApproveJoinRequestDto, by?: ActingOperator): Promise<ApprovedJoinRequestDto> {
     return this.uow.run(async (tx) => {
       const { request, group, actorSvcId } = await this.prepareDecision(tx, game, id, dto.actorUserId);
       const approved = await this.decide(tx, request, 'approved', dto.actorUserId ?? null);
@@ -99,11 +104,19 @@ export class JoinRequestsService {
         targetId: approved.userId,
         payload: { joinRequestId: approved.id, memberId: member.id },
       });
+      if (by) {
+        await recordOperatorAction(tx.manager, by, {
+          action: 'join_request.approved',
+          gameId: game.gameId,
+          targetId: approved.id,
+          details: { groupId: group.id, userId: approved.userId, memberId: member.id },
+        });
+      }
       return { joinRequest: toJoinRequestDto(approved), member };
     });
   }
 
-  async decline(game: GameContext, id: string, dto: DeclineJoinRequestDto): Promise<JoinRequestDto> {
+  async decline(game: Pick<GameContext, 'gameId'>, id: string, dto: DeclineJoinRequestDto, by?: ActingOperator): Promise<JoinRequestDto> {
     return this.uow.run(async (tx) => {
       const { request, group, actorSvcId } = await this.prepareDecision(tx, game, id, dto.actorUserId);
       const declined = await this.decide(tx, request, 'declined', dto.actorUserId ?? null);
@@ -118,6 +131,14 @@ export class JoinRequestsService {
         payload: { joinRequestId: declined.id, reason },
       });
       tx.emit({ type: 'join_request.declined', gameId: game.gameId, groupId: group.id, data: { joinRequest: out, reason } });
+      if (by) {
+        await recordOperatorAction(tx.manager, by, {
+          action: 'join_request.declined',
+          gameId: game.gameId,
+          targetId: declined.id,
+          details: { groupId: group.id, userId: declined.userId, reason },
+        });
+      }
       return out;
     });
   }
@@ -139,7 +160,7 @@ export class JoinRequestsService {
     });
   }
 
-  async listForGroup(game: GameContext, groupId: string, q: ListGroupJoinRequestsQueryDto): Promise<Page<JoinRequestDto>> {
+  async listForGroup(game: Pick<GameContext, 'gameId'>, groupId: string, q: ListGroupJoinRequestsQueryDto): Promise<Page<JoinRequestDto>> {
     const group = await this.lookup.live(this.ds.manager, game.gameId, groupId);
     const filter = q.status ?? 'pending';
     const scope = `join-requests:${group.id}:${filter}`;
@@ -167,7 +188,7 @@ export class JoinRequestsService {
    */
   private async prepareDecision(
     tx: Tx,
-    game: GameContext,
+    game: Pick<GameContext, 'gameId'>,
     id: string,
     actorUserId: string | null | undefined,
   ): Promise<{ request: JoinRequestRow; group: GroupRow; actorSvcId: string | null }> {

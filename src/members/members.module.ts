@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
+import { AdminGameScope } from '../admin/admin-game-scope';
 import { BansCoreModule } from '../bans/bans-core.module';
+import { GamesModule } from '../games/games.module';
 import { GroupsCoreModule } from '../groups/groups-core.module';
 import { RolesModule } from '../roles/roles.module';
+import { AdminMembersController } from './admin-members.controller';
 import { MemberRolesController } from './member-roles.controller';
 import { MemberRolesService } from './member-roles.service';
 import { MembersController } from './members.controller';
@@ -10,8 +13,8 @@ import { MembersService } from './members.service';
 import { PasscodeLimiter } from './passcode-limiter';
 
 @Module({
-  imports: [GroupsCoreModule, MembersCoreModule, RolesModule, BansCoreModule],
-  controllers: [MembersController, MemberRolesController],
-  providers: [MembersService, MemberRolesService, PasscodeLimiter],
+  imports: [GroupsCoreModule, MembersCoreModule, RolesModule, BansCoreModule, GamesModule],
+  controllers: [MembersController, MemberRolesController, AdminMembersController],
+  providers: [MembersService, MemberRolesService, PasscodeLimiter, AdminGameScope],
 })
 export class MembersModule {}

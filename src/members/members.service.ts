@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
+import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
@@ -15,6 +16,7 @@ import type { GroupRow } from '../groups/group-row';
 import { verifyPasscode } from '../groups/passcode';
 import { bannedError } from '../bans/ban-checker';
 import { IdentityService } from '../identity/identity.service';
+import { recordOperatorAction } from '../operators/operator-audit';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMemberDto } from './dto/member.dto';
 import type { MemberRow } from './member-row';
@@ -94,12 +96,17 @@ export class MembersService {
     });
   }
 
-  async kick(game: GameContext, groupId: string, userId: string, dto: KickDto): Promise<MemberDto> {
+  /** `by`: the operator of an admin request, recorded in the operator audit when the kick changes something. */
+  async kick(game: Pick<GameContext, 'gameId'>, groupId: string, userId: string, dto: KickDto, by?: ActingOperator): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
       const { group, member, changed } = await this.depart(tx, game, groupId, userId, 'kicked');
       if (changed) {
+        const reason = dto.reason ?? null;
         await this.ownership.departing(tx, group, member.svcUserId);
-        this.recordDeparture(tx, group, member, 'member.kicked', null, { memberId: member.id, reason: dto.reason ?? null });
+        this.recordDeparture(tx, group, member, 'member.kicked', null, { memberId: member.id, reason });
+        if (by) {
+          await recordOperatorAction(tx.manager, by, { action: 'member.kicked', gameId: group.gameId, targetId: member.userId, details: { groupId: group.id, memberId: member.id, reason } });
+        }
       }
       return toMemberDto(member);
     });
@@ -188,7 +195,7 @@ export class MembersService {
    * Ends an active membership in the group lookup's statement; a member in any other status is
    * answered as is (changed false), and someone who never was a member is 404.
    */
-  private async depart(tx: Tx, game: GameContext, groupId: string, userId: string, status: 'left' | 'kicked') {
+  private async depart(tx: Tx, game: Pick<GameContext, 'gameId'>, groupId: string, userId: string, status: 'left' | 'kicked') {
     const { group, svcUserId, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
       lock: true,
       with: deactivateAlongside(status),

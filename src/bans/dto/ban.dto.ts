@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page';
 import { IsIsoTimestamp } from '../../common/validation/is-iso-timestamp';
@@ -81,3 +81,10 @@ export class BanHistoryQueryDto extends PageQueryDto {
 
 export class GroupBanDto extends CreateBanDto {}
 StrictBody()(GroupBanDto);
+
+/**
+ * The body of the admin twins of POST /v1/bans and POST /v1/groups/:id/bans: the operator is who
+ * bans, recorded in the operator audit, so no player is named as the moderator. Strict as theirs.
+ */
+export class AdminBanDto extends OmitType(CreateBanDto, ['actorUserId'] as const) {}
+StrictBody()(AdminBanDto);

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page';
 import { MemberDto } from '../../members/dto/member.dto';
@@ -56,6 +56,9 @@ export class DeclineJoinRequestDto extends ApproveJoinRequestDto {
   @MaxLength(JOIN_REQUEST_TEXT_MAX, { message: `reason must be a string of at most ${JOIN_REQUEST_TEXT_MAX} characters, or null` })
   reason?: string | null;
 }
+
+/** The admin twin's decline: the operator decides (operator audit), so no player is named. */
+export class AdminDeclineJoinRequestDto extends OmitType(DeclineJoinRequestDto, ['actorUserId'] as const) {}
 
 export class ApprovedJoinRequestDto {
   @ApiProperty({ type: JoinRequestDto }) joinRequest!: JoinRequestDto;
