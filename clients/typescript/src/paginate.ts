@@ -31,6 +31,7 @@ const BEFORE_CURSOR: { readonly [P in BeforeCursorPath]: true } = {
   '/v1/groups/{id}/audit': true,
   '/v1/admin/games/{gameId}/audit': true,
   '/v1/admin/games/{gameId}/groups/{groupId}/audit': true,
+  '/v1/admin/operator-audit': true,
 };
 
 interface UntypedInit {
