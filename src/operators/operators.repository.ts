@@ -73,7 +73,10 @@ export class OperatorsRepository {
     await this.ds.query(`UPDATE operators SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, [id]);
   }
 
-  /** Newest first, keyset on id; `before` is exclusive. */
+  /**
+   * Newest first, keyset on id; `before` is exclusive. The order names the table's column: a bare
+   * `id` would be the text the select answers, which sorts 9 after 10.
+   */
   audit(q: { operatorId?: string | null; action?: string; before?: string; limit: number }): Promise<OperatorAuditRow[]> {
     const params: unknown[] = [q.limit];
     const where: string[] = [];
@@ -83,7 +86,7 @@ export class OperatorsRepository {
     return sqlRows<OperatorAuditRow>(
       this.ds.manager,
       `SELECT id::text, at, operator_id AS "operatorId", operator_name AS "operatorName", action, game_id AS "gameId", target_id AS "targetId", details
-       FROM operator_audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $1`,
+       FROM operator_audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY operator_audit.id DESC LIMIT $1`,
       params,
     );
   }
