@@ -34,7 +34,7 @@ export async function operatorAuditPage({ main, route, signal }: PageContext): P
         go(href(route.path, { operatorId: field(form, 'operatorId'), action: field(form, 'action') }));
       },
     },
-    labelled('Operator', await operatorControl(operatorId, signal)),
+    labelled('Operator', operatorControl(operatorId, signal)),
     labelled('Action', select('action', [['', 'any'], ...OPERATOR_AUDIT_ACTIONS.map((a): [string, string] => [a, a])], action)),
     h('button', { type: 'submit' }, 'Filter'),
     ' ',
@@ -59,13 +59,24 @@ export async function operatorAuditPage({ main, route, signal }: PageContext): P
   }, 'Loading the operator audit');
 }
 
-/** Owners pick an operator by name (root included); other roles, who cannot list operators, give an id. */
-async function operatorControl(current: string, signal: AbortSignal): Promise<HTMLElement> {
+/**
+ * Owners pick an operator by name (root included), the names arriving with the operators' list;
+ * other roles, who cannot list operators, give an id. A deleted operator keeps their entries: their
+ * id stays a choice while it is the filter.
+ */
+function operatorControl(current: string, signal: AbortSignal): HTMLElement {
   if (can('listOperators')) {
-    const { items } = await api<{ items: Operator[] }>('/v1/admin/operators', { signal }).catch(() => ({ items: [] as Operator[] }));
-    const options: Array<[string, string]> = [['', 'any'], ['root', 'root (the admin token)'], ...items.map((o): [string, string] => [o.id, o.name])];
-    if (current && !options.some(([id]) => id === current)) options.push([current, current]);
-    return select('operatorId', options, current);
+    const control = select('operatorId', [['', 'any'], ['root', 'root (the admin token)'], ...(current && current !== 'root' ? [[current, current] as [string, string]] : [])], current);
+    void api<{ items: Operator[] }>('/v1/admin/operators', { signal })
+      .then(({ items }) => {
+        for (const o of items) {
+          const known = [...control.options].find((opt) => opt.value === o.id);
+          if (known) known.textContent = o.name;
+          else control.append(h('option', { value: o.id }, o.name));
+        }
+      })
+      .catch(() => undefined);
+    return control;
   }
   return h('input', { name: 'operatorId', value: current, autocomplete: 'off', spellcheck: 'false', size: 36, placeholder: 'an operator id, or root' });
 }
