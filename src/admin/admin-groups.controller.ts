@@ -40,6 +40,7 @@ export class AdminGroupsController {
   }
 
   @Get('search')
+  @MinRole('viewer')
   @ApiOperation({
     operationId: 'adminSearchGroups',
     summary: "GET /v1/groups/search inside the path's game: the groups its players can find, same parameters and answer",

@@ -6,6 +6,7 @@ import { admissionsScenario } from './scenarios/admissions';
 import { eventsScenario } from './scenarios/events-webhooks';
 import { friendsScenario } from './scenarios/friends';
 import { groupsScenario } from './scenarios/groups';
+import { moderationScenario } from './scenarios/moderation';
 import { operatorScenario } from './scenarios/operator';
 import { privacyScenario } from './scenarios/privacy';
 import { makeWorld, type World } from './scenarios/world';
@@ -33,6 +34,7 @@ describe('the API document holds for every operation (through Prism)', () => {
   it('friends, tags, blocks and visibility', () => friendsScenario(w));
   it('event feed, streams and webhooks', async () => Object.assign(ids, await eventsScenario(w, need('groupId'))));
   it('public, admin and analytics routes', () => operatorScenario(w, need('groupId')));
+  it('moderation through the admin routes', () => moderationScenario(w));
   it("a player's erasure and the erasure ledger", () => privacyScenario(w));
 
   it('401 envelope from every route that takes a credential', async () => {

@@ -1,0 +1,37 @@
+import type { World } from './world';
+
+/**
+ * Moderation through the admin routes by a named moderator operator: each route's success answer,
+ * the refusals they share with the game routes, and the operators' own routes around them.
+ */
+export async function moderationScenario({ admin: root, api, gameId }: World): Promise<void> {
+  const made = await root.expect('POST /v1/admin/operators', 201, { body: { name: 'Contract moderator', role: 'moderator' } });
+  await root.expect('GET /v1/admin/operators', 200);
+  const admin = { expect: (key: string, status: number, opts: Parameters<typeof root.expect>[2] = {}) => root.expect(key, status, { ...opts, token: made.token }) };
+  await admin.expect('GET /v1/admin/whoami', 200);
+  const group = await api.expect('POST /v1/groups', 201, { body: { kind: 'guild', name: 'Moderated', visibility: 'public', creatorUserId: 'olga' } });
+  const one = { gameId, groupId: group.id };
+  for (const userId of ['pia', 'quin']) await api.expect('POST /v1/groups/{id}/join', 201, { params: { id: group.id }, body: { userId } });
+  await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/kick', 200, { params: { ...one, userId: 'pia' }, body: { reason: 'spam' } });
+  await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/kick', 409, { params: { ...one, userId: 'olga' } });
+  await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/bans', 201, { params: one, body: { userId: 'quin', reason: 'cheating' } });
+  await admin.expect('DELETE /v1/admin/games/{gameId}/groups/{groupId}/bans/{userId}', 204, { params: { ...one, userId: 'quin' } });
+  await admin.expect('POST /v1/admin/games/{gameId}/bans', 201, { params: { gameId }, body: { userId: 'rex', reason: 'abuse', expiresAt: null } });
+  await admin.expect('DELETE /v1/admin/games/{gameId}/bans/{userId}', 204, { params: { gameId, userId: 'rex' } });
+
+  const closed = await api.expect('POST /v1/groups', 201, { body: { kind: 'guild', name: 'Moderated closed', visibility: 'invite-only' } });
+  const c = { params: { id: closed.id } };
+  const asked = await api.expect('POST /v1/groups/{id}/join-requests', 201, { ...c, body: { userId: 'sam' } });
+  const declined = await api.expect('POST /v1/groups/{id}/join-requests', 201, { ...c, body: { userId: 'tia' } });
+  await admin.expect('GET /v1/admin/games/{gameId}/groups/{groupId}/join-requests', 200, { params: { gameId, groupId: closed.id }, query: { status: 'pending', limit: 1 } });
+  await admin.expect('POST /v1/admin/games/{gameId}/join-requests/{id}/approve', 200, { params: { gameId, id: asked.id } });
+  await admin.expect('POST /v1/admin/games/{gameId}/join-requests/{id}/approve', 410, { params: { gameId, id: asked.id } });
+  await admin.expect('POST /v1/admin/games/{gameId}/join-requests/{id}/decline', 200, { params: { gameId, id: declined.id }, body: { reason: 'full' } });
+
+  await admin.expect('DELETE /v1/admin/games/{gameId}/groups/{groupId}', 200, { params: one });
+  await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/restore', 200, { params: one });
+  await admin.expect('GET /v1/admin/operator-audit', 200, { query: { action: 'member.kicked', limit: 10 } });
+  await root.expect('PATCH /v1/admin/operators/{id}', 200, { params: { id: made.id }, body: { role: 'viewer' } });
+  await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/restore', 403, { params: one });
+  await root.expect('DELETE /v1/admin/operators/{id}', 204, { params: { id: made.id } });
+}
