@@ -147,6 +147,32 @@ async function main() {
     await api('POST', `/v1/users/${player}/friend-requests`, { targetSvcUserId: 'player-4-00' });
     await open(`#/games/${game.id}/users/${player}`);
     await shot('user');
+
+    // Operators, each acting within their role: what the Operators page and the operator audit show.
+    const operators = {};
+    for (const [name, role] of [['Ana (support)', 'viewer'], ['Milo (community)', 'moderator'], ['Ada (live ops)', 'admin']]) {
+      operators[role] = await call('POST', '/v1/admin/operators', { name, role }, TOKEN);
+    }
+    const as = (role, method, path, body) => call(method, path, body, operators[role].token);
+    const gameAdmin = `/v1/admin/games/${game.id}`;
+    await as('admin', 'POST', `${gameAdmin}/api-keys`);
+    await as('moderator', 'POST', `${gameAdmin}/groups/${groups[1].id}/members/player-1-02/kick`, { reason: 'spamming the guild chat' });
+    await as('moderator', 'POST', `${gameAdmin}/bans`, { userId: 'player-3-07', reason: 'speed hack', expiresAt: new Date(Date.now() + 3 * 86_400_000).toISOString() });
+    await as('moderator', 'POST', `${gameAdmin}/groups/${groups[2].id}/bans`, { userId: 'player-2-04', reason: 'griefing' });
+    await open(`#/games/${game.id}/groups/${groups[1].id}`);
+    await page.getByRole('button', { name: 'Kick ava' }).click();
+    await page.getByRole('dialog').getByLabel('Reason').fill('impersonating a moderator');
+    await shot('group-kick');
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await open('#/operators');
+    await page.getByRole('button', { name: 'Add an operator' }).click();
+    await page.getByRole('dialog').getByLabel('Name').fill('Nico (night shift)');
+    await page.getByRole('dialog').getByLabel('Role').selectOption('moderator');
+    await page.getByRole('dialog').getByRole('button', { name: 'Add the operator' }).click();
+    await page.getByTestId('operator-token').waitFor();
+    await shot('operators');
+    await open('#/operator-audit');
+    await shot('operator-audit');
   } finally {
     await browser?.close();
     if (server) await stopNode(server);

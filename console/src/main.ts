@@ -1,4 +1,5 @@
-import { whenUnauthorised } from './api';
+import { can, operator, setOperator } from './access';
+import { api, whenUnauthorised } from './api';
 import { fill, h } from './dom';
 import { auditPage } from './pages/audit';
 import { bansPage } from './pages/bans';
@@ -7,12 +8,16 @@ import { gamesPage } from './pages/games';
 import { groupPage } from './pages/group';
 import { groupsPage } from './pages/groups';
 import { livePage } from './pages/live';
+import { operatorAuditPage } from './pages/operator-audit';
+import { operatorsPage } from './pages/operators';
 import { signInPage } from './pages/sign-in';
 import { userPage } from './pages/user';
 import { webhooksPage } from './pages/webhooks';
 import { currentRoute, go, href, type Route } from './router';
 import { session } from './session';
 import type { PageContext } from './page';
+import type { Whoami } from './types';
+import { badge, errorBox, takeFlash } from './ui';
 
 type Page = (ctx: PageContext) => void | Promise<void>;
 
@@ -32,8 +37,16 @@ const gameNav = document.getElementById('game-nav') as HTMLElement;
 let leaving = new AbortController();
 let firstRender = true;
 
-function pageFor(route: Route): { page: Page; params: Record<string, string>; section?: string } | null {
+/** The console's own pages, beside the games: in the top navigation, each shown only to who may read it. */
+const TOP_PAGES: Array<[root: string, label: string, page: Page, shown: () => boolean]> = [
+  ['operator-audit', 'Operator audit', operatorAuditPage, () => true],
+  ['operators', 'Operators', operatorsPage, () => can('listOperators')],
+];
+
+function pageFor(route: Route): { page: Page; params: Record<string, string>; section?: string; top?: string } | null {
   const [root, gameId, segment = '', id] = route.path;
+  const top = TOP_PAGES.find(([r, , , shown]) => r === root && shown());
+  if (top) return { page: top[2], params: {}, top: root };
   if (root !== 'games') return null;
   if (!gameId) return { page: gamesPage, params: {} };
   if (segment === 'groups' && id) return { page: groupPage, params: { gameId, groupId: id }, section: 'groups' };
@@ -43,10 +56,13 @@ function pageFor(route: Route): { page: Page; params: Record<string, string>; se
   return found ? { page: found[2], params: { gameId, ...(id ? { id } : {}) }, section: segment } : null;
 }
 
-function renderNav(gameId: string | undefined, section: string | undefined): void {
+function renderNav(gameId: string | undefined, section: string | undefined, top: string | undefined): void {
+  const who = operator();
   fill(
     topNav,
-    h('a', { href: '#/games', 'aria-current': gameId ? undefined : 'page' }, 'Games'),
+    h('a', { href: '#/games', 'aria-current': gameId || top ? undefined : 'page' }, 'Games'),
+    TOP_PAGES.filter(([, , , shown]) => shown()).map(([root, label]) => h('a', { href: `#/${root}`, 'aria-current': top === root ? 'page' : undefined }, label)),
+    who && h('span', { class: 'who', 'data-testid': 'operator' }, h('span', { class: 'sr-only' }, 'Signed in as '), h('span', { class: 'who-name' }, who.name), ' ', badge(who.role)),
     h('button', { type: 'button', class: 'link', onclick: signOut }, 'Sign out'),
   );
   if (!gameId) return fill(gameNav);
@@ -71,10 +87,11 @@ async function render(): Promise<void> {
     fill(gameNav);
     return signInPage({ main, route, params: {}, signal: leaving.signal, rerender: render });
   }
+  if (!operator() && !(await identify(leaving.signal))) return;
   const found = pageFor(route);
   if (!found) return go('#/games');
-  renderNav(found.params.gameId, found.section);
-  fill(main);
+  renderNav(found.params.gameId, found.section, found.top);
+  fill(main, takeFlash());
   await found.page({ main, route, params: found.params, signal: leaving.signal, rerender: render });
   // After navigating, keyboard and screen-reader users land on the new page's heading; on the first
   // load focus stays at the top, where the skip link is.
@@ -82,13 +99,32 @@ async function render(): Promise<void> {
   firstRender = false;
 }
 
+/**
+ * Who this tab's token is (once a load: a role changed meanwhile holds from the next load, and the
+ * service refuses what is above it anyway). A token refused signs out; any other failure says so.
+ */
+async function identify(signal: AbortSignal): Promise<boolean> {
+  try {
+    setOperator(await api<Whoami>('/v1/admin/whoami', { signal }));
+    return true;
+  } catch (err) {
+    if ((err as Error).name === 'AbortError' || !session.token()) return false;
+    fill(topNav, h('button', { type: 'button', class: 'link', onclick: signOut }, 'Sign out'));
+    fill(gameNav);
+    fill(main, errorBox(err), h('p', {}, h('button', { type: 'button', onclick: () => void render() }, 'Try again')));
+    return false;
+  }
+}
+
 function signOut(): void {
+  setOperator(null);
   session.signOut();
   location.hash = '#/games';
   void render();
 }
 
 whenUnauthorised(() => {
+  setOperator(null);
   session.signOut();
   void render();
 });

@@ -73,3 +73,25 @@ export const AUDIT_ACTIONS = [
   'game.user.banned', 'game.user.unbanned', 'webhook.created', 'webhook.updated', 'webhook.deleted',
   'webhook.secret_rotated', 'game.config.updated', 'game.user.linked', 'user.erased',
 ] as const;
+
+export type OperatorRole = Schemas['OperatorDto']['role'];
+export type Operator = Schemas['OperatorDto'];
+/** An operator just added: the only answer that carries its token. */
+export type CreatedOperator = Schemas['CreatedOperatorDto'];
+export type Whoami = Schemas['OperatorWhoamiDto'];
+export type OperatorAuditEntry = Schemas['OperatorAuditEntryDto'];
+export type OperatorAuditAction = NonNullable<OperatorAuditEntry['action']>;
+
+/**
+ * The actions the operator audit records and filters on, in the order the filter lists them. A
+ * record, so an action the API document adds is a type error here until it is listed.
+ */
+const OPERATOR_ACTIONS: Record<OperatorAuditAction, true> = {
+  'game.created': true, 'game.config_updated': true, 'api_key.minted': true, 'api_key.revoked': true,
+  'operator.created': true, 'operator.role_changed': true, 'operator.deleted': true,
+  'identity.linked': true, 'user.erased': true, 'erasures.applied': true,
+  'member.kicked': true, 'group.ban_added': true, 'group.ban_removed': true, 'game.ban_added': true, 'game.ban_removed': true,
+  'join_request.approved': true, 'join_request.declined': true, 'group.deleted': true, 'group.restored': true,
+};
+export const OPERATOR_AUDIT_ACTIONS = Object.keys(OPERATOR_ACTIONS) as OperatorAuditAction[];
+export type JoinRequest = Schemas['JoinRequestDto'];

@@ -117,3 +117,14 @@ export function select(name: string, options: Array<[value: string, label: strin
 export function pageHeader(title: string, ...extra: Child[]): HTMLElement {
   return h('div', { class: 'page-head' }, h('h1', { tabindex: '-1' }, title), ...extra);
 }
+
+/** A line to show once, on the next page drawn: what a change just did (the page redraws after it). */
+let pending: string | null = null;
+export const flash = (text: string): void => {
+  pending = text;
+};
+export function takeFlash(): HTMLElement | null {
+  const text = pending;
+  pending = null;
+  return text === null ? null : h('p', { class: 'flash', role: 'status' }, text);
+}

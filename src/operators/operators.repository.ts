@@ -73,7 +73,10 @@ export class OperatorsRepository {
     await this.ds.query(`UPDATE operators SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, [id]);
   }
 
-  /** Newest first, keyset on id; `before` is exclusive. */
+  /**
+   * Newest first, keyset on id; `before` is exclusive. The order names the table's column: a bare
+   * `id` would be the text the select answers, which sorts 9 after 10.
+   */
   audit(q: { operatorId?: string | null; action?: string; before?: string; limit: number }): Promise<OperatorAuditRow[]> {
     const params: unknown[] = [q.limit];
     const where: string[] = [];

@@ -1,5 +1,6 @@
+import { can } from '../access';
 import { api } from '../api';
-import { field, fill, h } from '../dom';
+import { append, field, fill, h } from '../dom';
 import { count, when } from '../format';
 import type { PageContext } from '../page';
 import { go, href } from '../router';
@@ -7,11 +8,11 @@ import type { Game, Stats } from '../types';
 import { empty, errorBox, idCode, labelled, load, pageHeader, table } from '../ui';
 import { headline } from './headline';
 
-/** Every game, the service's totals, and a form to create a game. */
+/** Every game, the service's totals, and for an admin a form to create a game. */
 export function gamesPage({ main, signal }: PageContext): void {
   const totals = h('section', { 'aria-label': 'Totals' });
   const list = h('section', { 'aria-labelledby': 'games-h' });
-  main.append(pageHeader('Games'), totals, createForm(signal), h('h2', { id: 'games-h' }, 'All games'), list);
+  append(main, [pageHeader('Games'), totals, can('createGame') && createForm(signal), h('h2', { id: 'games-h' }, 'All games'), list]);
 
   void load(totals, async () => {
     const s = await api<Stats>('/v1/admin/stats', { signal });
@@ -24,7 +25,7 @@ export function gamesPage({ main, signal }: PageContext): void {
   });
   void load(list, async () => {
     const { items } = await api<{ items: Game[] }>('/v1/admin/games', { query: { limit: 200 }, signal });
-    if (items.length === 0) return empty('No games yet: create the first one above.');
+    if (items.length === 0) return empty(can('createGame') ? 'No games yet: create the first one above.' : 'No games yet.');
     return table('Games', [
       { label: 'Name', cell: (g) => h('a', { href: href(['games', g.id]) }, g.name) },
       { label: 'Id', cell: (g) => idCode(g.id) },

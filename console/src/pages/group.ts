@@ -1,11 +1,12 @@
-import { api } from '../api';
+import { api, ApiFailure } from '../api';
 import { field, h } from '../dom';
 import { count, when } from '../format';
 import type { PageContext } from '../page';
 import { go, href, hrefWith } from '../router';
 import type { AuditEntry, CursorPage, Group, Member, OffsetPage, Role } from '../types';
-import { badge, cursorPager, empty, idCode, labelled, load, offsetPager, pageHeader, select, table } from '../ui';
+import { badge, cursorPager, empty, errorBox, idCode, labelled, load, offsetPager, pageHeader, select, table, type Column } from '../ui';
 import { auditEntries } from './audit-entries';
+import { anyMemberAction, banUserButton, deleteButton, joinRequests, memberActions, restorePanel, type GroupScope } from './group-moderation';
 import { memberStatus, userHref } from './user';
 
 const MEMBERS_PAGE = 25;
@@ -13,33 +14,58 @@ const TABS: Array<[tab: string, label: string]> = [
   ['members', 'Members'],
   ['roles', 'Roles'],
   ['bans', 'Banned members'],
+  ['requests', 'Join requests'],
   ['audit', 'Audit history'],
 ];
 
-/** One group: its members (paged, by status), roles, banned members and audit history. */
-export async function groupPage({ main, params, route, signal }: PageContext): Promise<void> {
+/**
+ * One group: its members (paged, by status), roles, banned members, pending join requests and
+ * audit history; with the moderation the operator's role allows (group-moderation.ts).
+ */
+export async function groupPage({ main, params, route, signal, rerender }: PageContext): Promise<void> {
   const base = `/v1/admin/games/${params.gameId}/groups/${params.groupId}`;
+  const scope: GroupScope = { gameId: params.gameId, groupId: params.groupId, base, rerender };
   const tab = route.query.get('tab') ?? 'members';
   const head = h('section', { 'aria-label': 'Group' });
   const body = h('section', { id: 'group-tab', 'aria-labelledby': 'group-tab-h' });
-  main.append(head, tabs(route.path, tab), body);
+  const nav = tabs(route.path, tab);
+  main.append(head, nav, body);
+  let found = true;
   await load(head, async () => {
-    const g = await api<Group>(base, { signal });
+    let g: Group;
+    try {
+      g = await api<Group>(base, { signal });
+    } catch (err) {
+      // A deleted group is 404 to the admin routes: the page offers to restore it.
+      if (!(err instanceof ApiFailure) || err.status !== 404) throw err;
+      found = false;
+      return [pageHeader('Group not found'), errorBox(err), restorePanel(scope)];
+    }
     return [
-      pageHeader(g.name, h('p', { class: 'muted' }, `${g.kind} · `, badge(g.visibility), ` · ${count(g.memberCount)} members · created ${when(g.createdAt)} · id `, idCode(g.id))),
+      pageHeader(
+        g.name,
+        h('p', { class: 'muted' }, `${g.kind} · `, badge(g.visibility), ` · ${count(g.memberCount)} members · created ${when(g.createdAt)} · id `, idCode(g.id)),
+        h('div', { class: 'toolbar' }, deleteButton(scope, g)),
+      ),
       settings(g),
       h('p', {}, h('a', { href: href(['games', params.gameId, 'live'], { group: g.id }) }, 'Watch this group live →')),
     ];
   }, 'Loading the group');
+  if (!found) {
+    nav.remove();
+    return body.remove();
+  }
   const label = TABS.find(([t]) => t === tab)?.[1] ?? 'Members';
   body.append(h('h2', { id: 'group-tab-h' }, label));
   const content = h('div');
   body.append(content);
   if (tab === 'roles') return load(content, () => roles(base, signal), 'Loading roles');
+  if (tab === 'requests') return load(content, () => joinRequests(scope, route, signal), 'Loading join requests');
   if (tab === 'audit') return load(content, () => audit(base, params.gameId, route, signal), 'Loading the audit history');
   const status = tab === 'bans' ? 'banned' : route.query.get('status') ?? 'active';
   if (tab !== 'bans') body.insertBefore(memberFilters(route, status), content);
-  return load(content, () => members(base, params.gameId, route, status, signal), 'Loading members');
+  else body.insertBefore(h('div', { class: 'toolbar' }, banUserButton(scope)), content);
+  return load(content, () => members(scope, route, status, signal), 'Loading members');
 }
 
 /** What players see of the group beyond its name: its owner, its cap and the tags they search by. */
@@ -79,7 +105,8 @@ function memberFilters(route: PageContext['route'], status: string): HTMLElement
   return form;
 }
 
-async function members(base: string, gameId: string, route: PageContext['route'], status: string, signal: AbortSignal) {
+async function members(scope: GroupScope, route: PageContext['route'], status: string, signal: AbortSignal) {
+  const { base, gameId } = scope;
   const offset = Number(route.query.get('offset') ?? 0) || 0;
   const page = await api<OffsetPage<Member>>(`${base}/members`, { query: { status, q: route.query.get('q') ?? '', limit: MEMBERS_PAGE, offset }, signal });
   if (page.total === 0) return empty(status === 'banned' ? 'Nobody is banned from this group.' : `No ${status} members.`);
@@ -94,6 +121,7 @@ async function members(base: string, gameId: string, route: PageContext['route']
       { label: 'Roles', cell: (m) => (m.roles.length ? m.roles.map((r) => badge(r.name)) : '—') },
       { label: 'Joined', cell: (m) => when(m.joinedAt) },
       { label: 'Left', cell: (m) => when(m.leftAt) },
+      ...(anyMemberAction() ? [{ label: 'Actions', cell: (m: Member) => memberActions(scope, m) } satisfies Column<Member>] : []),
     ], page.items),
     offsetPager(offset, MEMBERS_PAGE, page.items.length, page.total, (o) => hrefWith(route, { offset: o || '' })),
   ];

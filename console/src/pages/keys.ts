@@ -1,3 +1,4 @@
+import { can } from '../access';
 import { api } from '../api';
 import { field, fill, h } from '../dom';
 import { when } from '../format';
@@ -29,7 +30,7 @@ function stateCell(k: ApiKey): HTMLElement {
   return badge('active', 'ok');
 }
 
-/** A game's API keys: list, mint (with its scopes and expiry; the key shown once) and revoke. */
+/** A game's API keys: list, and for an admin mint (with its scopes and expiry; the key shown once) and revoke. */
 export function keysSection(gameId: string, signal: AbortSignal): HTMLElement {
   const path = `/v1/admin/games/${gameId}/api-keys`;
   const minted = h('div', { 'aria-live': 'polite' });
@@ -37,14 +38,14 @@ export function keysSection(gameId: string, signal: AbortSignal): HTMLElement {
   const refresh = () =>
     load(list, async () => {
       const { items } = await api<{ items: ApiKey[] }>(path, { signal });
-      if (items.length === 0) return empty('No API keys: mint one to let a game backend call the service.');
+      if (items.length === 0) return empty(can('mintKey') ? 'No API keys: mint one to let a game backend call the service.' : 'No API keys.');
       return table('API keys', [
         { label: 'Prefix', cell: (k) => h('code', {}, k.prefix) },
         { label: 'Scopes', cell: scopesCell },
         { label: 'Created', cell: (k) => when(k.createdAt) },
         { label: 'Expires', cell: (k) => (k.expiresAt ? when(k.expiresAt) : 'never') },
         { label: 'State', cell: stateCell },
-        { label: 'Actions', cell: (k) => (k.revokedAt ? '' : revokeButton(k)) },
+        ...(can('revokeKey') ? [{ label: 'Actions', cell: (k: ApiKey) => (k.revokedAt ? '' : revokeButton(k)) }] : []),
       ], items);
     }, 'Loading keys');
 
@@ -97,5 +98,5 @@ export function keysSection(gameId: string, signal: AbortSignal): HTMLElement {
   );
 
   void refresh();
-  return h('section', { 'aria-labelledby': 'keys-h', class: 'block' }, h('h2', { id: 'keys-h' }, 'API keys'), mint, minted, list);
+  return h('section', { 'aria-labelledby': 'keys-h', class: 'block' }, h('h2', { id: 'keys-h' }, 'API keys'), can('mintKey') && mint, minted, list);
 }

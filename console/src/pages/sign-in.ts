@@ -1,11 +1,15 @@
+import { setOperator } from '../access';
 import { api } from '../api';
 import { fill, h, field } from '../dom';
 import type { PageContext } from '../page';
 import { session } from '../session';
-import type { Stats } from '../types';
+import type { Whoami } from '../types';
 import { errorBox, labelled, pageHeader } from '../ui';
 
-/** Asks for the admin token and keeps it only once the service accepts it. */
+/**
+ * Asks for a token, the root admin token or an operator's, and keeps it only once the service
+ * accepts it; whoami's answer (name and role) decides what the console shows.
+ */
 export function signInPage({ main, rerender }: PageContext): void {
   const problem = h('div', { 'aria-live': 'polite' });
   const input = h('input', { name: 'token', type: 'password', autocomplete: 'off', spellcheck: 'false', required: true });
@@ -18,7 +22,7 @@ export function signInPage({ main, rerender }: PageContext): void {
         const token = field(form, 'token');
         fill(problem);
         try {
-          await api<Stats>('/v1/admin/stats', { token });
+          setOperator(await api<Whoami>('/v1/admin/whoami', { token }));
           session.signIn(token);
           await rerender();
         } catch (err) {
@@ -27,7 +31,7 @@ export function signInPage({ main, rerender }: PageContext): void {
         }
       },
     },
-    labelled('Admin token', input, 'SVC_ADMIN_TOKEN of this service (npm start prints it). Kept in this tab only.'),
+    labelled('Operator or admin token', input, 'Your operator token (jop_…), or SVC_ADMIN_TOKEN of this service (npm start prints it). Kept in this tab only.'),
     h('button', { type: 'submit', class: 'primary' }, 'Sign in'),
     problem,
   );

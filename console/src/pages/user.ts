@@ -1,3 +1,4 @@
+import { can } from '../access';
 import { api, apiFile } from '../api';
 import { fill, h, type Child } from '../dom';
 import { when } from '../format';
@@ -7,6 +8,7 @@ import type { AdminUser, Ban, Erasure, UserGames, UserMembership } from '../type
 import { badge, cursorPager, empty, errorBox, idCode, labelled, load, loading, pageHeader, table } from '../ui';
 import { headline } from './headline';
 import { removedTable } from './erasure';
+import { gameBanActions } from './user-ban';
 
 const MEMBERSHIPS_PAGE = 25;
 
@@ -62,7 +64,7 @@ async function internalUser({ main, params, signal }: PageContext, svcUserId: st
   }, 'Finding the user');
 }
 
-async function userView({ main, params, route, signal }: PageContext): Promise<void> {
+async function userView({ main, params, route, signal, rerender }: PageContext): Promise<void> {
   const { gameId, userId } = params;
   const cursor = route.query.get('cursor') ?? '';
   const page = h('section', { 'aria-label': 'User' });
@@ -80,7 +82,7 @@ async function userView({ main, params, route, signal }: PageContext): Promise<v
           'div',
           { class: 'toolbar' },
           h('button', { type: 'button', onclick: () => void exportUser(gameId, user.userId, status) }, 'Export'),
-          h('button', { type: 'button', class: 'danger', onclick: () => openErase(gameId, user.userId, status, gone) }, 'Erase'),
+          can('eraseUser') && h('button', { type: 'button', class: 'danger', onclick: () => openErase(gameId, user.userId, status, gone) }, 'Erase'),
         ),
         status,
       ),
@@ -94,6 +96,7 @@ async function userView({ main, params, route, signal }: PageContext): Promise<v
       ]),
       h('h2', {}, 'Game-wide ban'),
       gameBan(gameId, user.gameBan),
+      gameBanActions(gameId, user.userId, user.gameBan, rerender),
       h('h2', {}, 'Memberships'),
       memberships(gameId, user.memberships.items),
       cursorPager(!cursor, hrefWith(route, { cursor: '' }), user.memberships.nextCursor ? hrefWith(route, { cursor: user.memberships.nextCursor }) : null, ['⇤ Newest', 'Older →']),
