@@ -96,8 +96,13 @@ export const unexpected = (results: readonly WriteResult[]): WriteResult[] =>
  * An SSE consumer that reconnects with its last id whenever the stream ends or is refused, as a
  * client following the docs does; collects the ids of the events it received, in order.
  */
-export function followStream(base: string, path: string, key: string, lastId: string | null): { ids: string[]; reconnects: number; stop(): void } {
-  const state = { ids: [] as string[], reconnects: 0, stop: () => undefined as void };
+export function followStream(
+  base: string,
+  path: string,
+  key: string,
+  lastId: string | null,
+): { ids: string[]; reconnects: number; stop(): void; cut(): void } {
+  const state = { ids: [] as string[], reconnects: 0, stop: () => undefined as void, cut: () => undefined as void };
   let last = lastId;
   let current: SseStream | null = null;
   let stopped = false;
@@ -131,6 +136,8 @@ export function followStream(base: string, path: string, key: string, lastId: st
     stopped = true;
     current?.close();
   };
+  // The connection drops as a network would drop it: the loop reconnects with the last id.
+  state.cut = () => current?.close();
   return state;
 }
 
