@@ -35,6 +35,7 @@ describe('databaseUnavailableCause', () => {
       ['08P01', 'protocol violation'],
       ['57014', 'canceling statement due to statement timeout'],
       ['25P03', 'terminating connection due to idle-in-transaction timeout'],
+      ['25006', 'cannot execute INSERT in a read-only transaction'],
     ])('the server error %s (%s)', (code, message) => {
       expect(databaseUnavailableCause(serverError(code, message))).toBe(`${code}: ${message}`);
     });

@@ -20,12 +20,14 @@ const NETWORK_CODES = new Set([
 ]);
 
 /**
- * admin_shutdown, crash_shutdown, cannot_connect_now: a server going away or not back yet; and
+ * admin_shutdown, crash_shutdown, cannot_connect_now: a server going away or not back yet;
  * query_canceled and idle_in_transaction_session_timeout: the statement or transaction ran past the
- * service's own timeouts (a lock held elsewhere, an overloaded server). Retrying later is the
- * client's move in every case, so they answer alike.
+ * service's own timeouts (a lock held elsewhere, an overloaded server); and read_only_sql_transaction:
+ * a write reached a standby, which happens only while a failover or switchover moves the primary
+ * (a connection opened to the old one just as it was demoted; the service's own read-only
+ * transactions never write). Retrying later is the client's move in every case, so they answer alike.
  */
-const SERVER_GOING_AWAY = new Set(['57P01', '57P02', '57P03', '57014', '25P03']);
+const SERVER_GOING_AWAY = new Set(['57P01', '57P02', '57P03', '57014', '25P03', '25006']);
 
 /** SQLSTATE class 08, connection exception. */
 const CONNECTION_EXCEPTION = /^08[0-9A-Z]{3}$/;
