@@ -5,7 +5,7 @@ import type { SvcEvent } from '../events/event';
 import { classifyResponse, type AttemptOutcome } from './backoff';
 import { formatPayload, type WebhookFormat } from './payload-formats';
 import { standardHeaders, svcHeaders, type SigningKeys } from './signed-headers';
-import { literalRefusal, RefusedAddressError, vettedLookup, type Resolve } from './vetted-lookup';
+import { RefusedAddressError, vettedLookup, type Resolve } from './vetted-lookup';
 
 /** SPEC §6: no response within 10 seconds counts as a failed attempt. */
 export const SEND_TIMEOUT_MS = 10_000;
@@ -90,8 +90,6 @@ export class DeliverySender implements OnApplicationShutdown {
       }
       const agent = this.agents[url.protocol];
       if (!agent) return retry(`network error: unsupported protocol ${url.protocol}`);
-      const refused = this.allowPrivateHosts ? null : literalRefusal(url.hostname);
-      if (refused) return retry(refused);
       const send = url.protocol === 'https:' ? https.request : http.request;
       const req = send(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
         const status = res.statusCode ?? 0;

@@ -1,5 +1,5 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { addressRefusal, literalRefusal, RefusedAddressError, vettedLookup, type Resolve } from './vetted-lookup';
+import { addressRefusal, RefusedAddressError, vettedLookup, type Resolve } from './vetted-lookup';
 
 const v4 = (address: string): LookupAddress => ({ address, family: 4 });
 const v6 = (address: string): LookupAddress => ({ address, family: 6 });
@@ -30,21 +30,6 @@ describe('addressRefusal', () => {
 
   it('refuses an answer that is not an IP address', () => {
     expect(addressRefusal('odd.example', [v4('not-an-ip')])).toBe('refused: odd.example resolves to "not-an-ip", not an IP address');
-  });
-});
-
-describe('literalRefusal', () => {
-  it.each([
-    ['127.0.0.1', 'refused: 127.0.0.1 is a loopback address'],
-    ['[::1]', 'refused: ::1 is a loopback address'],
-    ['[::ffff:a9fe:a9fe]', 'refused: ::ffff:a9fe:a9fe is a link-local address'],
-    ['192.168.0.10', 'refused: 192.168.0.10 is a private-network address'],
-  ])('refuses the literal %s', (host, message) => {
-    expect(literalRefusal(host)).toBe(message);
-  });
-
-  it.each(['203.0.113.7', '[2001:db8::1]', 'hooks.example', 'localhost', '127.0.0.1.nip.io'])('leaves %s alone (names are checked once resolved)', (host) => {
-    expect(literalRefusal(host)).toBeNull();
   });
 });
 

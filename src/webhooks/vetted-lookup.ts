@@ -25,17 +25,6 @@ export function addressRefusal(hostname: string, addresses: readonly LookupAddre
 }
 
 /**
- * Why a URL whose host is an IP literal (`127.0.0.1`, `[::1]`) is refused, else null. Sockets
- * connect to literals without a lookup, so they are checked before the request instead.
- */
-export function literalRefusal(urlHostname: string): string | null {
-  const host = urlHostname.replace(/^\[(.*)\]$/, '$1');
-  if (!isIP(host)) return null;
-  const c = refusedClass(host);
-  return c ? `refused: ${host} is ${refusedLabel(c)}` : null;
-}
-
-/**
  * The `lookup` of the delivery agents: resolves the host once, checks every answer (unless
  * private hosts are allowed), and hands the socket the checked addresses — the connection is made
  * to what was checked, with no second lookup a rebinding name could answer differently. The URL's
