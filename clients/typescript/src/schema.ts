@@ -3390,9 +3390,15 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+        Consistency: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The consistency token of this write: the database position just past its commit. Send it back as the `x-svc-consistency` request header of later reads, and a read replica serves them only once it has this write. Opaque: keep the last one received. */
+        Consistency: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -4014,6 +4020,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4460,6 +4467,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4608,6 +4616,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4996,6 +5005,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5181,6 +5191,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5325,6 +5336,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5783,7 +5795,10 @@ export interface operations {
                 /** @description the nextCursor of the previous page of the same search (same q, filters and sort) */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5942,7 +5957,10 @@ export interface operations {
                 /** @description external user id: secret groups are hidden unless they are an active member */
                 viewer?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6115,6 +6133,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6308,7 +6327,10 @@ export interface operations {
                 /** @description external user id: secret groups are hidden unless they are an active member */
                 viewer?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 id: string;
             };
@@ -6465,6 +6487,7 @@ export interface operations {
             /** @description soft delete */
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6499,6 +6522,7 @@ export interface operations {
             /** @description hard delete */
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6628,6 +6652,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6828,6 +6853,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6999,6 +7025,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7208,6 +7235,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7426,7 +7454,10 @@ export interface operations {
                 /** @description external user id: secret groups are hidden unless they are an active member */
                 viewer?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 id: string;
             };
@@ -7616,6 +7647,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7857,6 +7889,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8081,6 +8114,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8291,7 +8325,10 @@ export interface operations {
                 /** @description only members in this status; invited matches no member Guildhall made, since it never sets that status */
                 status?: "active" | "invited" | "left" | "kicked" | "banned" | "all";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 id: string;
             };
@@ -8456,7 +8493,10 @@ export interface operations {
     getGroupMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 id: string;
                 userId: string;
@@ -8618,6 +8658,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8802,7 +8843,10 @@ export interface operations {
     getMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 id: string;
             };
@@ -8942,7 +8986,10 @@ export interface operations {
                 /** @description must equal the calling game */
                 gameId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 userId: string;
             };
@@ -9093,6 +9140,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9251,6 +9299,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9404,7 +9453,10 @@ export interface operations {
                 includeExpired?: "true" | "false";
                 includeUsed?: "true" | "false";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 id: string;
             };
@@ -9586,6 +9638,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9792,6 +9845,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10117,6 +10171,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10242,6 +10297,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10503,6 +10559,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10709,7 +10766,10 @@ export interface operations {
                 /** @description the nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 userId: string;
             };
@@ -10864,7 +10924,10 @@ export interface operations {
                 cursor?: string;
                 status?: "pending" | "approved" | "declined" | "cancelled" | "all";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 id: string;
             };
@@ -11041,6 +11104,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11262,7 +11326,10 @@ export interface operations {
                 cursor?: string;
                 status?: "pending" | "approved" | "declined" | "cancelled" | "all";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 userId: string;
             };
@@ -11421,6 +11488,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11695,6 +11763,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11901,6 +11970,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12047,7 +12117,10 @@ export interface operations {
                 /** @description repeatable; OR-combined */
                 actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased")[];
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 id: string;
             };
@@ -12361,6 +12434,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12701,6 +12775,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12845,6 +12920,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13062,6 +13138,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13252,6 +13329,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13543,6 +13621,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13727,6 +13806,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14135,7 +14215,10 @@ export interface operations {
                 cursor?: string;
                 includeExpired?: "true" | "false";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14288,6 +14371,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14445,7 +14529,10 @@ export interface operations {
     getBan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 userId: string;
             };
@@ -14584,6 +14671,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14699,7 +14787,10 @@ export interface operations {
                 /** @description implies scope=group */
                 groupId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 userId: string;
             };
@@ -14859,6 +14950,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15073,6 +15165,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15383,6 +15476,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15817,6 +15911,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16038,6 +16133,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16203,7 +16299,10 @@ export interface operations {
             query?: {
                 direction?: "in" | "out" | "both";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 userId: string;
             };
@@ -16381,6 +16480,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16579,6 +16679,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16732,6 +16833,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -16848,6 +16950,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -16956,7 +17059,10 @@ export interface operations {
             query?: {
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 userId: string;
             };
@@ -17115,7 +17221,10 @@ export interface operations {
                 /** @description external id of the reader: the owner's visibility applies; omit for an admin read */
                 viewer?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 userId: string;
             };
@@ -17285,6 +17394,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -17391,7 +17501,10 @@ export interface operations {
     getRelationship: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 userId: string;
                 otherUserId: string;
@@ -17540,7 +17653,10 @@ export interface operations {
                 /** @description the nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 userId: string;
             };
@@ -17715,6 +17831,7 @@ export interface operations {
             /** @description the block was already in place */
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17733,6 +17850,7 @@ export interface operations {
             /** @description block added */
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17918,6 +18036,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18024,7 +18143,10 @@ export interface operations {
     listFriendTags: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 userId: string;
             };
@@ -18177,6 +18299,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18363,6 +18486,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18488,6 +18612,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18686,6 +18811,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18864,7 +18990,10 @@ export interface operations {
     getFriendsVisibility: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 userId: string;
             };
@@ -19010,6 +19139,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19883,6 +20013,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20172,6 +20303,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20343,7 +20475,10 @@ export interface operations {
     adminGetStats: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -20451,7 +20586,10 @@ export interface operations {
                 /** @description up to the page cap (SVC_MAX_PAGE_SIZE) */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -20600,7 +20738,10 @@ export interface operations {
                 /** @description exact match on the stored targetId */
                 targetId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 gameId: string;
             };
@@ -20770,7 +20911,10 @@ export interface operations {
                 sort?: "createdAt" | "name" | "memberCount";
                 order?: "asc" | "desc";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 gameId: string;
             };
@@ -20954,7 +21098,10 @@ export interface operations {
                 /** @description the nextCursor of the previous page of the same search (same q, filters and sort) */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 gameId: string;
             };
@@ -21125,7 +21272,10 @@ export interface operations {
     adminGetGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 gameId: string;
                 groupId: string;
@@ -21273,7 +21423,10 @@ export interface operations {
                 /** @description case-insensitive substring of the external user id */
                 q?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 gameId: string;
                 groupId: string;
@@ -21455,7 +21608,10 @@ export interface operations {
                 /** @description exact match on the stored targetId */
                 targetId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 gameId: string;
                 groupId: string;
@@ -21868,7 +22024,10 @@ export interface operations {
                 cursor?: string;
                 includeExpired?: "true" | "false";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 gameId: string;
             };
@@ -23013,7 +23172,10 @@ export interface operations {
                 /** @description exclusive */
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 gameId: string;
             };
@@ -23172,7 +23334,10 @@ export interface operations {
                 to?: string;
                 topN?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 gameId: string;
             };
@@ -23334,7 +23499,10 @@ export interface operations {
                 /** @description exclusive */
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 gameId: string;
             };
@@ -23483,7 +23651,10 @@ export interface operations {
     adminGetRoleDistribution: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 gameId: string;
             };
@@ -23614,7 +23785,10 @@ export interface operations {
     adminGetPermissionUsage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: components["parameters"]["Consistency"];
+            };
             path: {
                 gameId: string;
             };
@@ -23908,6 +24082,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24080,6 +24255,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -24210,6 +24386,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24410,6 +24587,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
