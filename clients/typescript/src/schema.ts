@@ -3390,10 +3390,7 @@ export interface components {
         };
     };
     responses: never;
-    parameters: {
-        /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-        Consistency: string;
-    };
+    parameters: never;
     requestBodies: never;
     headers: {
         /** @description The consistency token of this write: the database position just past its commit. Send it back as the `x-svc-consistency` request header of later reads, and a read replica serves them only once it has this write. Opaque: keep the last one received. */
@@ -5797,7 +5794,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path?: never;
             cookie?: never;
@@ -5959,7 +5956,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path?: never;
             cookie?: never;
@@ -6329,7 +6326,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 id: string;
@@ -6369,6 +6366,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GroupDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -7456,7 +7472,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 id: string;
@@ -8327,7 +8343,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 id: string;
@@ -8495,7 +8511,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 id: string;
@@ -8530,6 +8546,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -8845,7 +8880,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 id: string;
@@ -8879,6 +8914,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -8988,7 +9042,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 userId: string;
@@ -9455,7 +9509,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 id: string;
@@ -10768,7 +10822,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 userId: string;
@@ -10926,7 +10980,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 id: string;
@@ -11328,7 +11382,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 userId: string;
@@ -12119,7 +12173,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 id: string;
@@ -14217,7 +14271,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path?: never;
             cookie?: never;
@@ -14531,7 +14585,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 userId: string;
@@ -14557,6 +14611,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["BanDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -14789,7 +14862,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 userId: string;
@@ -16301,7 +16374,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 userId: string;
@@ -17061,7 +17134,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 userId: string;
@@ -17223,7 +17296,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 userId: string;
@@ -17503,7 +17576,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 userId: string;
@@ -17655,7 +17728,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 userId: string;
@@ -18145,7 +18218,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 userId: string;
@@ -18175,6 +18248,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["FriendTagListDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -18992,7 +19084,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 userId: string;
@@ -19016,6 +19108,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["VisibilityDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -20477,7 +20588,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path?: never;
             cookie?: never;
@@ -20498,6 +20609,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AdminStatsDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -20588,7 +20718,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path?: never;
             cookie?: never;
@@ -20740,7 +20870,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 gameId: string;
@@ -20913,7 +21043,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 gameId: string;
@@ -21100,7 +21230,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 gameId: string;
@@ -21274,7 +21404,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 gameId: string;
@@ -21312,6 +21442,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AdminGroupDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -21425,7 +21574,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 gameId: string;
@@ -21610,7 +21759,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 gameId: string;
@@ -22026,7 +22175,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 gameId: string;
@@ -23174,7 +23323,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 gameId: string;
@@ -23336,7 +23485,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 gameId: string;
@@ -23501,7 +23650,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 gameId: string;
@@ -23653,7 +23802,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 gameId: string;
@@ -23681,6 +23830,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["RoleDistributionDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -23787,7 +23955,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
-                "x-svc-consistency"?: components["parameters"]["Consistency"];
+                "x-svc-consistency"?: string;
             };
             path: {
                 gameId: string;
@@ -23817,6 +23985,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["PermissionUsageDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
