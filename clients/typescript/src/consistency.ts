@@ -1,5 +1,3 @@
-import type { Middleware } from 'openapi-fetch';
-
 /** The header a write answers with and a later read sends back (docs/read-replicas.md). */
 export const CONSISTENCY_HEADER = 'x-svc-consistency';
 
@@ -16,7 +14,7 @@ function positionOf(token: string): bigint | null {
  * `x-svc-consistency` its writes were answered with, and sends it on every later read, so the
  * replica serves a read only once it has those writes (else the primary does).
  */
-export class ConsistencyTracker implements Middleware {
+export class ConsistencyTracker {
   private last: string | undefined;
   private furthest: bigint | null = null;
 
@@ -25,14 +23,15 @@ export class ConsistencyTracker implements Middleware {
     return this.last;
   }
 
-  onRequest({ request }: { request: Request }): Request {
+  // Arrow properties: openapi-fetch calls a middleware's hooks detached from it.
+  readonly onRequest = ({ request }: { request: Request }): Request => {
     if (this.last !== undefined && READS.has(request.method) && !request.headers.has(CONSISTENCY_HEADER)) {
       request.headers.set(CONSISTENCY_HEADER, this.last);
     }
     return request;
-  }
+  };
 
-  onResponse({ response }: { response: Response }): Response {
+  readonly onResponse = ({ response }: { response: Response }): Response => {
     const token = response.headers.get(CONSISTENCY_HEADER);
     const position = token === null ? null : positionOf(token);
     if (token !== null && position !== null && (this.furthest === null || position > this.furthest)) {
@@ -40,5 +39,5 @@ export class ConsistencyTracker implements Middleware {
       this.last = token;
     }
     return response;
-  }
+  };
 }
