@@ -45,7 +45,10 @@ import { UnitOfWork } from './unit-of-work';
       provide: ReplicaRouter,
       inject: [SETTINGS, TRACING, DbMetrics, MetricsRegistry, DataSource],
       useFactory: async (settings: Settings, tracing: Tracing | null, metrics: DbMetrics, registry: MetricsRegistry, primary: DataSource) => {
-        if (!settings.databaseReadUrl) return null;
+        if (!settings.databaseReadUrl) {
+          registerReplicaMetrics(registry, null);
+          return null;
+        }
         const replica = createDataSource({
           url: settings.databaseReadUrl,
           poolMax: settings.databasePoolMax,
