@@ -1,6 +1,5 @@
 import { isPseudonym } from '../users/pseudonym';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { parseActions, parseBefore } from '../audit/audit-query';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
@@ -14,6 +13,7 @@ import { GroupLookup } from '../groups/group-lookup';
 import { toAdminAuditItem } from './admin-view';
 import { AdminRepository, type AuditBefore, type AuditSearch } from './admin.repository';
 import type { AdminAuditListDto, AdminAuditPageDto, AdminAuditQueryDto, AdminAuditSearchQueryDto } from './dto/admin.dto';
+import { ReadSource } from '../db/replica/read-source';
 
 /** SPEC §8: the game-wide admin audit pages by 50, at most 100, whatever the server page cap. */
 const SEARCH_DEFAULT_LIMIT = 50;
@@ -23,7 +23,7 @@ const SEARCH_CAP = 100;
 @Injectable()
 export class AdminAuditService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly readDb: ReadSource,
     private readonly repo: AdminRepository,
     private readonly games: GamesService,
     private readonly lookup: GroupLookup,
@@ -33,7 +33,7 @@ export class AdminAuditService {
   /** The newest entries of every game; no cursor (SPEC §4 GET /v1/admin/audit). */
   async latest(q: AdminAuditQueryDto): Promise<AdminAuditListDto> {
     const limit = parsePageLimit(q.limit, 20, this.settings.maxPageSize);
-    const rows = await this.repo.latestAudit(this.ds.manager, limit);
+    const rows = await this.repo.latestAudit(this.readDb.ds.manager, limit);
     return { items: rows.map(toAdminAuditItem) };
   }
 
@@ -46,12 +46,12 @@ export class AdminAuditService {
   /** The entries of one live group; a soft-deleted group is 404 here (SPEC §4 Admin surface). */
   async forGroup(gameId: string, groupId: string, q: AdminAuditSearchQueryDto): Promise<AdminAuditPageDto> {
     await this.games.requireGame(gameId);
-    const group = await this.lookup.live(this.ds.manager, gameId, groupId);
+    const group = await this.lookup.live(this.readDb.ds.manager, gameId, groupId);
     return this.search({ groupId: group.id }, 'group', q);
   }
 
   private async search(scope: AuditSearch['scope'], owner: string, q: AdminAuditSearchQueryDto): Promise<AdminAuditPageDto> {
-    const m = this.ds.manager;
+    const m = this.readDb.ds.manager;
     const limit = parsePageLimit(q.limit, SEARCH_DEFAULT_LIMIT, SEARCH_CAP);
     const actions = parseActions(q.actions);
     const since = parseInstant(q.since, 'since');

@@ -6,6 +6,7 @@ import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, type Page } from '../common/pagination/page';
 import { AdminGameScope } from './admin-game-scope';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 /** A group's banned members need no route of their own: the admin members list takes status=banned. */
 @ApiTags('admin: bans')
@@ -18,6 +19,7 @@ export class AdminBansController {
     private readonly bans: BansService,
   ) {}
 
+  @ReplicaRead()
   @Get()
   @MinRole('viewer')
   @ApiOperation({ operationId: 'adminListBans', summary: "The game's game-wide bans in force, newest first, as GET /v1/bans answers them" })

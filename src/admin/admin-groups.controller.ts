@@ -17,6 +17,7 @@ import {
   AdminMemberListDto,
   AdminMembersQueryDto,
 } from './dto/admin-groups.dto';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 @ApiTags('admin: groups')
 @ApiBearerAuth('adminToken')
@@ -30,6 +31,7 @@ export class AdminGroupsController {
     private readonly search: GroupSearchService,
   ) {}
 
+  @ReplicaRead()
   @Get()
   @MinRole('viewer')
   @ApiOperation({ operationId: 'adminListGroups', summary: "A game's live groups: filters, sort, offset pagination with total and hasMore" })
@@ -39,6 +41,7 @@ export class AdminGroupsController {
     return this.groups.list(gameId, query);
   }
 
+  @ReplicaRead()
   @Get('search')
   @MinRole('viewer')
   @ApiOperation({
@@ -51,6 +54,7 @@ export class AdminGroupsController {
     return this.search.search(await this.scope.of(gameId), query);
   }
 
+  @ReplicaRead()
   @Get(':groupId')
   @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetGroup', summary: 'A live group of the game' })
@@ -60,6 +64,7 @@ export class AdminGroupsController {
     return this.groups.get(gameId, groupId);
   }
 
+  @ReplicaRead()
   @Get(':groupId/members')
   @MinRole('viewer')
   @ApiOperation({ operationId: 'adminListGroupMembers', summary: "A group's members with internal ids and roles as objects, offset pagination" })
@@ -73,6 +78,7 @@ export class AdminGroupsController {
     return this.groups.members(gameId, groupId, query);
   }
 
+  @ReplicaRead()
   @Get(':groupId/audit')
   @MinRole('viewer')
   @ApiOperation({ operationId: 'adminSearchGroupAudit', summary: "Search a live group's audit log, newest first; same filters as the game audit" })

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import { GamesService } from '../games/games.service';
@@ -15,6 +14,7 @@ import type {
   AdminMembersQueryDto,
 } from './dto/admin-groups.dto';
 import { ADMIN_LIST_CAP, containsPattern, parseOffset } from './list-query';
+import { ReadSource } from '../db/replica/read-source';
 
 /** SPEC §8: sorting by memberCount is refused past this many matching groups. */
 export const MEMBER_COUNT_SORT_LIMIT = 500;
@@ -23,7 +23,7 @@ export const MEMBER_COUNT_SORT_LIMIT = 500;
 @Injectable()
 export class AdminGroupsService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly readDb: ReadSource,
     private readonly repo: AdminGroupsRepository,
     private readonly games: GamesService,
     private readonly lookup: GroupLookup,
@@ -34,7 +34,7 @@ export class AdminGroupsService {
     const limit = parsePageLimit(q.limit, 50, ADMIN_LIST_CAP);
     const offset = parseOffset(q.offset);
     const sort = q.sort ?? 'createdAt';
-    const page = await this.repo.listGroups(this.ds.manager, {
+    const page = await this.repo.listGroups(this.readDb.ds.manager, {
       gameId,
       namePattern: q.q === undefined ? undefined : containsPattern(q.q),
       kind: q.kind,
@@ -55,16 +55,16 @@ export class AdminGroupsService {
 
   async get(gameId: string, groupId: string): Promise<AdminGroupDto> {
     await this.games.requireGame(gameId);
-    return toAdminGroup(await this.lookup.live(this.ds.manager, gameId, groupId));
+    return toAdminGroup(await this.lookup.live(this.readDb.ds.manager, gameId, groupId));
   }
 
   async members(gameId: string, groupId: string, q: AdminMembersQueryDto): Promise<AdminMemberListDto> {
     await this.games.requireGame(gameId);
-    const group = await this.lookup.live(this.ds.manager, gameId, groupId);
+    const group = await this.lookup.live(this.readDb.ds.manager, gameId, groupId);
     const limit = parsePageLimit(q.limit, 50, ADMIN_LIST_CAP);
     const offset = parseOffset(q.offset);
     const status = q.status ?? 'active';
-    const page = await this.repo.listMembers(this.ds.manager, {
+    const page = await this.repo.listMembers(this.readDb.ds.manager, {
       groupId: group.id,
       status: status === 'all' ? undefined : status,
       userPattern: q.q === undefined ? undefined : containsPattern(q.q),

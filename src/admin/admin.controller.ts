@@ -11,6 +11,7 @@ import {
   AdminAuditSearchQueryDto,
   AdminStatsDto,
 } from './dto/admin.dto';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 @ApiTags('admin: stats and audit')
 @ApiBearerAuth('adminToken')
@@ -22,6 +23,7 @@ export class AdminController {
     private readonly audit: AdminAuditService,
   ) {}
 
+  @ReplicaRead()
   @Get('stats')
   @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetStats', summary: 'Service-wide totals: games, live groups, their active members, audit entries of the last 24 h' })
@@ -31,6 +33,7 @@ export class AdminController {
     return this.admin.stats();
   }
 
+  @ReplicaRead()
   @Get('audit')
   @MinRole('viewer')
   @ApiOperation({ operationId: 'adminListLatestAudit', summary: 'The newest audit entries across every game, with game and group names' })
@@ -40,6 +43,7 @@ export class AdminController {
     return this.audit.latest(query);
   }
 
+  @ReplicaRead()
   @Get('games/:gameId/audit')
   @MinRole('viewer')
   @ApiOperation({ operationId: 'adminSearchGameAudit', summary: "Search a game's audit log, newest first; filters are AND-combined" })

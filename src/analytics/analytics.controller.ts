@@ -12,6 +12,7 @@ import {
   PermissionUsageDto,
   RoleDistributionDto,
 } from './dto/analytics.dto';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 @ApiTags('admin: analytics')
 @ApiBearerAuth('adminToken')
@@ -20,6 +21,7 @@ import {
 export class AnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}
 
+  @ReplicaRead()
   @Get('group-churn')
   @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetGroupChurn', summary: 'Tenure of departures from groups created in the window, in five bins' })
@@ -29,6 +31,7 @@ export class AnalyticsController {
     return this.analytics.groupChurn(gameId, query);
   }
 
+  @ReplicaRead()
   @Get('group-growth')
   @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetGroupGrowth', summary: 'Active members over time of the top groups at `to`, and of all the others' })
@@ -38,6 +41,7 @@ export class AnalyticsController {
     return this.analytics.groupGrowth(gameId, query);
   }
 
+  @ReplicaRead()
   @Get('member-activity')
   @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetMemberActivity', summary: 'Audit entries of the game’s groups per UTC weekday and hour (7 × 24)' })
@@ -47,6 +51,7 @@ export class AnalyticsController {
     return this.analytics.memberActivity(gameId, query);
   }
 
+  @ReplicaRead()
   @Get('role-distribution')
   @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetRoleDistribution', summary: 'Role assignments of active members by role name: the top 10 and the rest' })
@@ -56,6 +61,7 @@ export class AnalyticsController {
     return this.analytics.roleDistribution(gameId);
   }
 
+  @ReplicaRead()
   @Get('permission-usage')
   @MinRole('viewer')
   @ApiOperation({ operationId: 'adminGetPermissionUsage', summary: 'Role grants and member overrides per permission key: the top 15 and the rest' })

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { ReadSource } from '../db/replica/read-source';
 import { sqlRows } from '../db/sql';
 import { transaction } from '../db/transaction';
 import { CHURN_LOWER_BOUNDS, type GrowthWindow } from './analytics-window';
@@ -59,7 +60,7 @@ function rangeClause(column: string, range: TimeRange, params: unknown[]): strin
  */
 @Injectable()
 export class AnalyticsRepository {
-  constructor(private readonly ds: DataSource) {}
+  constructor(private readonly readDb: ReadSource) {}
 
   /**
    * Runs the analytics reads in a read-only transaction tuned for one large aggregate: JIT off (on
@@ -68,7 +69,7 @@ export class AnalyticsRepository {
    * with the transaction, so pooled connections keep the server's defaults.
    */
   session<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
-    return transaction(this.ds, async (m) => {
+    return transaction(this.readDb.ds, async (m) => {
       await m.query(`SET TRANSACTION READ ONLY; SET LOCAL jit = off; SET LOCAL work_mem = '${ANALYTICS_WORK_MEM}'`);
       return work(m);
     });

@@ -5,6 +5,7 @@ import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, type Page } from '../common/pagination/page';
 import { AuditService } from './audit.service';
 import { AuditEntryDto, GroupAuditQueryDto } from './dto/audit.dto';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 @ApiTags('audit')
 @ApiBearerAuth('apiKey')
@@ -12,6 +13,7 @@ import { AuditEntryDto, GroupAuditQueryDto } from './dto/audit.dto';
 export class AuditController {
   constructor(private readonly audit: AuditService) {}
 
+  @ReplicaRead()
   @Get()
   @ApiOperation({ operationId: 'listGroupAudit', summary: "A group's audit log, newest first; nextCursor is the id of the last entry" })
   @ApiPageResponse(AuditEntryDto)

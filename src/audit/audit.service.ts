@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
@@ -12,12 +11,13 @@ import { toAuditDto } from './audit-view';
 import { GroupLookup } from '../groups/group-lookup';
 import { AuditRepository, type AuditStart } from './audit.repository';
 import type { AuditEntryDto, GroupAuditQueryDto } from './dto/audit.dto';
+import { ReadSource } from '../db/replica/read-source';
 
 /** The audit log of one group (SPEC §4 Audit log), newest first. */
 @Injectable()
 export class AuditService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly readDb: ReadSource,
     private readonly lookup: GroupLookup,
     private readonly audit: AuditRepository,
     @Inject(SETTINGS) private readonly settings: Settings,
@@ -34,11 +34,11 @@ export class AuditService {
       };
     } catch (err) {
       // A missing group is a 404 whatever else is wrong with the request.
-      await this.lookup.live(this.ds.manager, game.gameId, groupId);
+      await this.lookup.live(this.readDb.ds.manager, game.gameId, groupId);
       throw err;
     }
     if (!isUuid(groupId)) throw ApiError.notFound('group');
-    const page = await this.audit.groupPage(this.ds, { gameId: game.gameId, groupId, ...query });
+    const page = await this.audit.groupPage(this.readDb.ds, { gameId: game.gameId, groupId, ...query });
     if (!page.found) throw ApiError.notFound('group');
     if (!page.beforeFound) throw ApiError.badRequest('before names no audit entry of this group');
     const { rows } = page;

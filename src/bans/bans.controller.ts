@@ -7,6 +7,7 @@ import { MemberDto } from '../members/dto/member.dto';
 import { BansService } from './bans.service';
 import { BanDto, BanHistoryEntryDto, BanHistoryQueryDto, CreateBanDto, GroupBanDto, ListBansQueryDto } from './dto/ban.dto';
 import { GroupBansService } from './group-bans.service';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 @ApiTags('bans')
 @ApiBearerAuth('apiKey')
@@ -25,6 +26,7 @@ export class BansController {
     return this.bans.ban(game, body);
   }
 
+  @ReplicaRead()
   @Get('bans')
   @ApiOperation({ operationId: 'listBans', summary: 'Game-wide bans in force, newest first; expired ones with includeExpired=true' })
   @ApiPageResponse(BanDto)
@@ -33,6 +35,7 @@ export class BansController {
     return this.bans.list(game, query);
   }
 
+  @ReplicaRead()
   @Get('bans/:userId')
   @ApiOperation({ operationId: 'getBan', summary: "A user's game-wide ban in force" })
   @ApiOkResponse({ type: BanDto })
@@ -50,6 +53,7 @@ export class BansController {
     await this.bans.lift(game, userId);
   }
 
+  @ReplicaRead()
   @Get('bans/:userId/history')
   @ApiOperation({ operationId: 'getBanHistory', summary: "A user's ban history at both scopes, newest first" })
   @ApiPageResponse(BanHistoryEntryDto)

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
@@ -17,12 +16,13 @@ import type { BanHistoryRow, BanRow } from './ban-rows';
 import { toBanDto, toHistoryDto } from './ban-view';
 import { BansRepository } from './bans.repository';
 import type { BanDto, BanHistoryEntryDto, BanHistoryQueryDto, CreateBanDto, ListBansQueryDto } from './dto/ban.dto';
+import { ReadSource } from '../db/replica/read-source';
 
 /** Game-wide bans (SPEC §3 Game-wide ban, §4 Game-wide bans) and the ban history of both scopes. */
 @Injectable()
 export class BansService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly readDb: ReadSource,
     private readonly uow: UnitOfWork,
     private readonly bans: BansRepository,
     private readonly identity: IdentityService,
@@ -103,8 +103,8 @@ export class BansService {
 
   /** The ban in force; an expired one reads as none (lazy expiry). */
   async get(game: GameContext, userId: string): Promise<BanDto> {
-    const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
-    const ban = svcUserId ? await this.bans.find(this.ds.manager, game.gameId, svcUserId) : null;
+    const svcUserId = await this.identity.find(this.readDb.ds.manager, game.gameId, userId);
+    const ban = svcUserId ? await this.bans.find(this.readDb.ds.manager, game.gameId, svcUserId) : null;
     if (!ban || ban.expired) throw ApiError.notFound('ban');
     return toBanDto(ban);
   }
@@ -113,7 +113,7 @@ export class BansService {
     const scope = `bans:${game.gameId}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
-    const rows = await this.bans.list(this.ds.manager, game.gameId, { includeExpired: q.includeExpired === 'true', after, limit });
+    const rows = await this.bans.list(this.readDb.ds.manager, game.gameId, { includeExpired: q.includeExpired === 'true', after, limit });
     return toPage(rows, limit, toBanDto, (b: BanRow) => encodeKeyset(scope, b.bannedAt, b.id));
   }
 
@@ -124,9 +124,9 @@ export class BansService {
     const cursorScope = `ban-history:${game.gameId}:${userId}:${scopeFilter ?? 'all'}:${q.groupId ?? ''}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, cursorScope);
-    const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
+    const svcUserId = await this.identity.find(this.readDb.ds.manager, game.gameId, userId);
     if (!svcUserId) return { items: [], nextCursor: null };
-    const rows = await this.bans.history(this.ds.manager, game.gameId, svcUserId, { scope: scopeFilter, groupId: q.groupId, after, limit });
+    const rows = await this.bans.history(this.readDb.ds.manager, game.gameId, svcUserId, { scope: scopeFilter, groupId: q.groupId, after, limit });
     return toPage(rows, limit, toHistoryDto, (h: BanHistoryRow) => encodeKeyset(cursorScope, h.eventAt, h.id));
   }
 }

@@ -13,6 +13,12 @@ export interface Settings {
   databaseStatementTimeoutMs: number;
   /** Longest one of this service's transactions may sit idle (ms, 0 = no limit) before Postgres ends it and frees its locks. */
   databaseIdleInTransactionTimeoutMs: number;
+  /** A streaming replica for the lag-tolerant reads (docs/read-replicas.md); undefined, the default, reads all from DATABASE_URL. */
+  databaseReadUrl: string | undefined;
+  /** The most a replica may be behind (ms) for a read without a consistency token to go to it. */
+  readReplicaMaxLagMs: number;
+  /** How long a read with a consistency token waits for the replica to replay it before going to the primary (ms). */
+  readReplicaWaitMs: number;
   host: string;
   port: number;
   nodeEnv: NodeEnv;
@@ -102,17 +108,17 @@ function flag(env: Env, name: string, def = false): boolean {
   throw new SettingsError(name, `must be true, false, 1 or 0 (got ${quote(raw)})`);
 }
 
-function databaseUrl(env: Env): string | undefined {
-  const raw = env.DATABASE_URL;
+function databaseUrl(env: Env, name: 'DATABASE_URL' | 'DATABASE_READ_URL' = 'DATABASE_URL'): string | undefined {
+  const raw = env[name];
   if (raw === undefined || raw.trim() === '') return undefined;
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new SettingsError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+    throw new SettingsError(name, 'must be a postgres:// or postgresql:// URL');
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new SettingsError('DATABASE_URL', `must use the postgres:// or postgresql:// scheme (got ${url.protocol})`);
+    throw new SettingsError(name, `must use the postgres:// or postgresql:// scheme (got ${url.protocol})`);
   }
   return raw.trim();
 }
@@ -242,6 +248,9 @@ export function parseSettings(env: Env): Settings {
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     databaseIdleInTransactionTimeoutMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 0, 3_600_000),
+    databaseReadUrl: databaseUrl(env, 'DATABASE_READ_URL'),
+    readReplicaMaxLagMs: integer(env, 'READ_REPLICA_MAX_LAG_MS', 1_000, 0, 3_600_000),
+    readReplicaWaitMs: integer(env, 'READ_REPLICA_WAIT_MS', 250, 0, 10_000),
     host: env.HOST?.trim() || '0.0.0.0',
     port,
     nodeEnv: oneOf(env, 'NODE_ENV', 'development', ['development', 'test', 'production'] as const),

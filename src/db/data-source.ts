@@ -20,6 +20,8 @@ export interface DataSourceConfig {
   sqlSpans?: SqlSpans;
   /** Told each error PostgreSQL answers on a pooled connection (the app's metrics). */
   onServerError?: ServerErrorListener;
+  /** A read replica's: read-only, so its connections make no feed-era check (the primary's do). */
+  readOnly?: boolean;
 }
 
 export { DB_CONNECT_TIMEOUT_MS } from './prepared-client';
@@ -42,6 +44,7 @@ export function createDataSource({
   onNewEra,
   sqlSpans,
   onServerError,
+  readOnly = false,
 }: DataSourceConfig): DataSource {
   installTimestampParser();
   return new DataSource({
@@ -66,7 +69,7 @@ export function createDataSource({
       idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
       // Before its first use: a connection to a database restored from another cluster starts the
       // feed's new era, so that even an instance left running across the restore writes none out of order.
-      onConnect: (client: ServiceClient) => startNewEraIfRestored(client, onNewEra),
+      ...(readOnly ? { commitPositions: false } : { onConnect: (client: ServiceClient) => startNewEraIfRestored(client, onNewEra) }),
       // Sent as session settings when each connection opens: no extra round trip per query.
       ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
       ...(idleInTransactionTimeoutMs > 0 ? { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs } : {}),

@@ -1,15 +1,24 @@
-import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, Optional, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
+import { MetricsRegistry } from '../observability/metrics/metrics-registry';
 import type { Tracing } from '../observability/tracing/tracing';
 import { TRACING } from '../observability/tracing/tracing.module';
 import { createDataSource, runMigrations } from './data-source';
 import { DbMetrics } from './db-metrics';
 import { PgListener } from './pg-listener';
+import { ConsistencyInterceptor } from './replica/consistency.interceptor';
+import { ReadSource } from './replica/read-source';
+import { registerReplicaMetrics } from './replica/replica-metrics';
+import { ReplicaRouter } from './replica/replica-router';
 import { UnitOfWork } from './unit-of-work';
 
-/** Connects, applies pending migrations before anything else runs, and closes last on shutdown. */
+/**
+ * Connects, applies pending migrations before anything else runs, and closes last on shutdown.
+ * With DATABASE_READ_URL, also the read replica and the router that decides each read's server.
+ */
 @Global()
 @Module({
   providers: [
@@ -32,16 +41,46 @@ import { UnitOfWork } from './unit-of-work';
         return ds;
       },
     },
+    {
+      provide: ReplicaRouter,
+      inject: [SETTINGS, TRACING, DbMetrics, MetricsRegistry, DataSource],
+      useFactory: async (settings: Settings, tracing: Tracing | null, metrics: DbMetrics, registry: MetricsRegistry, primary: DataSource) => {
+        if (!settings.databaseReadUrl) {
+          registerReplicaMetrics(registry, null);
+          return null;
+        }
+        const replica = createDataSource({
+          url: settings.databaseReadUrl,
+          poolMax: settings.databasePoolMax,
+          applicationName: 'guildhall-replica',
+          statementTimeoutMs: settings.databaseStatementTimeoutMs,
+          sqlSpans: tracing?.sql,
+          onServerError: (code) => metrics.statementError(code),
+          readOnly: true,
+        });
+        // A replica down at boot leaves every read on the primary; the router connects it later.
+        await replica.initialize().catch((err: unknown) => new Logger('ReplicaRouter').warn({ err }, 'the read replica is unreachable: reads go to the primary'));
+        const router = new ReplicaRouter(primary, replica, { maxLagMs: settings.readReplicaMaxLagMs, waitMs: settings.readReplicaWaitMs });
+        registerReplicaMetrics(registry, router);
+        return router;
+      },
+    },
+    { provide: APP_INTERCEPTOR, useClass: ConsistencyInterceptor },
     DbMetrics,
     PgListener,
+    ReadSource,
     UnitOfWork,
   ],
-  exports: [DataSource, DbMetrics, PgListener, UnitOfWork],
+  exports: [DataSource, DbMetrics, PgListener, ReadSource, ReplicaRouter, UnitOfWork],
 })
 export class DatabaseModule implements OnApplicationShutdown {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+  constructor(
+    @Inject(DataSource) private readonly dataSource: DataSource,
+    @Optional() @Inject(ReplicaRouter) private readonly router: ReplicaRouter | null,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    if (this.router?.replica.isInitialized) await this.router.replica.destroy();
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 }

@@ -44,7 +44,16 @@ interface QueryInstance {
   _getRows(connection: Connection, rows?: number): void;
   prepare(connection: Connection): void;
   handleCommandComplete(msg: unknown, connection: Connection): void;
+  handleRowDescription(msg: unknown): void;
+  handleDataRow(msg: { fields: unknown[] }): void;
 }
+/**
+ * Asked right after a COMMIT, on the same connection and in the same round trip: the position of the
+ * WAL's end, at or past the commit record, is the consistency token of what was just written (a
+ * replica that has replayed up to it has the commit). Before the COMMIT it would come short of it.
+ */
+export const COMMIT_POSITION_SQL = 'SELECT pg_current_wal_insert_lsn()::text';
+
 type QueryClass = new (config: { name?: string; text: string; values: unknown[] }, values?: unknown, callback?: unknown) => QueryInstance;
 
 /**
@@ -55,6 +64,8 @@ type QueryClass = new (config: { name?: string; text: string; values: unknown[] 
  */
 class PipelinedQuery extends Query {
   private completions = 0;
+  /** The one value of the last row a statement after this one answered (the commit position). */
+  trailing: string | null = null;
 
   constructor(
     config: { name?: string; text: string; values: unknown[] },
@@ -89,6 +100,17 @@ class PipelinedQuery extends Query {
     const index = this.completions++;
     if (index === this.before.length) super.handleCommandComplete(msg, connection);
   }
+
+  /** Rows after the statement's own completion are the trailing statements': kept aside, not in its result. */
+  override handleRowDescription(msg: unknown): void {
+    if (this.completions <= this.before.length) super.handleRowDescription(msg);
+  }
+
+  override handleDataRow(msg: { fields: unknown[] }): void {
+    if (this.completions <= this.before.length) return super.handleDataRow(msg);
+    const [value] = msg.fields;
+    if (typeof value === 'string') this.trailing = value;
+  }
 }
 
 function runUnnamed(connection: Connection, text: string): void {
@@ -122,14 +144,18 @@ export class ServiceClient extends Client {
   private commitNext = false;
   private commitSent = false;
   private pendingBefore: string[] = [];
+  private commitPosition: string | null = null;
   /** What this unit of work has taken already (a lock held until its end need not be asked for twice). */
   private readonly taken = new Set<string>();
   private readonly sqlSpans: SqlSpans | undefined;
+  /** False on a replica's connections: a server in recovery has no WAL insert position to give. */
+  private readonly positions: boolean;
 
-  constructor(config: ClientConfig & { sqlSpans?: SqlSpans; onServerError?: ServerErrorListener }) {
-    const { sqlSpans, onServerError, ...pgConfig } = config;
+  constructor(config: ClientConfig & { sqlSpans?: SqlSpans; onServerError?: ServerErrorListener; commitPositions?: boolean }) {
+    const { sqlSpans, onServerError, commitPositions = true, ...pgConfig } = config;
     super({ ...pgConfig, connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS });
     this.sqlSpans = sqlSpans;
+    this.positions = commitPositions;
     // Every error PostgreSQL sends on this connection, whatever catches it later (a retry, a 409, a 503).
     if (onServerError) {
       this.connection.on('errorMessage', (m: { code?: string }) => onServerError(m.code));
@@ -162,6 +188,16 @@ export class ServiceClient extends Client {
     this.pendingBefore.push(text);
   }
 
+  /**
+   * The WAL position just past this connection's last COMMIT (then forgotten): asked in the COMMIT's
+   * own round trip, so the consistency token costs no extra one.
+   */
+  takeCommitPosition(): string | null {
+    const position = this.commitPosition;
+    this.commitPosition = null;
+    return position;
+  }
+
   /** The next statement is the transaction's last: it carries the COMMIT. */
   commitWithNext(): void {
     if (this.unitOfWork) this.commitNext = true;
@@ -170,6 +206,9 @@ export class ServiceClient extends Client {
   // pg's overloads cannot be restated one by one here; TypeORM calls query(text, values).
   override query(...args: unknown[]): never {
     const [text, values] = args;
+    if (this.positions && text === 'COMMIT' && !values && args.length <= 2 && !(this.unitOfWork && (this.beginPending || this.commitSent))) {
+      return this.commitAndPosition() as never;
+    }
     if (!this.unitOfWork || typeof text !== 'string' || args.length !== 2) return this.sent(args);
     if (text === 'START TRANSACTION' && !values) {
       this.beginPending = true;
@@ -189,7 +228,7 @@ export class ServiceClient extends Client {
       const ahead = before.reduce<Promise<unknown>>((p, t) => p.then(() => this.sent([t])), Promise.resolve());
       return ahead.then(() => this.sent(args)) as never;
     }
-    const after = this.commitNext ? ['COMMIT'] : [];
+    const after = this.commitNext ? ['COMMIT', ...(this.positions ? [COMMIT_POSITION_SQL] : [])] : [];
     this.commitNext = false;
     const name = statementName(text);
     if (!name && !before.length && !after.length) return this.sent(args);
@@ -197,13 +236,25 @@ export class ServiceClient extends Client {
       new Promise((resolve, reject) => {
         const done = (err: Error | null, result: unknown) => {
           if (err) return reject(err);
-          if (after.length) this.commitSent = true;
+          if (after.length) {
+            this.commitSent = true;
+            this.commitPosition = query.trailing;
+          }
           resolve(result);
         };
-        this.plain([new PipelinedQuery({ ...(name ? { name } : {}), text, values }, before, after, done)]);
+        const query = new PipelinedQuery({ ...(name ? { name } : {}), text, values }, before, after, done);
+        this.plain([query]);
       });
     if (!this.sqlSpans) return pipelined() as never;
     return this.sqlSpans.around(text, [...before, ...after], this.target(), pipelined) as never;
+  }
+
+  /** A COMMIT sent on its own: the commit position rides in the same simple-protocol round trip. */
+  private async commitAndPosition(): Promise<unknown> {
+    const results = (await this.sent([`COMMIT; ${COMMIT_POSITION_SQL}`])) as unknown as { rows: Record<string, unknown>[] }[];
+    const position = Array.isArray(results) ? results[1]?.rows[0]?.pg_current_wal_insert_lsn : undefined;
+    this.commitPosition = typeof position === 'string' ? position : null;
+    return Array.isArray(results) ? results[0] : results;
   }
 
   /** pg's own query, in a span when traces are on: a text (and values), or a config object, with or without a callback. */

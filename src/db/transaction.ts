@@ -6,12 +6,13 @@ import {
   type EntityManager,
 } from 'typeorm';
 import { ServiceClient } from './prepared-client';
+import { noteCommit } from './replica/read-context';
 
 /**
  * `ds.transaction` (as TypeORM runs it), keeping the reason when the connection dies between two of
  * its queries (ConnectionLoss), so the request answers 503 rather than 500 (DECISIONS §30). Postgres
  * has rolled the transaction back either way. A unit of work's transaction takes fewer round trips
- * (ServiceClient).
+ * (ServiceClient). The commit's WAL position becomes the request's consistency token.
  */
 export async function transaction<T>(
   ds: DataSource,
@@ -24,11 +25,15 @@ export async function transaction<T>(
   try {
     connection = (await runner.connect()) as EventEmitter;
     loss.watch(connection);
-    if (unitOfWork && connection instanceof ServiceClient) connection.startUnitOfWork();
+    const client = connection instanceof ServiceClient ? connection : null;
+    // A position left by another caller's COMMIT on this pooled connection is not this transaction's.
+    client?.takeCommitPosition();
+    if (unitOfWork) client?.startUnitOfWork();
     await runner.startTransaction();
     try {
       const result = await work(runner.manager);
       await runner.commitTransaction();
+      if (client) noteCommit(client.takeCommitPosition());
       return result;
     } catch (err) {
       await runner.rollbackTransaction().catch(() => undefined);

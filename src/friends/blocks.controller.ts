@@ -5,6 +5,7 @@ import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, PageQueryDto, type Page } from '../common/pagination/page';
 import { BlocksService } from './blocks.service';
 import { BlockDto, TargetUserDto } from './dto/friends.dto';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 type StatusSettable = { status(code: number): unknown };
 
@@ -30,6 +31,7 @@ export class BlocksController {
     return block;
   }
 
+  @ReplicaRead()
   @Get()
   @ApiOperation({ operationId: 'listBlocks', summary: "A user's outbound blocks, newest first" })
   @ApiPageResponse(BlockDto)

@@ -16,11 +16,13 @@ import { toBlockDto } from './friend-view';
 import { FriendsGate } from './friends-gate';
 import { FriendsRepository } from './friends.repository';
 import { resolveParties } from './parties';
+import { ReadSource } from '../db/replica/read-source';
 
 /** Blocks (SPEC §3 Friend relationship, §4 Friends): block, unblock, the outbound list. */
 @Injectable()
 export class BlocksService {
   constructor(
+    private readonly readDb: ReadSource,
     private readonly ds: DataSource,
     private readonly uow: UnitOfWork,
     private readonly gate: FriendsGate,
@@ -67,9 +69,9 @@ export class BlocksService {
     const limit = parsePageLimit(q.limit, 100, this.settings.maxPageSize);
     const scope = `blocks:${game.gameId}:${userId}`;
     const after = decodeKeyset(q.cursor, scope);
-    const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
+    const svcUserId = await this.identity.find(this.readDb.ds.manager, game.gameId, userId);
     if (!svcUserId) return { items: [], nextCursor: null };
-    const rows = await this.repo.listBlocks(this.ds.manager, game.gameId, svcUserId, after, limit);
+    const rows = await this.repo.listBlocks(this.readDb.ds.manager, game.gameId, svcUserId, after, limit);
     return toPage(rows, limit, toBlockDto, (r: RelationshipRow) => encodeKeyset(scope, r.createdAt, r.id));
   }
 }

@@ -10,6 +10,7 @@ import {
   TargetUserDto,
 } from './dto/friends.dto';
 import { FriendRequestsService } from './friend-requests.service';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 @ApiTags('friends')
 @ApiBearerAuth('apiKey')
@@ -25,6 +26,7 @@ export class FriendRequestsController {
     return this.requests.send(game, userId, body.targetSvcUserId);
   }
 
+  @ReplicaRead()
   @Get('users/:userId/friend-requests')
   @ApiOperation({ operationId: 'listFriendRequests', summary: "A user's pending requests, inbound and outbound, as complete sets" })
   @ApiOkResponse({ type: FriendRequestsDto })

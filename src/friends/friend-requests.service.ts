@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
@@ -14,6 +13,7 @@ import { toFriendshipDto, toRequestDto } from './friend-view';
 import { FriendsGate } from './friends-gate';
 import { FriendsRepository } from './friends.repository';
 import { resolveParties } from './parties';
+import { ReadSource } from '../db/replica/read-source';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -25,7 +25,7 @@ const UNIQUE_VIOLATION = '23505';
 @Injectable()
 export class FriendRequestsService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly readDb: ReadSource,
     private readonly uow: UnitOfWork,
     private readonly gate: FriendsGate,
     private readonly repo: FriendsRepository,
@@ -86,9 +86,9 @@ export class FriendRequestsService {
   /** Complete sets, newest first; a user the game has never seen has none (DECISIONS §24). */
   async list(game: GameContext, userId: string, direction: 'in' | 'out' | 'both' = 'both'): Promise<FriendRequestsDto> {
     await this.gate.open(game);
-    const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
+    const svcUserId = await this.identity.find(this.readDb.ds.manager, game.gameId, userId);
     if (!svcUserId) return { inbound: [], outbound: [] };
-    const { inbound, outbound } = await this.repo.requests(this.ds.manager, game.gameId, svcUserId, direction);
+    const { inbound, outbound } = await this.repo.requests(this.readDb.ds.manager, game.gameId, svcUserId, direction);
     return { inbound: inbound.map(toRequestDto), outbound: outbound.map(toRequestDto) };
   }
 

@@ -4,6 +4,7 @@ import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { CreateFriendTagDto, FriendshipDto, FriendTagDto, FriendTagListDto, SetFriendTagsDto, UpdateFriendTagDto } from './dto/friends.dto';
 import { FriendTagsService } from './friend-tags.service';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 @ApiTags('friends')
 @ApiBearerAuth('apiKey')
@@ -11,6 +12,7 @@ import { FriendTagsService } from './friend-tags.service';
 export class FriendTagsController {
   constructor(private readonly tags: FriendTagsService) {}
 
+  @ReplicaRead()
   @Get('users/:userId/friend-tags')
   @ApiOperation({ operationId: 'listFriendTags', summary: "A user's friend tags in the calling game, sorted by name" })
   @ApiOkResponse({ type: FriendTagListDto })

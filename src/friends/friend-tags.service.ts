@@ -12,6 +12,7 @@ import { toFriendshipDto, toTagDto } from './friend-view';
 import { FriendTagsRepository } from './friend-tags.repository';
 import { FriendsGate } from './friends-gate';
 import { FriendsRepository } from './friends.repository';
+import { ReadSource } from '../db/replica/read-source';
 
 /**
  * Friend tags (SPEC §4 Friends, rule 5): private labels of one owner in one game, attached only to
@@ -20,6 +21,7 @@ import { FriendsRepository } from './friends.repository';
 @Injectable()
 export class FriendTagsService {
   constructor(
+    private readonly readDb: ReadSource,
     private readonly ds: DataSource,
     private readonly uow: UnitOfWork,
     private readonly gate: FriendsGate,
@@ -30,8 +32,8 @@ export class FriendTagsService {
 
   async list(game: GameContext, userId: string): Promise<FriendTagListDto> {
     await this.gate.tags(game);
-    const owner = await this.identity.find(this.ds.manager, game.gameId, userId);
-    return { items: owner ? (await this.tags.list(this.ds.manager, game.gameId, owner)).map(toTagDto) : [] };
+    const owner = await this.identity.find(this.readDb.ds.manager, game.gameId, userId);
+    return { items: owner ? (await this.tags.list(this.readDb.ds.manager, game.gameId, owner)).map(toTagDto) : [] };
   }
 
   /**

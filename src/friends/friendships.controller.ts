@@ -5,6 +5,7 @@ import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, type Page } from '../common/pagination/page';
 import { FriendsListQueryDto, FriendshipDto, RelationshipDto } from './dto/friends.dto';
 import { FriendshipsService } from './friendships.service';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 @ApiTags('friends')
 @ApiBearerAuth('apiKey')
@@ -12,6 +13,7 @@ import { FriendshipsService } from './friendships.service';
 export class FriendshipsController {
   constructor(private readonly friendships: FriendshipsService) {}
 
+  @ReplicaRead()
   @Get()
   @ApiOperation({ operationId: 'listFriends', summary: "A user's friends, newest friendship first; viewer applies the owner's visibility" })
   @ApiPageResponse(FriendshipDto)
@@ -29,6 +31,7 @@ export class FriendshipsController {
     await this.friendships.remove(game, userId, otherUserId);
   }
 
+  @ReplicaRead()
   @Get(':otherUserId/relationship')
   @ApiOperation({ operationId: 'getRelationship', summary: 'The relationship state the viewer (:userId) sees with another user, and since when' })
   @ApiOkResponse({ type: RelationshipDto })

@@ -21,11 +21,13 @@ import { FriendsGate } from './friends-gate';
 import { FriendsRepository } from './friends.repository';
 import { canViewList, effectiveVisibility } from './list-access';
 import { relationshipState } from './relationship-state';
+import { ReadSource } from '../db/replica/read-source';
 
 /** Friendships (SPEC §4 Friends): the keyset-paginated list with viewer rules, removal, relationship. */
 @Injectable()
 export class FriendshipsService {
   constructor(
+    private readonly readDb: ReadSource,
     private readonly ds: DataSource,
     private readonly uow: UnitOfWork,
     private readonly gate: FriendsGate,
@@ -46,7 +48,7 @@ export class FriendshipsService {
     const scope = `friends:${game.gameId}:${userId}:${q.tagId ?? ''}`;
     const after = decodeKeyset(q.cursor, scope);
     const viewer = q.viewer !== undefined && q.viewer !== userId ? q.viewer : undefined;
-    const page = await this.reads.listPage(this.ds, {
+    const page = await this.reads.listPage(this.readDb.ds, {
       callingGameId: game.gameId,
       readGameIds: ctx.readGameIds,
       ownerExternalId: userId,
@@ -89,7 +91,7 @@ export class FriendshipsService {
   async relationship(game: GameContext, viewerUserId: string, otherUserId: string): Promise<RelationshipDto> {
     const ctx = await this.gate.open(game);
     if (viewerUserId === otherUserId) throw ApiError.badRequest('otherUserId must differ from viewerUserId');
-    const facts = await this.reads.relationshipFacts(this.ds, {
+    const facts = await this.reads.relationshipFacts(this.readDb.ds, {
       callingGameId: game.gameId,
       readGameIds: ctx.readGameIds,
       viewerExternalId: viewerUserId,

@@ -4,6 +4,7 @@ import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { SuggestionsDto, SuggestionsQueryDto } from './dto/friends.dto';
 import { SuggestionsService } from './suggestions.service';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 @ApiTags('friends')
 @ApiBearerAuth('apiKey')
@@ -11,6 +12,7 @@ import { SuggestionsService } from './suggestions.service';
 export class SuggestionsController {
   constructor(private readonly suggestions: SuggestionsService) {}
 
+  @ReplicaRead()
   @Get()
   @ApiOperation({ operationId: 'suggestFriends', summary: 'Friends of friends sharing at least friends.discovery.minMutuals mutual friends' })
   @ApiOkResponse({ type: SuggestionsDto })

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import type { SuggestionsDto } from './dto/friends.dto';
 import { FriendsGate } from './friends-gate';
 import { FriendReadsRepository } from './friend-reads.repository';
+import { ReadSource } from '../db/replica/read-source';
 
 /** SPEC §8: suggestions default to 20 and are capped at 50 whatever the page cap. */
 const SUGGESTIONS_DEFAULT = 20;
@@ -14,7 +14,7 @@ const SUGGESTIONS_CAP = 50;
 @Injectable()
 export class SuggestionsService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly readDb: ReadSource,
     private readonly gate: FriendsGate,
     private readonly reads: FriendReadsRepository,
   ) {}
@@ -22,7 +22,7 @@ export class SuggestionsService {
   async suggest(game: GameContext, userId: string, rawLimit: string | undefined): Promise<SuggestionsDto> {
     const ctx = await this.gate.discovery(game);
     const limit = parsePageLimit(rawLimit, SUGGESTIONS_DEFAULT, SUGGESTIONS_CAP);
-    const items = await this.reads.suggestions(this.ds, {
+    const items = await this.reads.suggestions(this.readDb.ds, {
       callingGameId: game.gameId,
       readGameIds: ctx.readGameIds,
       userExternalId: userId,

@@ -4,6 +4,7 @@ import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { UpdateVisibilityDto, VisibilityDto } from './dto/friends.dto';
 import { VisibilityService } from './visibility.service';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 @ApiTags('friends')
 @ApiBearerAuth('apiKey')
@@ -11,6 +12,7 @@ import { VisibilityService } from './visibility.service';
 export class VisibilityController {
   constructor(private readonly visibility: VisibilityService) {}
 
+  @ReplicaRead()
   @Get()
   @ApiOperation({ operationId: 'getFriendsVisibility', summary: "A user's friendsListVisibility (or the configured default) and the game's allowed values" })
   @ApiOkResponse({ type: VisibilityDto })

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
 import { UnitOfWork } from '../db/unit-of-work';
@@ -9,12 +8,13 @@ import type { VisibilityDto } from './dto/friends.dto';
 import { FriendsGate } from './friends-gate';
 import { toVisibilityDto } from './friend-view';
 import { FriendsRepository } from './friends.repository';
+import { ReadSource } from '../db/replica/read-source';
 
 /** A user's friendsListVisibility (SPEC §2 Friends records, §4 visibility routes). */
 @Injectable()
 export class VisibilityService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly readDb: ReadSource,
     private readonly uow: UnitOfWork,
     private readonly gate: FriendsGate,
     private readonly repo: FriendsRepository,
@@ -23,8 +23,8 @@ export class VisibilityService {
 
   async get(game: GameContext, userId: string): Promise<VisibilityDto> {
     const ctx = await this.gate.open(game);
-    const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
-    const stored = svcUserId ? await this.repo.visibility(this.ds.manager, game.gameId, svcUserId) : null;
+    const svcUserId = await this.identity.find(this.readDb.ds.manager, game.gameId, userId);
+    const stored = svcUserId ? await this.repo.visibility(this.readDb.ds.manager, game.gameId, svcUserId) : null;
     return toVisibilityDto(ctx, userId, stored);
   }
 

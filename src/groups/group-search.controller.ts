@@ -6,6 +6,7 @@ import { ApiPageResponse, type Page } from '../common/pagination/page';
 import { GroupDto } from './dto/group.dto';
 import { SearchGroupsQueryDto } from './dto/group-search.dto';
 import { GroupSearchService } from './group-search.service';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 /** GET /v1/groups/search: a static path, which the router matches before /v1/groups/:id. */
 @ApiTags('groups')
@@ -14,6 +15,7 @@ import { GroupSearchService } from './group-search.service';
 export class GroupSearchController {
   constructor(private readonly groups: GroupSearchService) {}
 
+  @ReplicaRead()
   @Get('search')
   @ApiOperation({
     operationId: 'searchGroups',

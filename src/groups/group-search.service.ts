@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import { toPage, type Page } from '../common/pagination/page';
 import type { GroupDto } from './dto/group.dto';
@@ -7,6 +6,7 @@ import type { SearchGroupsQueryDto } from './dto/group-search.dto';
 import { cursorAfter, parseSearchQuery, withCursor } from './group-search-query';
 import { GroupSearchRepository, type FoundGroup } from './group-search.repository';
 import { toGroupDto } from './group-view';
+import { ReadSource } from '../db/replica/read-source';
 
 /**
  * Finding a group (EXTENSIONS X5): the game's groups a player may see (never secret, never
@@ -17,13 +17,13 @@ import { toGroupDto } from './group-view';
 @Injectable()
 export class GroupSearchService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly readDb: ReadSource,
     private readonly repo: GroupSearchRepository,
   ) {}
 
   async search(game: Pick<GameContext, 'gameId'>, dto: SearchGroupsQueryDto): Promise<Page<GroupDto>> {
     const parsed = parseSearchQuery(game.gameId, dto);
-    const rows = await this.repo.search(this.ds.manager, withCursor(parsed));
+    const rows = await this.repo.search(this.readDb.ds.manager, withCursor(parsed));
     return toPage(rows, parsed.limit, toGroupDto, (g: FoundGroup) => cursorAfter(parsed, g));
   }
 }

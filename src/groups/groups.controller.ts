@@ -6,6 +6,7 @@ import { ApiPageResponse, type Page } from '../common/pagination/page';
 import { CreateGroupDto, DeleteGroupQueryDto, GroupDto, ListGroupsQueryDto, SetOwnerDto, SetParentDto, UpdateGroupDto, ViewerQueryDto } from './dto/group.dto';
 import { GroupOwnerService } from './group-owner.service';
 import { GroupsService } from './groups.service';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 type StatusSettable = { status(code: number): unknown };
 
@@ -26,6 +27,7 @@ export class GroupsController {
     return this.groups.create(game, body);
   }
 
+  @ReplicaRead()
   @Get()
   @ApiOperation({ operationId: 'listGroups', summary: 'List groups, newest first; viewer hides secret groups they are not in' })
   @ApiPageResponse(GroupDto)
@@ -34,6 +36,7 @@ export class GroupsController {
     return this.groups.list(game, query);
   }
 
+  @ReplicaRead()
   @Get(':id')
   @ApiOperation({ operationId: 'getGroup', summary: 'Get a group; with viewer, a secret group is 404 unless they are an active member' })
   @ApiOkResponse({ type: GroupDto })
@@ -96,6 +99,7 @@ export class GroupsController {
     return this.owner.set(game, id, body);
   }
 
+  @ReplicaRead()
   @Get(':id/children')
   @ApiOperation({ operationId: 'listChildGroups', summary: 'List the live child groups, newest first' })
   @ApiPageResponse(GroupDto)

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
@@ -24,6 +23,7 @@ import type { GroupRow } from './group-row';
 import { toGroupDto } from './group-view';
 import { GroupsRepository, type GroupChanges } from './groups.repository';
 import { hashPasscode } from './passcode';
+import { ReadSource } from '../db/replica/read-source';
 
 /** SPEC §3: a soft-deleted group can be restored for this long, then the sweeper removes it. */
 export const RESTORE_WINDOW_DAYS = 7;
@@ -38,7 +38,7 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
 @Injectable()
 export class GroupsService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly readDb: ReadSource,
     private readonly uow: UnitOfWork,
     private readonly groups: GroupsRepository,
     private readonly lookup: GroupLookup,
@@ -99,7 +99,7 @@ export class GroupsService {
   }
 
   async get(game: GameContext, id: string, viewer?: string): Promise<GroupDto> {
-    return toGroupDto(await this.lookup.visible(this.ds.manager, game.gameId, id, viewer));
+    return toGroupDto(await this.lookup.visible(this.readDb.ds.manager, game.gameId, id, viewer));
   }
 
   async list(game: GameContext, q: ListGroupsQueryDto): Promise<Page<GroupDto>> {
@@ -111,7 +111,7 @@ export class GroupsService {
 
   /** The live children of a live group (DECISIONS §3), as a Page<Group>. */
   async children(game: GameContext, id: string, q: ListGroupsQueryDto): Promise<Page<GroupDto>> {
-    const parent = await this.lookup.visible(this.ds.manager, game.gameId, id, q.viewer);
+    const parent = await this.lookup.visible(this.readDb.ds.manager, game.gameId, id, q.viewer);
     return this.page(game, q, `children:${parent.id}`, parent.id);
   }
 
@@ -264,7 +264,7 @@ export class GroupsService {
   private async page(game: GameContext, q: ListGroupsQueryDto, scope: string, parentGroupId?: string): Promise<Page<GroupDto>> {
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
-    const m = this.ds.manager;
+    const m = this.readDb.ds.manager;
     const viewer = q.viewer === undefined ? undefined : { userId: await this.identity.find(m, game.gameId, q.viewer) };
     const rows = await this.groups.list(m, {
       gameId: game.gameId,

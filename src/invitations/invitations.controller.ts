@@ -16,6 +16,7 @@ import {
   ListInvitationsQueryDto,
 } from './dto/invitation.dto';
 import { InvitationsService } from './invitations.service';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 @ApiTags('invitations')
 @ApiBearerAuth('apiKey')
@@ -40,6 +41,7 @@ export class InvitationsController {
     return this.invitations.bulkInvite(game, id, body.rows, body.invitedByUserId);
   }
 
+  @ReplicaRead()
   @Get('groups/:id/invitations')
   @ApiOperation({ operationId: 'listInvitations', summary: 'List the invitations of a group; used and expired ones only on request' })
   @ApiPageResponse(InvitationDto)

@@ -31,6 +31,7 @@ import { parseExpiresIn } from './expires-in';
 import type { InvitationRow, InvitationRowWithGroup } from './invitation-row';
 import { toInvitationDto, toInvitationWithGroupDto } from './invitation-view';
 import { InvitationsRepository, redeemAlongside, type InvitationWithGroup } from './invitations.repository';
+import { ReadSource } from '../db/replica/read-source';
 
 const CODE = /^[0-9a-fA-F]{16}$/;
 
@@ -38,6 +39,7 @@ const CODE = /^[0-9a-fA-F]{16}$/;
 @Injectable()
 export class InvitationsService {
   constructor(
+    private readonly readDb: ReadSource,
     private readonly ds: DataSource,
     private readonly uow: UnitOfWork,
     private readonly lookup: GroupLookup,
@@ -114,13 +116,13 @@ export class InvitationsService {
   }
 
   async list(game: GameContext, groupId: string, q: ListInvitationsQueryDto): Promise<Page<InvitationDto>> {
-    const group = await this.lookup.live(this.ds.manager, game.gameId, groupId);
+    const group = await this.lookup.live(this.readDb.ds.manager, game.gameId, groupId);
     const includeUsed = q.includeUsed === 'true';
     const includeExpired = q.includeExpired === 'true';
     const scope = `invitations:${group.id}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
-    const rows = await this.invitations.list(this.ds.manager, group.id, {
+    const rows = await this.invitations.list(this.readDb.ds.manager, group.id, {
       includeUsed,
       includeExpired,
       after: after && { createdAt: after.at, id: after.id },
@@ -146,7 +148,7 @@ export class InvitationsService {
     const scope = `user-invitations:${game.gameId}:${createHash('sha256').update(userId).digest('base64url')}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
-    const rows = await this.invitations.inbox(this.ds.manager, game.gameId, userId, {
+    const rows = await this.invitations.inbox(this.readDb.ds.manager, game.gameId, userId, {
       after: after && { createdAt: after.at, id: after.id },
       limit,
     });

@@ -5,6 +5,7 @@ import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, PageQueryDto, type Page } from '../common/pagination/page';
 import { InvitationWithGroupDto } from './dto/invitation.dto';
 import { InvitationsService } from './invitations.service';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 /** A player's invitation inbox (EXTENSIONS X6): `/v1/users/:userId/invitations`. */
 @ApiTags('invitations')
@@ -13,6 +14,7 @@ import { InvitationsService } from './invitations.service';
 export class UserInvitationsController {
   constructor(private readonly invitations: InvitationsService) {}
 
+  @ReplicaRead()
   @Get(':userId/invitations')
   @ApiOperation({
     operationId: 'listUserInvitations',

@@ -6,6 +6,7 @@ import type { ActingOperator } from '../common/auth/operator-roles';
 import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, type Page } from '../common/pagination/page';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 import { AdminDeclineJoinRequestDto, ApprovedJoinRequestDto, JoinRequestDto, ListGroupJoinRequestsQueryDto } from './dto/join-request.dto';
 import { JoinRequestsService } from './join-requests.service';
 
@@ -25,6 +26,7 @@ export class AdminJoinRequestsController {
 
   @Get('groups/:groupId/join-requests')
   @MinRole('viewer')
+  @ReplicaRead()
   @ApiOperation({ operationId: 'adminListGroupJoinRequests', summary: "A group's join requests, newest first, as GET /v1/groups/{id}/join-requests answers them" })
   @ApiPageResponse(JoinRequestDto)
   @ApiErrors(400, 401, 404)

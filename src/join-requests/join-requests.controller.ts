@@ -13,6 +13,7 @@ import {
   ListUserJoinRequestsQueryDto,
 } from './dto/join-request.dto';
 import { JoinRequestsService } from './join-requests.service';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 const NO_PERMISSION_RULE = 'The API key authorizes: check the deciding player with GET /v1/permissions/check first if your game has such a rule.';
 
@@ -30,6 +31,7 @@ export class JoinRequestsController {
     return this.joinRequests.create(game, id, body);
   }
 
+  @ReplicaRead()
   @Get('groups/:id/join-requests')
   @ApiOperation({ operationId: 'listGroupJoinRequests', summary: "A group's join requests, newest first; pending ones unless status says otherwise" })
   @ApiPageResponse(JoinRequestDto)
@@ -42,6 +44,7 @@ export class JoinRequestsController {
     return this.joinRequests.listForGroup(game, id, query);
   }
 
+  @ReplicaRead()
   @Get('users/:userId/join-requests')
   @ApiOperation({ operationId: 'listUserJoinRequests', summary: "A user's join requests in live groups, newest first, every status unless status narrows it" })
   @ApiPageResponse(JoinRequestDto)

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { BanChecker } from '../bans/ban-checker';
 import type { GameContext } from '../common/auth/game-context';
 import type { ActingOperator } from '../common/auth/operator-roles';
@@ -30,6 +29,7 @@ import type {
 import type { JoinRequestRow, JoinRequestStatus } from './join-request-row';
 import { toJoinRequestDto } from './join-request-view';
 import { JoinRequestsRepository } from './join-requests.repository';
+import { ReadSource } from '../db/replica/read-source';
 
 /**
  * Join requests (EXTENSIONS X3). Who may decide is the game backend's call, as everywhere
@@ -42,7 +42,7 @@ import { JoinRequestsRepository } from './join-requests.repository';
 @Injectable()
 export class JoinRequestsService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly readDb: ReadSource,
     private readonly uow: UnitOfWork,
     private readonly lookup: GroupLookup,
     private readonly requests: JoinRequestsRepository,
@@ -161,12 +161,12 @@ export class JoinRequestsService {
   }
 
   async listForGroup(game: Pick<GameContext, 'gameId'>, groupId: string, q: ListGroupJoinRequestsQueryDto): Promise<Page<JoinRequestDto>> {
-    const group = await this.lookup.live(this.ds.manager, game.gameId, groupId);
+    const group = await this.lookup.live(this.readDb.ds.manager, game.gameId, groupId);
     const filter = q.status ?? 'pending';
     const scope = `join-requests:${group.id}:${filter}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
-    const rows = await this.requests.pageOfGroup(this.ds.manager, group.id, { status: statusOf(filter), after, limit });
+    const rows = await this.requests.pageOfGroup(this.readDb.ds.manager, group.id, { status: statusOf(filter), after, limit });
     return toPage(rows, limit, toJoinRequestDto, (r: JoinRequestRow) => encodeKeyset(scope, r.createdAt, r.id));
   }
 
@@ -176,9 +176,9 @@ export class JoinRequestsService {
     const scope = `user-join-requests:${game.gameId}:${userId}:${filter}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
-    const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
+    const svcUserId = await this.identity.find(this.readDb.ds.manager, game.gameId, userId);
     if (!svcUserId) return { items: [], nextCursor: null };
-    const rows = await this.requests.pageOfUser(this.ds.manager, game.gameId, svcUserId, { status: statusOf(filter), after, limit });
+    const rows = await this.requests.pageOfUser(this.readDb.ds.manager, game.gameId, svcUserId, { status: statusOf(filter), after, limit });
     return toPage(rows, limit, toJoinRequestDto, (r: JoinRequestRow) => encodeKeyset(scope, r.createdAt, r.id));
   }
 

@@ -5,6 +5,7 @@ import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, type Page } from '../common/pagination/page';
 import { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMemberDto, UserIdBodyDto, UserMembersQueryDto } from './dto/member.dto';
 import { MembersService } from './members.service';
+import { ReplicaRead } from '../db/replica/replica-read.decorator';
 
 @ApiTags('members')
 @ApiBearerAuth('apiKey')
@@ -44,6 +45,7 @@ export class MembersController {
     return this.members.kick(game, id, userId, body);
   }
 
+  @ReplicaRead()
   @Get('groups/:id/members')
   @ApiOperation({ operationId: 'listMembers', summary: 'List the members of a group, latest joiners first; filter by status' })
   @ApiPageResponse(MemberDto)
@@ -52,6 +54,7 @@ export class MembersController {
     return this.members.list(game, id, query);
   }
 
+  @ReplicaRead()
   @Get('groups/:id/members/:userId')
   @ApiOperation({ operationId: 'getGroupMember', summary: 'The member row of a user in a group, whatever its status' })
   @ApiOkResponse({ type: MemberDto })
@@ -73,6 +76,7 @@ export class MembersController {
     return this.members.update(game, id, userId, body);
   }
 
+  @ReplicaRead()
   @Get('members/:id')
   @ApiOperation({ operationId: 'getMember', summary: 'A member by id' })
   @ApiOkResponse({ type: MemberDto })
@@ -81,6 +85,7 @@ export class MembersController {
     return this.members.get(game, id);
   }
 
+  @ReplicaRead()
   @Get('users/:userId/members')
   @ApiOperation({ operationId: 'listUserMemberships', summary: "A user's memberships in live groups, latest first (bare array, at most 1000)" })
   @ApiOkResponse({ type: [MemberDto] })

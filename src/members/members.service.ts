@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
@@ -24,6 +24,7 @@ import { toMemberDto } from './member-view';
 import { activateAlongside, deactivateAlongside, memberAlongside, MembersRepository, alongsideMember, type MemberChanges } from './members.repository';
 import { MembershipService } from './membership.service';
 import { PasscodeLimiter } from './passcode-limiter';
+import { ReadSource } from '../db/replica/read-source';
 
 /** SPEC §8: the user memberships listing returns at most this many rows. */
 export const USER_MEMBERSHIPS_CAP = 1000;
@@ -35,7 +36,7 @@ type JoinOutcome = { member: MemberDto } | { passcodeHash: string; groupId: stri
 @Injectable()
 export class MembersService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly readDb: ReadSource,
     private readonly uow: UnitOfWork,
     private readonly lookup: GroupLookup,
     private readonly members: MembersRepository,
@@ -122,23 +123,23 @@ export class MembersService {
       after = decodeKeyset(q.cursor, scope);
     } catch (err) {
       // A missing group is a 404 whatever else is wrong with the request.
-      await this.lookup.live(this.ds.manager, game.gameId, groupId);
+      await this.lookup.live(this.readDb.ds.manager, game.gameId, groupId);
       throw err;
     }
     const rows = isUuid(groupId)
-      ? await this.members.pageOfLiveGroup(this.ds, game.gameId, groupId, { status, after: after && { joinedAt: after.at, id: after.id }, limit })
+      ? await this.members.pageOfLiveGroup(this.readDb.ds, game.gameId, groupId, { status, after: after && { joinedAt: after.at, id: after.id }, limit })
       : null;
     if (!rows) throw ApiError.notFound('group');
     return toPage(rows, limit, (r) => toMemberDto(r), (r: MemberRow) => encodeKeyset(scope, r.joinedAt, r.id));
   }
 
   async getInGroup(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
-    const { member } = await this.requireMember(this.ds.manager, game, groupId, userId, false);
+    const { member } = await this.requireMember(this.readDb.ds.manager, game, groupId, userId, false);
     return toMemberDto(member);
   }
 
   async get(game: GameContext, memberId: string): Promise<MemberDto> {
-    const row = isUuid(memberId) ? await this.members.findInGame(this.ds.manager, game.gameId, memberId) : null;
+    const row = isUuid(memberId) ? await this.members.findInGame(this.readDb.ds.manager, game.gameId, memberId) : null;
     if (!row || row.groupDeleted) throw ApiError.notFound('member');
     return toMemberDto(row);
   }
@@ -146,9 +147,9 @@ export class MembersService {
   /** The user's memberships in live groups of the calling game; an unknown user has none. */
   async forUser(game: GameContext, userId: string, gameId: string | undefined): Promise<MemberDto[]> {
     if (gameId !== undefined && gameId !== game.gameId) throw ApiError.badRequest('gameId must be the game of the API key');
-    const svcUserId = await this.identity.find(this.ds.manager, game.gameId, userId);
+    const svcUserId = await this.identity.find(this.readDb.ds.manager, game.gameId, userId);
     if (!svcUserId) return [];
-    const rows = await this.members.listForUser(this.ds.manager, svcUserId, game.gameId, USER_MEMBERSHIPS_CAP);
+    const rows = await this.members.listForUser(this.readDb.ds.manager, svcUserId, game.gameId, USER_MEMBERSHIPS_CAP);
     return rows.map((r) => toMemberDto(r));
   }
 

@@ -51,7 +51,7 @@ function codesOf(response: Response): ErrorCode[] {
 }
 
 /** An error answer is the JSON envelope on every route, a live stream's refused handshake included (SPEC §7). */
-function errorResponse(codes: readonly ErrorCode[], message = MESSAGES[codes[0]]): Response {
+export function errorResponse(codes: readonly ErrorCode[], message = MESSAGES[codes[0]]): Response {
   const code = codes[0];
   const status = ERROR_STATUS[code];
   const example = { code, status, message, ...(WITH_REQUEST_ID.has(code) ? { requestId: '5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11' } : {}) };

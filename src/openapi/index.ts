@@ -3,6 +3,7 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import { PUBLIC_OPERATION_EXTENSION } from '../common/auth/route-auth.decorator';
 import { EventBodyDto } from '../events/dto/feed.dto';
 import { SERVICE_VERSION } from '../health/health.controller';
+import { addConsistencyHeaders } from './consistency';
 import { completeErrorAnswers } from './error-answers';
 import { exampleOf, type Components, type Schema } from './examples';
 
@@ -30,7 +31,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   // Each event body carries its type's own fields beside the common ones (DECISIONS §9).
   const eventBody = document.components?.schemas?.[EventBodyDto.name];
   if (eventBody && !('$ref' in eventBody)) eventBody.additionalProperties = true;
-  return addExamplesAndErrors(markPublicOperations(document));
+  return addExamplesAndErrors(addConsistencyHeaders(markPublicOperations(document)));
 }
 
 /**

@@ -86,7 +86,8 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     const flush = sql.find((s) => String(s.attributes['db.query.text']).includes('INSERT INTO outbox_events'));
     expect(flush).toBeDefined();
     expect(flush!.name).toContain('INSERT outbox_events');
-    expect(flush!.attributes['guildhall.db.batched_with']).toEqual(['COMMIT']);
+    // The COMMIT, and the commit position read after it (the consistency token).
+    expect(flush!.attributes['guildhall.db.batched_with']).toEqual(['COMMIT', 'SELECT']);
     expect(sql.some((s) => (s.attributes['guildhall.db.batched_with'] as string[] | undefined)?.[0] === 'BEGIN')).toBe(true);
     expect(sql.every((s) => s.attributes['db.query.text'] !== undefined && !String(s.attributes['db.query.text']).includes(group.id))).toBe(true);
 
@@ -108,7 +109,7 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
 
     const server = await exported((s) => s.traceId === traceId && s.kind === SPAN_KIND.SERVER);
     const sql = childrenOf(collector.spans, server);
-    expect(sql.map((s) => s.attributes['guildhall.db.batched_with'])).toEqual([['BEGIN', 'CALL svc_lock_group_members', 'CALL svc_lock_user_shared'], ['COMMIT']]);
+    expect(sql.map((s) => s.attributes['guildhall.db.batched_with'])).toEqual([['BEGIN', 'CALL svc_lock_group_members', 'CALL svc_lock_user_shared'], ['COMMIT', 'SELECT']]);
     expect(sql.map((s) => s.name)).toEqual(['INSERT members SELECT', 'INSERT audit_entries INSERT outbox_events INSERT webhook_deliveries SELECT']);
   });
 

@@ -25,6 +25,8 @@ export const SERVICE_FAMILIES: Record<string, 'counter' | 'gauge' | 'histogram'>
   svc_db_pool_waiting: 'gauge',
   svc_db_pool_wait_seconds: 'histogram',
   svc_db_statement_errors_total: 'counter',
+  svc_db_replica_reads_total: 'counter',
+  svc_db_replica_token_wait_seconds_total: 'counter',
   svc_db_unavailable: 'gauge',
   svc_db_unavailable_periods_total: 'counter',
   svc_db_unavailable_seconds_total: 'counter',

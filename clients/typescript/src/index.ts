@@ -1,4 +1,5 @@
 export { createGuildhallClient, type GuildhallClient, type GuildhallClientOptions } from './client.js';
+export { CONSISTENCY_HEADER, ConsistencyTracker } from './consistency.js';
 export { GuildhallError, type ErrorCode } from './errors.js';
 export { followFeed, type FeedEvent, type FeedEventType, type FollowFeedOptions } from './follow-feed.js';
 export type { HeaderSource } from './headers.js';

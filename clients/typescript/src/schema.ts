@@ -3601,7 +3601,10 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The consistency token of this write: the database position just past its commit. Send it back as the `x-svc-consistency` request header of later reads, and a read replica serves them only once it has this write. Opaque: keep the last one received. */
+        Consistency: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -4223,6 +4226,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4687,6 +4691,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4897,6 +4902,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5295,6 +5301,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5480,6 +5487,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5624,6 +5632,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6082,7 +6091,10 @@ export interface operations {
                 /** @description the nextCursor of the previous page of the same search (same q, filters and sort) */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6241,7 +6253,10 @@ export interface operations {
                 /** @description external user id: secret groups are hidden unless they are an active member */
                 viewer?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6414,6 +6429,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6626,7 +6642,10 @@ export interface operations {
                 /** @description external user id: secret groups are hidden unless they are an active member */
                 viewer?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6665,6 +6684,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GroupDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -6783,6 +6821,7 @@ export interface operations {
             /** @description soft delete */
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6817,6 +6856,7 @@ export interface operations {
             /** @description hard delete */
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6965,6 +7005,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7184,6 +7225,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7374,6 +7416,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7602,6 +7645,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7839,7 +7883,10 @@ export interface operations {
                 /** @description external user id: secret groups are hidden unless they are an active member */
                 viewer?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8010,7 +8057,10 @@ export interface operations {
     adminGetGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 gameId: string;
                 groupId: string;
@@ -8047,6 +8097,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AdminGroupDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -8162,6 +8231,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8325,6 +8395,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8515,6 +8586,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8756,6 +8828,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8999,6 +9072,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9228,7 +9302,10 @@ export interface operations {
                 /** @description only members in this status; invited matches no member Guildhall made, since it never sets that status */
                 status?: "active" | "invited" | "left" | "kicked" | "banned" | "all";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9393,7 +9470,10 @@ export interface operations {
     getGroupMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 id: string;
                 userId: string;
@@ -9427,6 +9507,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -9555,6 +9654,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9758,7 +9858,10 @@ export interface operations {
     getMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9791,6 +9894,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -9898,7 +10020,10 @@ export interface operations {
                 /** @description must equal the calling game */
                 gameId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -10049,6 +10174,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10226,6 +10352,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10413,6 +10540,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10642,7 +10770,10 @@ export interface operations {
                 includeExpired?: "true" | "false";
                 includeUsed?: "true" | "false";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10824,6 +10955,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11049,6 +11181,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11393,6 +11526,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11537,6 +11671,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11798,6 +11933,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12004,7 +12140,10 @@ export interface operations {
                 /** @description the nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -12159,7 +12298,10 @@ export interface operations {
                 cursor?: string;
                 status?: "pending" | "approved" | "declined" | "cancelled" | "all";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 id: string;
             };
@@ -12336,6 +12478,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12557,7 +12700,10 @@ export interface operations {
                 cursor?: string;
                 status?: "pending" | "approved" | "declined" | "cancelled" | "all";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -12716,6 +12862,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12990,6 +13137,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13215,6 +13363,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13379,7 +13528,10 @@ export interface operations {
                 cursor?: string;
                 status?: "pending" | "approved" | "declined" | "cancelled" | "all";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 gameId: string;
                 groupId: string;
@@ -13549,6 +13701,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13766,6 +13919,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13988,7 +14142,10 @@ export interface operations {
                 /** @description repeatable; OR-combined */
                 actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased")[];
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 id: string;
             };
@@ -14302,6 +14459,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14661,6 +14819,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14824,6 +14983,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15060,6 +15220,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15269,6 +15430,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15579,6 +15741,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15782,6 +15945,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -16209,7 +16373,10 @@ export interface operations {
                 cursor?: string;
                 includeExpired?: "true" | "false";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16362,6 +16529,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16538,7 +16706,10 @@ export interface operations {
     getBan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -16563,6 +16734,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["BanDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -16677,6 +16867,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -16811,7 +17002,10 @@ export interface operations {
                 /** @description implies scope=group */
                 groupId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -16971,6 +17165,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17204,6 +17399,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17356,7 +17552,10 @@ export interface operations {
                 cursor?: string;
                 includeExpired?: "true" | "false";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 gameId: string;
             };
@@ -17532,6 +17731,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17738,6 +17938,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -17883,6 +18084,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18117,6 +18319,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18425,6 +18628,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18859,6 +19063,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19080,6 +19285,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19245,7 +19451,10 @@ export interface operations {
             query?: {
                 direction?: "in" | "out" | "both";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -19423,6 +19632,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19640,6 +19850,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19812,6 +20023,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -19947,6 +20159,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -20074,7 +20287,10 @@ export interface operations {
             query?: {
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -20233,7 +20449,10 @@ export interface operations {
                 /** @description external id of the reader: the owner's visibility applies; omit for an admin read */
                 viewer?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -20403,6 +20622,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -20528,7 +20748,10 @@ export interface operations {
     getRelationship: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 userId: string;
                 otherUserId: string;
@@ -20677,7 +20900,10 @@ export interface operations {
                 /** @description the nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -20852,6 +21078,7 @@ export interface operations {
             /** @description the block was already in place */
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20870,6 +21097,7 @@ export interface operations {
             /** @description block added */
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21074,6 +21302,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -21199,7 +21428,10 @@ export interface operations {
     listFriendTags: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -21228,6 +21460,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["FriendTagListDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -21352,6 +21603,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21557,6 +21809,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -21701,6 +21954,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21918,6 +22172,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22115,7 +22370,10 @@ export interface operations {
     getFriendsVisibility: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -22138,6 +22396,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["VisibilityDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -22261,6 +22538,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23153,6 +23431,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23461,6 +23740,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23632,7 +23912,10 @@ export interface operations {
     adminGetStats: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -23652,6 +23935,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AdminStatsDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -23740,7 +24042,10 @@ export interface operations {
                 /** @description up to the page cap (SVC_MAX_PAGE_SIZE) */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -23889,7 +24194,10 @@ export interface operations {
                 /** @description exact match on the stored targetId */
                 targetId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 gameId: string;
             };
@@ -24059,7 +24367,10 @@ export interface operations {
                 sort?: "createdAt" | "name" | "memberCount";
                 order?: "asc" | "desc";
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 gameId: string;
             };
@@ -24243,7 +24554,10 @@ export interface operations {
                 /** @description the nextCursor of the previous page of the same search (same q, filters and sort) */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 gameId: string;
             };
@@ -24421,7 +24735,10 @@ export interface operations {
                 /** @description case-insensitive substring of the external user id */
                 q?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 gameId: string;
                 groupId: string;
@@ -24603,7 +24920,10 @@ export interface operations {
                 /** @description exact match on the stored targetId */
                 targetId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 gameId: string;
                 groupId: string;
@@ -25998,7 +26318,10 @@ export interface operations {
                 /** @description exclusive */
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 gameId: string;
             };
@@ -26157,7 +26480,10 @@ export interface operations {
                 to?: string;
                 topN?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 gameId: string;
             };
@@ -26319,7 +26645,10 @@ export interface operations {
                 /** @description exclusive */
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 gameId: string;
             };
@@ -26468,7 +26797,10 @@ export interface operations {
     adminGetRoleDistribution: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 gameId: string;
             };
@@ -26495,6 +26827,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["RoleDistributionDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -26599,7 +26950,10 @@ export interface operations {
     adminGetPermissionUsage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
             path: {
                 gameId: string;
             };
@@ -26628,6 +26982,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["PermissionUsageDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -26893,6 +27266,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27084,6 +27458,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -27233,6 +27608,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27452,6 +27828,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
                     [name: string]: unknown;
                 };
                 content: {

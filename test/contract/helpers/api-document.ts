@@ -11,6 +11,7 @@ export interface Operation {
   /** Its 200 is an event stream, which Prism cannot relay (it reads an answer to its end). */
   stream: boolean;
   pathParams: string[];
+  headerParams: string[];
   query: Array<{ name: string; required: boolean; schema: Schema }>;
   body?: { required: boolean; schema: Schema; example: unknown };
 }
@@ -44,6 +45,7 @@ export function operationsOf(doc: ApiDocument): Operation[] {
         statuses: Object.keys(op.responses).map(Number),
         stream: Boolean(op.responses['200']?.content?.['text/event-stream']),
         pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
+        headerParams: params.filter((p) => p.in === 'header').map((p) => p.name),
         query: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name, required: p.required === true, schema: p.schema ?? {} })),
         body: json && { required: op.requestBody?.required === true, schema: json.schema, example: json.example },
       });

@@ -13,6 +13,8 @@ export interface CallOptions {
   body?: unknown;
   /** null: no Authorization header; a string: that bearer token; omitted: the operation's own credential. */
   token?: string | null;
+  /** Request headers beside the credential's. */
+  headers?: Record<string, string>;
 }
 
 /** What every client made from one rig shares: the operations, what each answered, the violations. */
@@ -111,7 +113,7 @@ export class ContractClient {
   }
 
   private headers(op: Operation, opts: CallOptions): Record<string, string> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...opts.headers };
     const token = opts.token === undefined ? (op.credential === 'public' ? undefined : this.tokens[op.credential]) : opts.token;
     if (token) headers.authorization = `Bearer ${token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';

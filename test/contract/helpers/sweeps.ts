@@ -78,6 +78,8 @@ function refusedCall(op: Operation, doc: ApiDocument, call: CallOptions): CallOp
   if (isRecord(body) && field) return { ...call, body: { ...body, [field]: withNul(resolve(properties[field], doc)) } };
   const query = op.query.find((q) => freeString(q.schema));
   if (query) return { ...call, query: { ...call.query, [query.name]: withNul(query.schema) } };
+  // A read the replica may serve refuses a consistency token that is none (docs/read-replicas.md).
+  if (op.headerParams.includes('x-svc-consistency')) return { ...call, headers: { ...call.headers, 'x-svc-consistency': 'not-a-token' } };
   const param = op.pathParams[0];
   return param ? { ...call, params: { ...call.params, [param]: withNul() } } : null;
 }
