@@ -9,7 +9,9 @@ import { ApiError } from './common/errors/api-error';
 import { jsonBodyProblem, parsedBodyProblem } from './common/http/json-body';
 import { RateLimiter } from './common/rate-limit/rate-limiter';
 import { HealthService } from './health/health.service';
+import { DataSource } from 'typeorm';
 import { HttpMetrics } from './observability/metrics/http-metrics';
+import { consistencyHeaderProblem, installConsistencyHeaders } from './db/replica/consistency-headers';
 import { rateLimitCheck } from './common/rate-limit/rate-limit-check';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id/request-id';
 import { SvcValidationPipe } from './common/validation/validation.pipe';
@@ -60,6 +62,7 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
   app.useLogger(quietBoot(app.get(Logger)));
   // Before the hook below (so the span covers refused requests too) and before any route exists.
   app.get<symbol, Tracing | null>(TRACING)?.traceRequests(adapter.getInstance());
+  installConsistencyHeaders(adapter.getInstance(), app.get(DataSource));
   // On arrival, before routing: every response carries the request id (404s and body-parse errors
   // included), and the rate limiter sees every request. One hook, as it runs on every request.
   const limiter = app.get(RateLimiter);
@@ -77,7 +80,7 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
     const refused = limit && limit(request.raw);
     if (refused) return done(refused);
     const empty = emptyUserIdParam(request.routeOptions.url, request.params);
-    done(empty ? ApiError.badRequest(`${empty} must not be empty`) : undefined);
+    done(empty ? ApiError.badRequest(`${empty} must not be empty`) : (consistencyHeaderProblem(request.headers) ?? undefined));
   });
   app.get(HttpMetrics).install(adapter.getInstance());
   app.useGlobalPipes(new SvcValidationPipe());

@@ -1,5 +1,4 @@
 import { Global, Inject, Logger, Module, Optional, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
@@ -9,7 +8,7 @@ import { TRACING } from '../observability/tracing/tracing.module';
 import { createDataSource, runMigrations } from './data-source';
 import { DbMetrics } from './db-metrics';
 import { PgListener } from './pg-listener';
-import { ConsistencyInterceptor } from './replica/consistency.interceptor';
+import { ReplicaReadInterceptor } from './replica/replica-read.interceptor';
 import { ReadSource } from './replica/read-source';
 import { registerReplicaMetrics } from './replica/replica-metrics';
 import { ReplicaRouter } from './replica/replica-router';
@@ -65,13 +64,13 @@ import { UnitOfWork } from './unit-of-work';
         return router;
       },
     },
-    { provide: APP_INTERCEPTOR, useClass: ConsistencyInterceptor },
+    ReplicaReadInterceptor,
     DbMetrics,
     PgListener,
     ReadSource,
     UnitOfWork,
   ],
-  exports: [DataSource, DbMetrics, PgListener, ReadSource, ReplicaRouter, UnitOfWork],
+  exports: [DataSource, DbMetrics, PgListener, ReadSource, ReplicaReadInterceptor, ReplicaRouter, UnitOfWork],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(

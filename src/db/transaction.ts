@@ -12,7 +12,7 @@ import { noteCommit } from './replica/read-context';
  * `ds.transaction` (as TypeORM runs it), keeping the reason when the connection dies between two of
  * its queries (ConnectionLoss), so the request answers 503 rather than 500 (DECISIONS §30). Postgres
  * has rolled the transaction back either way. A unit of work's transaction takes fewer round trips
- * (ServiceClient). The commit's WAL position becomes the request's consistency token.
+ * (ServiceClient). The commit's WAL position feeds the consistency token of write answers.
  */
 export async function transaction<T>(
   ds: DataSource,
@@ -33,7 +33,7 @@ export async function transaction<T>(
     try {
       const result = await work(runner.manager);
       await runner.commitTransaction();
-      if (client) noteCommit(client.takeCommitPosition());
+      if (client) noteCommit(ds, client.takeCommitPosition());
       return result;
     } catch (err) {
       await runner.rollbackTransaction().catch(() => undefined);

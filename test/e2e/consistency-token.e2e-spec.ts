@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { withReadContext, type ReadContext } from '../../src/db/replica/read-context';
+import { DataSource } from 'typeorm';
+import { latestCommit } from '../../src/db/replica/read-context';
 import { ReplicaRouter } from '../../src/db/replica/replica-router';
 import { UnitOfWork } from '../../src/db/unit-of-work';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
@@ -50,10 +51,9 @@ describe('x-svc-consistency', () => {
     const a = await t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'One', visibility: 'public', creatorUserId: 'bob' });
     const b = await t.http.patch(`/v1/groups/${a.body.id}`).set(auth).send({ name: 'Two' });
     const uow = t.app.get(UnitOfWork);
-    const context: ReadContext = { replica: null, commitPosition: null };
     // Nothing staged for the flush: the COMMIT goes on its own, with the position in its round trip.
-    await withReadContext(context, () => uow.run((tx) => tx.manager.query(`UPDATE games SET name = name WHERE id = $1`, [gameId])));
-    const alone = context.commitPosition;
+    await uow.run((tx) => tx.manager.query(`UPDATE games SET name = name WHERE id = $1`, [gameId]));
+    const alone = latestCommit(t.app.get(DataSource));
     const c = await t.http.post(`/v1/groups/${a.body.id}/join`).set(auth).send({ userId: 'cid' });
     const tokens = [a, b, c].map((r) => {
       expect(r.status).toBeLessThan(300);

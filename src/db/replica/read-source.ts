@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { readContext } from './read-context';
+import { currentReplica } from './read-context';
 
 /**
  * Where a service's lag-tolerant reads go: the replica when the request's route is a @ReplicaRead()
@@ -12,7 +12,7 @@ export class ReadSource {
   constructor(private readonly primary: DataSource) {}
 
   get ds(): DataSource {
-    return readContext()?.replica ?? this.primary;
+    return currentReplica() ?? this.primary;
   }
 
   get manager(): EntityManager {

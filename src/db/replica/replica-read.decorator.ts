@@ -1,5 +1,6 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
+import { ReplicaReadInterceptor } from './replica-read.interceptor';
 
 export const REPLICA_READ = 'svc:replica-read';
 /** Marks an operation of the API document as served by the read replica when one is fresh enough. */
@@ -11,4 +12,5 @@ export const REPLICA_READ_EXTENSION = 'x-svc-replica-read';
  * service reads through ReadSource; the permission check, the feed, the streams and every unit of
  * work read the primary whatever the route. The API document marks these operations.
  */
-export const ReplicaRead = () => applyDecorators(SetMetadata(REPLICA_READ, true), ApiExtension(REPLICA_READ_EXTENSION, true));
+export const ReplicaRead = () =>
+  applyDecorators(SetMetadata(REPLICA_READ, true), ApiExtension(REPLICA_READ_EXTENSION, true), UseInterceptors(ReplicaReadInterceptor));
