@@ -590,6 +590,10 @@ async function main() {
       measureOpts: { connections: CONF.connections, durationS: CONF.durationS, warmupS: CONF.warmupS, aloneS: 0, postmasterPid: db.postmasterPid },
       rounds: CONF.observabilityRounds,
     });
+    for (const [key, m] of Object.entries(results.observability.modes)) {
+      const vs = key === 'off' ? '' : `; × off: ${m.permRatio.toFixed(2)} / ${m.joinRatio.toFixed(2)}`;
+      log(`  ${key}: medians ${Math.round(m.permRps)} checks/s (${m.permCpuUs.toFixed(0)} µs server CPU each), ${Math.round(m.joinRps)} joins or leaves/s${vs}`);
+    }
   }
   const serverHwm = procMb(serverPid, 'VmHWM');
   if (CONF.only) {

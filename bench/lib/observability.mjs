@@ -102,11 +102,17 @@ export async function measureObservability({ serverArgs, hitPath, headers, joinL
   };
   /** The server's CPU time per request, in µs (its CPU % of one core over the run / requests per second). */
   const cpuUs = (run) => (run.cpu.server / 100 / run.rps) * 1e6;
+  // Each round measures the modes one after another: a mode's ratio to off is the median of its
+  // rounds' ratios, each taken against the off run just before it, so a drift of the machine between
+  // rounds cancels out.
+  const pairedRatio = (k, f) => median(rows[k].perm.map((_, i) => i), (i) => f(rows[k], i) / f(rows.off, i));
   const summary = Object.fromEntries(
     Object.entries(rows).map(([k, r]) => [
       k,
       {
         name: r.name,
+        permRatio: pairedRatio(k, (x, i) => x.perm[i].rps),
+        joinRatio: pairedRatio(k, (x, i) => x.join[i].rps),
         series: r.series,
         rounds: r.perm.length,
         permRps: median(r.perm, (x) => x.rps),
