@@ -36,9 +36,16 @@ describe('x-svc-consistency', () => {
     expect(r.status).toBe(201);
     const token = r.headers['x-svc-consistency'];
     expect(token).toMatch(/^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/);
+    // pg_walinspect reads flushed WAL only: with synchronous_commit off (the embedded server's
+    // flags) the WAL writer flushes the write's records within a few hundred milliseconds.
+    for (let tries = 0; tries < 100; tries++) {
+      const flushed = await sql.query<{ past: boolean }>('SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS past', [token]);
+      if (flushed.rows[0].past) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const { rows } = await sql.query<{ commit_end: string; covered: boolean }>(
       `SELECT w.end_lsn::text AS commit_end, w.end_lsn <= $3::pg_lsn AS covered
-       FROM pg_get_wal_records_info($1::pg_lsn, pg_current_wal_insert_lsn()) w
+       FROM pg_get_wal_records_info($1::pg_lsn, pg_current_wal_flush_lsn()) w
        WHERE w.resource_manager = 'Transaction' AND w.record_type LIKE 'COMMIT%'
          AND w.xid::text = (SELECT xmin::text FROM groups WHERE id = $2)`,
       [before, r.body.id, token],
