@@ -14,6 +14,8 @@ import { OperatorsRepository, type OperatorAuditRow, type OperatorRow } from './
 
 const AUDIT_DEFAULT_LIMIT = 50;
 const AUDIT_CAP = 100;
+/** A console reading page after page sends one lastUsedAt update a minute, not one per request. */
+const TOUCH_EVERY_MS = 60_000;
 
 /** Named operators and their roles, managed by owners (and the root token); and their audit. */
 @Injectable()
@@ -77,7 +79,13 @@ export class OperatorsService implements OperatorLookup {
     return this.repo.byPrefix(prefix);
   }
 
+  /** When this instance last sent each operator's lastUsedAt: the database keeps it to the minute anyway. */
+  private readonly touched = new Map<string, number>();
+
   touch(id: string): void {
+    const now = Date.now();
+    if (now - (this.touched.get(id) ?? 0) < TOUCH_EVERY_MS) return;
+    this.touched.set(id, now);
     // Bookkeeping only: a failed write must not fail the request it notes.
     this.repo.touch(id).catch(() => undefined);
   }
