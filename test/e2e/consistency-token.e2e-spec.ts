@@ -32,7 +32,9 @@ describe('x-svc-consistency', () => {
 
   it('is on a write answer, at or past the end of the commit record of its transaction', async () => {
     const before = await position();
-    const r = await t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'Tokens', visibility: 'public', creatorUserId: 'ann' });
+    // No creator: a creator's member count is applied to the group's row later, by another
+    // transaction, which would leave the row's xmin pointing past this write's commit.
+    const r = await t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'Tokens', visibility: 'public' });
     expect(r.status).toBe(201);
     const token = r.headers['x-svc-consistency'];
     expect(token).toMatch(/^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/);
