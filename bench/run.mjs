@@ -23,7 +23,7 @@
 // scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
 // joinLeaveHot, groupCreate, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
 // friendRequest, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, relationship,
-// auditFirst, auditDeep, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, erasure, observability — to measure only those while working on one: such a
+// auditFirst, auditDeep, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, erasure, export, observability — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
 // writes a V8 CPU profile there when it stops; `node bench/cpu-profile-summary.mjs dir` reads it);
 // BENCH_OBSERVABILITY_ROUNDS (default 3: the observability rows' rounds, each mode's median kept).
@@ -46,6 +46,7 @@ import { feedPositions, measureReplay, seedFeed } from './lib/feed.mjs';
 import { measureStream } from './lib/stream.mjs';
 import { measureWebhooks, startReceiver } from './lib/webhooks.mjs';
 import { ERASURE_SIZE, measureErasure } from './lib/erasure.mjs';
+import { EXPORT_SIZE, measureExport } from './lib/export.mjs';
 import { measureObservability } from './lib/observability.mjs';
 import { findPgbench, runPgbench } from './lib/pgbench.mjs';
 import { queryString, searchCeiling, searchScenarios, searchStatement } from './lib/search.mjs';
@@ -580,8 +581,19 @@ async function main() {
     const e = results.erasure;
     log(`  alone ${e.ms.toFixed(0)} ms; under load ${e.loadedMs.toFixed(0)} ms, ${e.writes} writes meanwhile, p99 ${e.duringP99.toFixed(1)} ms, longest ${e.duringMax.toFixed(0)} ms (before: p99 ${e.beforeP99.toFixed(1)} ms, longest ${e.beforeMax.toFixed(0)} ms)`);
   }
+  // startNode's arguments for one more server of the same build and settings on `port` (`node` flags first).
+  const serverArgs = (port, extra, nodeFlags = []) => [[...nodeFlags, join(ROOT, 'dist/src/main.js')], { cwd: ROOT, env: { ...serviceEnv, PORT: String(port), ...extra } }];
+  if (wanted('export')) {
+    log(`export: a player with ${EXPORT_SIZE.friends} friends, ${EXPORT_SIZE.audit} audit entries and ${EXPORT_SIZE.events} events`);
+    results.export = await measureExport({ q, base, headers: auth, gameId: GAME_ID, users: sizes.users, pid: serverPid, serverArgs, log });
+    const x = results.export;
+    log(
+      `  first byte after ${x.firstByteMs.toFixed(0)} ms, whole document (${x.documentMb.toFixed(1)} MB, ${x.chunks} chunks) after ${x.totalMs.toFixed(0)} ms; server RSS ${x.rssBefore.toFixed(0)} → peak ${x.rssPeak.toFixed(0)} MB` +
+        ` (a tenth of that history, ${x.small.documentMb.toFixed(1)} MB: first byte ${x.small.firstByteMs.toFixed(0)} ms, RSS ${x.small.rssBefore.toFixed(0)} → peak ${x.small.rssPeak.toFixed(0)} MB);` +
+        ` on a server whose JavaScript heap is capped at ${x.capped.heapMb} MB: ${x.capped.ok ? 'whole, byte for byte' : `failed (${x.capped.failure})`}, RSS peak ${x.capped.rssPeak.toFixed(0)} MB`,
+    );
+  }
   if (wanted('observability')) {
-    const serverArgs = (port, extra) => [[join(ROOT, 'dist/src/main.js')], { cwd: ROOT, env: { ...serviceEnv, PORT: String(port), ...extra } }];
     results.observability = await measureObservability({
       serverArgs,
       hitPath,

@@ -15,9 +15,16 @@ function publicGroups(n) {
   return out;
 }
 
-/** The subject's rows, written directly (as the bench's seed is): returns its external id. */
-async function seedSubject(q, gameId, users, groups) {
-  const friends = Math.min(ERASURE_SIZE.friends, users);
+/** The first `n` public groups after group 0: the memberships of a seeded subject. */
+export const subjectGroups = (n = ERASURE_SIZE.memberships) => publicGroups(n);
+
+/**
+ * A player with a long history, written directly (as the bench's seed is): `size.friends` friends
+ * spread over the seeded users, a membership of each of `groups`, `size.audit` audit entries and
+ * `size.events` events naming them. Returns its external id.
+ */
+export async function seedSubject(q, gameId, users, groups, size = ERASURE_SIZE) {
+  const friends = Math.min(size.friends, users);
   const svcUserId = randomUUID();
   const externalId = `erased-${svcUserId.slice(0, 8)}`;
   const uid = (expr) => `('${userUuid(0).slice(0, 24)}' || lpad(to_hex(${expr}), 12, '0'))::uuid`;
@@ -42,7 +49,7 @@ async function seedSubject(q, gameId, users, groups) {
      SELECT svc_uuidv7(), $1, ($4::uuid[])[1 + n % cardinality($4::uuid[])], $2, 'member.updated', $3,
             jsonb_build_object('memberId', gen_random_uuid(), 'fields', jsonb_build_array('metadata')), now() - n * interval '1 second'
      FROM generate_series(0, $5::int - 1) n`,
-    [gameId, svcUserId, externalId, groups.map(groupUuid), ERASURE_SIZE.audit],
+    [gameId, svcUserId, externalId, groups.map(groupUuid), size.audit],
   );
   await q.query(
     `INSERT INTO outbox_events (id, game_id, group_id, type, body)
@@ -51,7 +58,7 @@ async function seedSubject(q, gameId, users, groups) {
               'member', jsonb_build_object('userId', $3::text, 'svcUserId', $2::uuid::text, 'groupId', g::text, 'status', 'active'))
      FROM generate_series(0, $5::int - 1) n
      CROSS JOIN LATERAL (SELECT 'er' || substr(replace($2::uuid::text, '-', ''), 1, 8) || lpad(to_hex(n), 14, '0') AS id, ($4::uuid[])[1 + n % cardinality($4::uuid[])] AS g) e`,
-    [gameId, svcUserId, externalId, groups.map(groupUuid), ERASURE_SIZE.events],
+    [gameId, svcUserId, externalId, groups.map(groupUuid), size.events],
   );
   await q.query('COMMIT');
   await q.query('ANALYZE user_relationships, members, audit_entries, outbox_events');

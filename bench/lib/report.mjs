@@ -224,6 +224,24 @@ export function renderReport(ctx) {
       verdict(e.duringMax <= 1000 && e.failed === 0),
     ]);
   }
+  if (r.export) {
+    const x = r.export;
+    rows.push([
+      `Export a player with ${int(x.counts.friends)} friends, ${int(x.counts.audit)} audit entries and ${int(x.counts.events)} events (\`GET /v1/users/:userId/export\`, one request: ${x.documentMb.toFixed(1)} MB in ${int(x.chunks)} chunks, whole after ${(x.totalMs / 1000).toFixed(2)} s; server RSS ${x.rssBefore.toFixed(0)} MB, peak ${x.rssPeak.toFixed(0)} MB; a tenth of that history, ${x.small.documentMb.toFixed(1)} MB: RSS +${x.small.rssRiseMb.toFixed(0)} MB; from a server with its heap capped at ${x.capped.heapMb} MB: ${x.capped.ok ? 'whole' : `failed: ${x.capped.failure}`})`,
+      '—',
+      `first byte ${ms(x.firstByteMs)}`,
+      '—',
+      `RSS +${x.rssRiseMb.toFixed(0)} MB`,
+      '0',
+      '—',
+      '—',
+      '—',
+      '—',
+      'starts ≤ 1 s, memory flat',
+      // Flat: the whole document comes from a server whose heap could not hold it.
+      verdict(x.firstByteMs <= 1000 && x.capped.ok),
+    ]);
+  }
   if (r.observability) {
     const m = r.observability.modes;
     for (const key of ['off', 'metrics', 'both']) {
