@@ -31,19 +31,20 @@ export function renderReplicaTable(x) {
   const cpu3 = (c) => `${pct(c.server)} / ${pct(c.postgres)} / ${pct(c.standby)}`;
   const lag = (l) => `${int(l.maxBytes)} B; ${l.maxLagMs === null ? 'none' : `${ms(l.maxLagMs)} ms`}`;
   const off = rows.filter(([, f]) => !(f.with.standbyXactsPerRequest >= ON_STANDBY_MIN_SHARE * f.without.xactsPerRequest)).map(([k]) => k);
+  const perRequest = (res) => `${cpuMs(res.cpu.server, res.rps)} / ${cpuMs(res.cpu.postgres + (res.cpu.standby ?? 0), res.rps)}`;
   const xacts = (res) => `${res.xactsPerRequest.toFixed(1)} / ${res.standbyXactsPerRequest.toFixed(1)}`;
   const out = [
     '## Reads with and without a replica (same run)',
     '',
-    `Each read row twice, one right after the other: on the server without \`DATABASE_READ_URL\` (its replica routes read the primary), then on a second server, same environment, whose \`DATABASE_READ_URL\` is a streaming hot standby of the primary (PostgreSQL ${x.version}, \`pg_basebackup -R -X stream\` once the rows were set up: ${x.takenS.toFixed(0)} s to take and catch up; \`hot_standby_feedback = on\`). Both clusters and both servers share the machine's cores with the load generator, so the standby's CPU comes out of the same budget as the primary's. CPU in % of one core over the measured run. Transactions a request: what each cluster's \`pg_stat_database\` counted for the bench database over the measured run, divided by the requests; backends publish their counts up to a second late (up to 10 s once idle), so a run also counts a little of the run before it (0.1 or 0.2 a request on the cluster the previous run used). "Behind": the most WAL the standby had not replayed, and pg_stat_replication's largest \`replay_lag\` ("none": caught up and idle), sampled every 250 ms during the row.`,
+    `Each read row twice, one right after the other: on the server without \`DATABASE_READ_URL\` (its replica routes read the primary), then on a second server, same environment, whose \`DATABASE_READ_URL\` is a streaming hot standby of the primary (PostgreSQL ${x.version}, \`pg_basebackup -R -X stream\` once the rows were set up: ${x.takenS.toFixed(0)} s to take and catch up; \`hot_standby_feedback = on\`). Both clusters and both servers share the machine's cores with the load generator, so the standby's CPU comes out of the same budget as the primary's. CPU in % of one core over the measured run, and per request (the CPU time over the requests answered: steadier than req/s when other work shares the machine). Transactions a request: what each cluster's \`pg_stat_database\` counted for the bench database over the measured run, divided by the requests; backends publish their counts up to a second late (up to 10 s once idle), so a run also counts some of the run before it, on the cluster that run used (typically 0.1 a request; more when this run answers far fewer requests than that one). "Behind": the most WAL the standby had not replayed, and pg_stat_replication's largest \`replay_lag\` ("none": caught up and idle), sampled every 250 ms during the row.`,
     '',
-    '| Row | Without: req/s | p50 (ms) | p99 (ms) | With: req/s | p50 (ms) | p99 (ms) | Req/s with ÷ without | Errors without / with | CPU % without: server / primary / standby | CPU % with: server / primary / standby | Transactions a request, primary / standby: without; with | Standby behind at most |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+    '| Row | Without: req/s | p50 (ms) | p99 (ms) | With: req/s | p50 (ms) | p99 (ms) | Req/s with ÷ without | Errors without / with | CPU % without: server / primary / standby | CPU % with: server / primary / standby | CPU ms a request, server / both clusters: without; with | Transactions a request, primary / standby: without; with | Standby behind at most |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
   ];
   for (const [, f] of rows) {
     const [a, b] = [f.without, f.with];
     out.push(
-      `| ${f.name} | ${int(a.rps)} | ${ms(a.p50)} | ${ms(a.p99)} | ${int(b.rps)} | ${ms(b.p50)} | ${ms(b.p99)} | ${(b.rps / a.rps).toFixed(2)} | ${int(a.errors)} / ${int(b.errors)} | ${cpu3(a.cpu)} | ${cpu3(b.cpu)} | ${xacts(a)}; ${xacts(b)} | ${lag(f.lag)} |`,
+      `| ${f.name} | ${int(a.rps)} | ${ms(a.p50)} | ${ms(a.p99)} | ${int(b.rps)} | ${ms(b.p50)} | ${ms(b.p99)} | ${(b.rps / a.rps).toFixed(2)} | ${int(a.errors)} / ${int(b.errors)} | ${cpu3(a.cpu)} | ${cpu3(b.cpu)} | ${perRequest(a)}; ${perRequest(b)} | ${xacts(a)}; ${xacts(b)} | ${lag(f.lag)} |`,
     );
   }
   out.push(
