@@ -26,7 +26,15 @@
 // auditFirst, auditDeep, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, erasure, export, observability — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
 // writes a V8 CPU profile there when it stops; `node bench/cpu-profile-summary.mjs dir` reads it);
-// BENCH_OBSERVABILITY_ROUNDS (default 3: the observability rows' rounds, each mode's median kept).
+// BENCH_OBSERVABILITY_ROUNDS (default 3: the observability rows' rounds, each mode's median kept);
+// BENCH_REPLICA=1 (the read rows with and without a read replica, same run: the database server is
+// then a PostgreSQL 15 primary the bench makes itself from /usr/lib/postgresql/15/bin, which
+// scripts/postgres-tools.sh installs, instead of DATABASE_URL's or the embedded one; once the read
+// rows are set up it takes a streaming hot standby with pg_basebackup -R -X stream, starts a second
+// server whose DATABASE_READ_URL points at it, and measures each read row on the first server then
+// on the second, with the standby's CPU, transactions and replay lag; the table "Reads with and
+// without a replica (same run)" is printed and goes into the report; the standby and the second
+// server stop after the read rows, both clusters at the end; bench/lib/replica*.mjs).
 // Exit code 1 when something failed to run (a missed target is reported, not a failure).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -40,8 +48,11 @@ import { measureHttp, stopLoad } from './lib/load.mjs';
 import { explain, mainStatement } from './lib/plans.mjs';
 import { migrate, openDatabase } from './lib/postgres.mjs';
 import { freePort, isRunning, loadAverage, log, procMb, sleep, startNode, stopNode, waitHttp } from './lib/processes.mjs';
-import { renderReport } from './lib/report.mjs';
-import { activeMember, friendOffsets, GAME_ID, groupUuid, outsider, seed, seedSizes, userUuid, visibilityOf } from './lib/seed.mjs';
+import { readScenarios } from './lib/read-scenarios.mjs';
+import { missingPostgres15, replicaClusters } from './lib/replica.mjs';
+import { startReplicaReads } from './lib/replica-reads.mjs';
+import { renderReplicaTable, renderReport } from './lib/report.mjs';
+import { activeMember, friendOffsets, GAME_ID, groupUuid, outsider, seed, seedSizes, visibilityOf } from './lib/seed.mjs';
 import { feedPositions, measureReplay, seedFeed } from './lib/feed.mjs';
 import { measureStream } from './lib/stream.mjs';
 import { measureWebhooks, startReceiver } from './lib/webhooks.mjs';
@@ -49,7 +60,7 @@ import { ERASURE_SIZE, measureErasure } from './lib/erasure.mjs';
 import { EXPORT_SIZE, measureExport } from './lib/export.mjs';
 import { measureObservability } from './lib/observability.mjs';
 import { findPgbench, runPgbench } from './lib/pgbench.mjs';
-import { queryString, searchCeiling, searchScenarios, searchStatement } from './lib/search.mjs';
+import { searchCeiling, searchStatement } from './lib/search.mjs';
 import { statementStats } from './lib/statements.mjs';
 import { cycle, writeScenarios } from './lib/write-scenarios.mjs';
 
@@ -79,18 +90,21 @@ const CONF = {
   only: process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null,
 };
 const wanted = (key) => !CONF.only || CONF.only.test(key);
+const REPLICA = Boolean(process.env.BENCH_REPLICA) && process.env.BENCH_REPLICA !== '0';
 const ADMIN_TOKEN = `jadm_bench_${randomBytes(16).toString('hex')}`;
 
 // ---- what this run started, so that it can always be stopped ----
-const started = { db: null, clients: [], receiver: null, server: null, ceilings: [] };
+// (`clusters` and `replicaServer`: BENCH_REPLICA=1's primary and standby, and its second server.)
+const started = { db: null, clients: [], receiver: null, server: null, ceilings: [], clusters: null, replicaServer: null };
 let cleaning = null;
 function cleanup() {
   cleaning ??= (async () => {
     stopLoad();
-    await Promise.all([stopNode(started.server), ...started.ceilings.map((p) => stopNode(p))]);
+    await Promise.all([stopNode(started.server), stopNode(started.replicaServer), ...started.ceilings.map((p) => stopNode(p))]);
     await started.receiver?.close().catch(() => undefined);
     for (const c of started.clients) await c.end().catch(() => undefined);
     await started.db?.stop();
+    await started.clusters?.stop();
   })();
   return cleaning;
 }
@@ -118,7 +132,13 @@ async function main() {
   if (!['searchText1M', 'searchTags1M'].some(wanted)) sizes.searchGroups = 0;
 
   // ---- 1-2. Postgres, schema, dataset ----
-  const db = (started.db = await openDatabase(ROOT));
+  if (REPLICA) {
+    const missing = missingPostgres15();
+    if (missing) throw new Error(missing);
+    if (process.env.DATABASE_URL) log('BENCH_REPLICA=1: DATABASE_URL is left aside, the bench makes its own primary and standby');
+    started.clusters = replicaClusters(ROOT);
+  }
+  const db = (started.db = await openDatabase(ROOT, { serverUrl: started.clusters && (await started.clusters.startPrimary()).serverUrl }));
   await migrate(ROOT, db.url);
   const [q, q2] = [new pg.Client({ connectionString: db.url }), new pg.Client({ connectionString: db.url })];
   started.clients.push(q, q2);
@@ -189,6 +209,8 @@ async function main() {
     WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true',
     SVC_ADMIN_TOKEN: ADMIN_TOKEN,
   };
+  // The first server is the one without a replica, whatever this shell has.
+  if (REPLICA) delete serviceEnv.DATABASE_READ_URL;
   started.server = startNode('guildhall', [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), join(ROOT, 'dist/src/main.js')], {
     cwd: ROOT,
     env: { ...serviceEnv, PORT: String(port) },
@@ -348,128 +370,27 @@ async function main() {
   if (results.joinLeave) results.joinLeave.webhook = { delivered: receiver.state.requests - deliveredBefore, backlog };
   await api('PATCH', `/v1/webhooks/${writeEndpointId}`, { disabled: true }, 200);
 
-  // Lists. A deep page is reached by walking the cursors, as a client would.
-  const walk = async (path, pages) => {
-    let cursor;
-    for (let i = 1; i < pages; i++) {
-      const page = await api('GET', `${path}${path.includes('?') ? '&' : '?'}${cursor ? `cursor=${cursor}` : ''}`, undefined, 200);
-      if (!page.nextCursor) throw new Error(`${path}: the list ended at page ${i}`);
-      cursor = page.nextCursor;
-    }
-    return cursor;
-  };
-  const keysetOf = (cursor) => {
-    const [, at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    return { at, id };
-  };
-  const expectPage = async (path, check) => {
-    const page = await api('GET', path, undefined, 200);
-    if (!Array.isArray(page.items) || page.items.length === 0 || !check(page)) throw new Error(`${path}: unexpected page ${JSON.stringify(page).slice(0, 300)}`);
-  };
-  const pageParams = {};
-
-  const groupsPages = Math.ceil(sizes.groups / 50);
-  const groupsDeepPage = Math.floor(groupsPages * 0.9);
-  await expectPage('/v1/groups', (p) => p.items.length === 50 && typeof p.items[0].memberCount === 'number');
-  await measure('groupsFirst', 'Group list, first page (50, with memberCount)', { url: `${base}/v1/groups`, headers: auth });
-  const groupsCursor = await walk('/v1/groups', groupsDeepPage);
-  await expectPage(`/v1/groups?cursor=${groupsCursor}`, (p) => p.items.length === 50);
-  await measure('groupsDeep', `Group list, page ${groupsDeepPage} of ${groupsPages} (cursor)`, { url: `${base}/v1/groups?cursor=${groupsCursor}`, headers: auth });
-  pageParams.groupsDeep = { gameId: GAME_ID, after: (({ at, id }) => ({ createdAt: at, id }))(keysetOf(groupsCursor)) };
-  pageParams.groupsFirst = { gameId: GAME_ID };
-
-  const memberPages = Math.ceil(sizes.bigGroup / 50);
-  const membersDeepPage = Math.min(1000, Math.floor(memberPages / 2));
-  await expectPage(`/v1/groups/${G0}/members`, (p) => p.items.length === 50);
-  await measure('membersFirst', `Member list of the ${sizes.bigGroup.toLocaleString('en-US')}-member group, first page`, {
-    url: `${base}/v1/groups/${G0}/members`,
-    headers: auth,
-  });
-  const membersCursor = await walk(`/v1/groups/${G0}/members`, membersDeepPage);
-  await expectPage(`/v1/groups/${G0}/members?cursor=${membersCursor}`, (p) => p.items.length === 50);
-  await measure('membersDeep', `Member list of the ${sizes.bigGroup.toLocaleString('en-US')}-member group, page ${membersDeepPage} (cursor)`, {
-    url: `${base}/v1/groups/${G0}/members?cursor=${membersCursor}`,
-    headers: auth,
-  });
-  pageParams.membersFirst = { gameId: GAME_ID, groupId: G0 };
-  pageParams.membersDeep = { gameId: GAME_ID, groupId: G0, after: keysetOf(membersCursor) };
-
-  // Friends: a random user (or friend pair) per request, over the whole graph.
-  const offsets = friendOffsets(sizes);
-  const randomUser = () => Math.floor(Math.random() * sizes.users);
-  await expectPage('/v1/users/p42/friends', (p) => p.items.length === 50 && p.nextCursor);
-  await measure('friendsList', 'Friends list, first page (random user of 100 friends)', {
-    url: base,
-    headers: auth,
-    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/users/p${randomUser()}/friends` }) }],
-  });
-  await expectPage('/v1/users/p42/friends/suggestions', (p) => p.items.length === 20);
-  await measure('suggestions', 'Friend suggestions (random user, 20 of ~5 000 candidates)', {
-    url: base,
-    headers: auth,
-    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/users/p${randomUser()}/friends/suggestions` }) }],
-  });
-  const friendOf = (i) => (i + offsets[Math.floor(Math.random() * offsets.length)]) % sizes.users;
-  const rel = await api('GET', `/v1/users/p42/friends/p${(42 + offsets[0]) % sizes.users}/relationship`, undefined, 200);
-  if (rel.state !== 'friends') throw new Error(`relationship: unexpected ${JSON.stringify(rel)}`);
-  await measure('relationship', 'Relationship state (random pair of friends)', {
-    url: base,
-    headers: auth,
-    requests: [
-      {
-        method: 'GET',
-        setupRequest: (req) => {
-          const i = randomUser();
-          return { ...req, path: `/v1/users/p${i}/friends/p${friendOf(i)}/relationship` };
-        },
-      },
-    ],
-  });
-  pageParams.friendsList = { gameId: GAME_ID, userUuid: userUuid(42) };
-  pageParams.suggestions = { gameId: GAME_ID, userUuid: userUuid(42) };
-  pageParams.relationship = { gameId: GAME_ID, userUuid: userUuid(42), otherUuid: userUuid((42 + offsets[0]) % sizes.users) };
-
-  // Audit: the long history of the big group; the deep page starts 3/4 down it.
-  const depth = Math.floor(sizes.longHistory * 0.75);
-  const deep = (
-    await q.query(`SELECT id, created_at FROM audit_entries WHERE group_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [G0, depth])
-  ).rows[0];
-  await expectPage(`/v1/groups/${G0}/audit`, (p) => p.items.length === 50);
-  await measure('auditFirst', `Audit log of the group with ${sizes.longHistory.toLocaleString('en-US')} entries, first page`, {
-    url: `${base}/v1/groups/${G0}/audit`,
-    headers: auth,
-  });
-  await expectPage(`/v1/groups/${G0}/audit?before=${deep.id}`, (p) => p.items.length === 50);
-  await measure('auditDeep', `Audit log of the same group, ${depth.toLocaleString('en-US')} entries deep (before=<id>)`, {
-    url: `${base}/v1/groups/${G0}/audit?before=${deep.id}`,
-    headers: auth,
-  });
-  pageParams.auditFirst = { gameId: GAME_ID, groupId: G0, start: {} };
-  pageParams.auditDeep = { gameId: GAME_ID, groupId: G0, start: { beforeId: deep.id } };
-  pageParams.permMiss = { gameId: GAME_ID, groupId: G0, userId: permUser };
-
-  // Group search: a query drawn at random per request from each row's list (bench/lib/search.mjs),
-  // then the same queries' statements alone through pgbench -f on as many connections.
-  for (const row of searchScenarios(sizes)) {
-    if (!wanted(row.key) || (row.gameId && !sizes.searchGroups)) continue;
-    const gameId = row.gameId ?? GAME_ID;
-    const rowKey = row.gameId ? (await call('POST', `/v1/admin/games/${gameId}/api-keys`, undefined, 201, ADMIN_TOKEN)).key : key;
-    const headers = { authorization: `Bearer ${rowKey}` };
-    const paths = row.queries.map((query) => `/v1/groups/search?${queryString(query)}`);
-    for (const path of paths.slice(0, 20)) await call('GET', path, undefined, 200, rowKey);
-    await measure(row.key, row.name, {
-      url: base,
-      headers,
-      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[Math.floor(Math.random() * paths.length)] }) }],
-    });
-    if (findPgbench()) {
+  // The read rows (bench/lib/read-scenarios.mjs); under BENCH_REPLICA=1 each is measured again
+  // right after, on a second server reading from a standby taken now (bench/lib/replica-reads.mjs).
+  const reads = await readScenarios({ api, call, q, sizes, key, adminToken: ADMIN_TOKEN, wanted });
+  const pageParams = { ...reads.pageParams, permMiss: { gameId: GAME_ID, groupId: G0, userId: permUser } };
+  const readRows = reads.rowsFor(base).filter((row) => wanted(row.key));
+  const replicaReads =
+    REPLICA && readRows.length
+      ? await startReplicaReads({ root: ROOT, primary: started.clusters, db, serviceEnv, rowsFor: reads.rowsFor, measureOpts: opts(serverPid), started })
+      : null;
+  for (const row of readRows) {
+    await measure(row.key, row.name, row.target, serverPid, replicaReads?.standbyOpts);
+    await replicaReads?.measure(row, results[row.key]);
+    // Group search: then the same queries' statements alone through pgbench -f on as many connections.
+    if (row.search && findPgbench()) {
       log(`its SQL alone: pgbench -f, ${CONF.connections} clients, ${CONF.durationS} s`);
       results[row.key].ceiling = await searchCeiling({
         root: ROOT,
         db: q,
         url: db.url,
-        gameId,
-        queries: row.queries,
+        gameId: row.search.gameId,
+        queries: row.search.queries,
         connections: CONF.connections,
         durationS: CONF.durationS,
         warmupS: CONF.warmupS,
@@ -478,7 +399,10 @@ async function main() {
       const c = results[row.key].ceiling;
       log(`  ratio ${(results[row.key].rps / c.tps).toFixed(2)} × its SQL alone`);
     }
-    pageParams[row.key] = { gameId, query: row.queries[0] };
+  }
+  if (replicaReads) {
+    results.replicaReads = await replicaReads.finish();
+    process.stderr.write(`\n${renderReplicaTable(results.replicaReads).join('\n')}\n\n`);
   }
 
   // The other write scenarios come after the reads, so that the reads see the dataset as seeded; the
@@ -645,7 +569,7 @@ async function main() {
     machine: { cores: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', memoryGb: os.totalmem() / 2 ** 30 },
     node: process.version,
     code,
-    postgres: { version: db.version, embedded: db.embedded, superuser: db.superuser, postmasterPid: db.postmasterPid },
+    postgres: { version: db.version, embedded: db.embedded, replica: REPLICA, superuser: db.superuser, postmasterPid: db.postmasterPid },
     conf: CONF,
     sizes,
     seeded,

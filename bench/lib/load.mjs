@@ -32,11 +32,13 @@ function cannon(opts) {
  * One scenario. `dbTransactions` (optional) reads the database's committed transactions. `target` is { url, headers, requests } as autocannon takes them (`requests` built
  * fresh for each run by `requests()` when it is a function, so per-run state starts clean);
  * `after` runs after each autocannon run (to repair state a cut-off run left behind). `statements`
- * (optional, statements.mjs) is reset before the measured run and read right after it.
+ * (optional, statements.mjs) is reset before the measured run and read right after it. `standby`
+ * (optional, BENCH_REPLICA=1) is { postmasterPid, transactions }: a standby's CPU and committed
+ * transactions over the measured run, as for the primary.
  */
 export async function measureHttp(
   { url, headers, requests, after },
-  { connections, durationS, warmupS, aloneS, serverPid, postmasterPid, dbTransactions, statements },
+  { connections, durationS, warmupS, aloneS, serverPid, postmasterPid, dbTransactions, statements, standby },
 ) {
   const opts = () => ({ url, headers, requests: typeof requests === 'function' ? requests() : requests });
   if (warmupS > 0) {
@@ -44,12 +46,14 @@ export async function measureHttp(
     await after?.();
   }
   const xacts0 = dbTransactions ? await dbTransactions() : NaN;
+  const standbyXacts0 = standby ? await standby.transactions() : NaN;
   await statements?.reset();
-  const cpu = cpuWindow({ serverPid, postmasterPid });
+  const cpu = cpuWindow({ serverPid, postmasterPid, standbyPid: standby?.postmasterPid });
   const run = await cannon({ ...opts(), connections, duration: durationS });
   const r = run.result;
   const usage = cpu();
   const xacts = dbTransactions ? (await dbTransactions()) - xacts0 : NaN;
+  const standbyXacts = standby ? (await standby.transactions()) - standbyXacts0 : NaN;
   const statementTimes = statements ? await statements.top(r.requests.total) : undefined;
   const rss = serverPid ? procMb(serverPid, 'VmRSS') : NaN;
   await after?.();
@@ -73,6 +77,7 @@ export async function measureHttp(
     // Transactions the database committed per request: for reads, statements per request (each
     // runs on its own). Backends publish their counts about once a second, so this is within ~10 %.
     xactsPerRequest: xacts / r.requests.total,
+    ...(standby ? { standbyXactsPerRequest: standbyXacts / r.requests.total } : {}),
     statements: statementTimes,
   };
 }

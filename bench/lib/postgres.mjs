@@ -26,12 +26,13 @@ export async function withClient(url, fn) {
 }
 
 /**
- * Starts (or connects to) the server and creates the scratch database. Returns
+ * Starts (or connects to) the server and creates the scratch database: on `serverUrl` when given
+ * (the BENCH_REPLICA=1 primary), else on DATABASE_URL's server or an embedded cluster. Returns
  * `{ url, serverUrl, embedded, version, postmasterPid, stop }`; `stop()` drops the database and
  * stops the embedded cluster, and may be called more than once.
  */
-export async function openDatabase(root) {
-  let serverUrl = process.env.DATABASE_URL;
+export async function openDatabase(root, { serverUrl: given } = {}) {
+  let serverUrl = given ?? process.env.DATABASE_URL;
   let embedded = null;
   let dataDir = null;
   if (!serverUrl) {

@@ -105,25 +105,33 @@ export function treeCpu(rootPid) {
   return out;
 }
 
+/** CPU seconds a cluster (postmaster and backends) used since `before`, a treeCpu reading. */
+const treeUsed = (before, rootPid) => {
+  let used = 0;
+  for (const [pid, s] of treeCpu(rootPid)) used += s - (before.get(pid) ?? 0);
+  return used;
+};
+
 /**
  * CPU use over a window, in % of one core: the server, the Postgres cluster (postmaster and
- * backends, when its pid is known) and this process (the load generator).
+ * backends, when its pid is known) and this process (the load generator); and a standby cluster's
+ * when `standbyPid` (its postmaster) is given.
  */
-export function cpuWindow({ serverPid, postmasterPid }) {
+export function cpuWindow({ serverPid, postmasterPid, standbyPid }) {
   const t0 = performance.now();
   const server0 = serverPid ? cpuSeconds(serverPid) : NaN;
   const pg0 = treeCpu(postmasterPid);
+  const standby0 = treeCpu(standbyPid);
   const self0 = process.cpuUsage();
   return () => {
     const wall = (performance.now() - t0) / 1000;
-    const pg1 = treeCpu(postmasterPid);
-    let pgUsed = 0;
-    for (const [pid, s] of pg1) pgUsed += s - (pg0.get(pid) ?? 0);
+    const pgUsed = treeUsed(pg0, postmasterPid);
     const self = process.cpuUsage(self0);
     return {
       server: serverPid ? ((cpuSeconds(serverPid) - server0) / wall) * 100 : NaN,
       postgres: postmasterPid ? (pgUsed / wall) * 100 : NaN,
       client: ((self.user + self.system) / 1e6 / wall) * 100,
+      ...(standbyPid ? { standby: (treeUsed(standby0, standbyPid) / wall) * 100 } : {}),
     };
   };
 }

@@ -16,6 +16,46 @@ const short = (sql) => (sql.length > 130 ? `${sql.slice(0, 80)} … ${sql.slice(
 
 const READ_P99_MS = 50;
 
+/**
+ * A row read from the standby when the second server's requests committed there at least this share
+ * of the transactions the first server's committed on the primary (the counters lag by up to a second).
+ */
+const ON_STANDBY_MIN_SHARE = 0.8;
+
+/**
+ * BENCH_REPLICA=1: "Reads with and without a replica (same run)", as markdown lines (the bench
+ * prints them too when BENCH_ONLY leaves the report alone). `x` is replica-reads.mjs's finish().
+ */
+export function renderReplicaTable(x) {
+  const rows = Object.entries(x.rows);
+  const cpu3 = (c) => `${pct(c.server)} / ${pct(c.postgres)} / ${pct(c.standby)}`;
+  const lag = (l) => `${int(l.maxBytes)} B; ${l.maxLagMs === null ? 'none' : `${ms(l.maxLagMs)} ms`}`;
+  const off = rows.filter(([, f]) => !(f.with.standbyXactsPerRequest >= ON_STANDBY_MIN_SHARE * f.without.xactsPerRequest)).map(([k]) => k);
+  const perRequest = (res) => `${cpuMs(res.cpu.server, res.rps)} / ${cpuMs(res.cpu.postgres + (res.cpu.standby ?? 0), res.rps)}`;
+  const xacts = (res) => `${res.xactsPerRequest.toFixed(1)} / ${res.standbyXactsPerRequest.toFixed(1)}`;
+  const out = [
+    '## Reads with and without a replica (same run)',
+    '',
+    `Each read row twice, one right after the other: on the server without \`DATABASE_READ_URL\` (its replica routes read the primary), then on a second server, same environment, whose \`DATABASE_READ_URL\` is a streaming hot standby of the primary (PostgreSQL ${x.version}, \`pg_basebackup -R -X stream\` once the rows were set up: ${x.takenS.toFixed(0)} s to take and catch up; \`hot_standby_feedback = on\`). Both clusters and both servers share the machine's cores with the load generator, so the standby's CPU comes out of the same budget as the primary's. CPU in % of one core over the measured run, and per request (the CPU time over the requests answered: steadier than req/s when other work shares the machine). Transactions a request: what each cluster's \`pg_stat_database\` counted for the bench database over the measured run, divided by the requests; backends publish their counts up to a second late (up to 10 s once idle), so a run also counts some of the run before it, on the cluster that run used (typically 0.1 a request; more when this run answers far fewer requests than that one). "Behind": the most WAL the standby had not replayed, and pg_stat_replication's largest \`replay_lag\` ("none": caught up and idle), sampled every 250 ms during the row.`,
+    '',
+    '| Row | Without: req/s | p50 (ms) | p99 (ms) | With: req/s | p50 (ms) | p99 (ms) | Req/s with ÷ without | Errors without / with | CPU % without: server / primary / standby | CPU % with: server / primary / standby | CPU ms a request, server / both clusters: without; with | Transactions a request, primary / standby: without; with | Standby behind at most |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+  ];
+  for (const [, f] of rows) {
+    const [a, b] = [f.without, f.with];
+    out.push(
+      `| ${f.name} | ${int(a.rps)} | ${ms(a.p50)} | ${ms(a.p99)} | ${int(b.rps)} | ${ms(b.p50)} | ${ms(b.p99)} | ${(b.rps / a.rps).toFixed(2)} | ${int(a.errors)} / ${int(b.errors)} | ${cpu3(a.cpu)} | ${cpu3(b.cpu)} | ${perRequest(a)}; ${perRequest(b)} | ${xacts(a)}; ${xacts(b)} | ${lag(f.lag)} |`,
+    );
+  }
+  out.push(
+    '',
+    off.length
+      ? `**Not read from the standby**: ${off.join(', ')} (with the replica, fewer transactions a request on the standby than ${ON_STANDBY_MIN_SHARE} × those on the primary without it).`
+      : `Every row read from the standby: with the replica, each committed at least ${ON_STANDBY_MIN_SHARE} × as many transactions a request on the standby as without it on the primary.`,
+  );
+  return out;
+}
+
 export function renderReport(ctx) {
   const { results: r, dbCeilings, conf, sizes, seeded, plans } = ctx;
   // The mean of the framework ceiling's two runs, before the scenarios and right after the check.
@@ -271,7 +311,12 @@ export function renderReport(ctx) {
   p(`- **Date**: ${ctx.startedAt.toISOString()}; the suite ran ${(ctx.totalS / 60).toFixed(1)} min (after the build), of which seeding ${(seeded.totalMs / 1000).toFixed(0)} s.`);
   p(`- **Machine**: ${ctx.machine.cores} cores (${ctx.machine.model}), ${ctx.machine.memoryGb.toFixed(1)} GB memory; load average (1/5/15 min) ${ctx.loadBefore} before, ${ctx.loadAfter} after.`);
   p(`- **Code**: ${ctx.code}.`);
-  p(`- **Software**: Node ${ctx.node}; PostgreSQL ${ctx.postgres.version} (${ctx.postgres.embedded ? 'embedded, with its flags only: fsync, synchronous_commit and full_page_writes off' : 'the server of DATABASE_URL, scratch database'}), untuned otherwise.`);
+  const pgOrigin = ctx.postgres.replica
+    ? "BENCH_REPLICA=1: the system's PostgreSQL 15 run by the bench as a primary, with the embedded cluster's flags (fsync, synchronous_commit and full_page_writes off), streaming to a hot standby for the read rows"
+    : ctx.postgres.embedded
+      ? 'embedded, with its flags only: fsync, synchronous_commit and full_page_writes off'
+      : 'the server of DATABASE_URL, scratch database';
+  p(`- **Software**: Node ${ctx.node}; PostgreSQL ${ctx.postgres.version} (${pgOrigin}), untuned otherwise.`);
   p(
     `- **Load**: autocannon, ${conf.connections} connections, ${conf.warmupS} s warm-up then ${conf.durationS} s measured per scenario, then ${conf.aloneS} s on one connection ("p50 alone"). The server, Postgres and the load generator share the ${ctx.machine.cores} cores.`,
   );
@@ -350,6 +395,7 @@ export function renderReport(ctx) {
       p('');
     }
   }
+  if (r.replicaReads) p(...renderReplicaTable(r.replicaReads), '');
   p("## The read scenarios' main statement (EXPLAIN ANALYZE, warm, one execution)", '');
   p('| Scenario | Execution (ms) | Planning (ms) | p99 under load (ms) |');
   p('|---|--:|--:|--:|');
