@@ -32,6 +32,7 @@
 // auditFirst, auditDeep, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, erasure, export, observability — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
 // writes a V8 CPU profile there when it stops; `node bench/cpu-profile-summary.mjs dir` reads it);
+// BENCH_SQL_DUMP=dir (each read row's captured statement sets, as its SQL alone runs them, in dir/<row>.sql);
 // BENCH_OBSERVABILITY_ROUNDS (default 3: the observability rows' rounds, each mode's median kept);
 // BENCH_REPLICA=1 (the read rows with and without a read replica, same run: the database server is
 // then a PostgreSQL 15 primary the bench makes itself from /usr/lib/postgresql/15/bin, which
