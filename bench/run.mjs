@@ -13,6 +13,12 @@
 //      bench/ceilings/minimal-nest-app.mjs), each measured like a scenario;
 //   5. every scenario (reads, and the writes of bench/lib/write-scenarios.mjs) with autocannon: CONNECTIONS connections, a warm-up, DURATION seconds, then
 //      a short run on one connection; the server's RSS right after; CPU of server, Postgres, client;
+//      each read row (the permission check on a cache miss, the lists, friends, audit, group search)
+//      is followed by its SQL alone: pgbench -f running the statements its requests send, as many
+//      clients and seconds (bench/lib/sql-ceiling.mjs); for the search rows as the built repository
+//      writes them (bench/lib/search.mjs), for the others as 100 of the row's requests really sent
+//      them, caught on the wire by a relay between a capture server (one more server of the same
+//      build, started at the first read row, stopped after the last) and Postgres (bench/lib/capture.mjs);
 //   6. 1000 live-stream subscribers on one group, and webhook deliveries to a local receiver;
 //   7. EXPLAIN ANALYZE of the main statement of every read scenario (full plans of those whose p99
 //      is over the 50 ms target);
@@ -26,6 +32,7 @@
 // auditFirst, auditDeep, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, erasure, export, observability — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
 // writes a V8 CPU profile there when it stops; `node bench/cpu-profile-summary.mjs dir` reads it);
+// BENCH_SQL_DUMP=dir (each read row's captured statement sets, as its SQL alone runs them, in dir/<row>.sql);
 // BENCH_OBSERVABILITY_ROUNDS (default 3: the observability rows' rounds, each mode's median kept);
 // BENCH_REPLICA=1 (the read rows with and without a read replica, same run: the database server is
 // then a PostgreSQL 15 primary the bench makes itself from /usr/lib/postgresql/15/bin, which
@@ -61,6 +68,8 @@ import { EXPORT_SIZE, measureExport } from './lib/export.mjs';
 import { measureObservability } from './lib/observability.mjs';
 import { findPgbench, runPgbench } from './lib/pgbench.mjs';
 import { searchCeiling, searchStatement } from './lib/search.mjs';
+import { startCaptureServer } from './lib/capture.mjs';
+import { runSqlCeiling } from './lib/sql-ceiling.mjs';
 import { statementStats } from './lib/statements.mjs';
 import { cycle, writeScenarios } from './lib/write-scenarios.mjs';
 
@@ -95,12 +104,12 @@ const ADMIN_TOKEN = `jadm_bench_${randomBytes(16).toString('hex')}`;
 
 // ---- what this run started, so that it can always be stopped ----
 // (`clusters` and `replicaServer`: BENCH_REPLICA=1's primary and standby, and its second server.)
-const started = { db: null, clients: [], receiver: null, server: null, ceilings: [], clusters: null, replicaServer: null };
+const started = { db: null, clients: [], receiver: null, server: null, ceilings: [], clusters: null, replicaServer: null, capture: null };
 let cleaning = null;
 function cleanup() {
   cleaning ??= (async () => {
     stopLoad();
-    await Promise.all([stopNode(started.server), stopNode(started.replicaServer), ...started.ceilings.map((p) => stopNode(p))]);
+    await Promise.all([stopNode(started.server), stopNode(started.replicaServer), ...started.ceilings.map((p) => stopNode(p)), started.capture?.stop()]);
     await started.receiver?.close().catch(() => undefined);
     for (const c of started.clients) await c.end().catch(() => undefined);
     await started.db?.stop();
@@ -215,6 +224,8 @@ async function main() {
     cwd: ROOT,
     env: { ...serviceEnv, PORT: String(port) },
   });
+  // startNode's arguments for one more server of the same build and settings on `port` (`node` flags first).
+  const serverArgs = (port, extra, nodeFlags = []) => [[...nodeFlags, join(ROOT, 'dist/src/main.js')], { cwd: ROOT, env: { ...serviceEnv, PORT: String(port), ...extra } }];
   const httpCeiling = startNode('HTTP ceiling', [join(ROOT, 'bench/ceilings/http-server.mjs')], { cwd: ROOT, env: { ...process.env, PORT: String(httpPort) } });
   const nestCeiling = startNode('framework ceiling', [join(ROOT, 'bench/ceilings/minimal-nest-app.mjs')], {
     cwd: ROOT,
@@ -303,13 +314,34 @@ async function main() {
     nestCeiling.pid,
   );
   await stopNode(nestCeiling);
+  // A read row's SQL alone: the statements a capture server really sends for 100 of the row's
+  // requests (bench/lib/capture.mjs), then pgbench -f with them (bench/lib/sql-ceiling.mjs), same
+  // connections and duration, right after the row's HTTP run.
+  const typeNames = new Map();
+  const typeName = async (oid) => {
+    if (!typeNames.has(oid)) typeNames.set(oid, (await q.query('SELECT format_type($1, NULL) AS t', [oid])).rows[0].t);
+    return typeNames.get(oid);
+  };
+  const sqlAlone = async (keyName, target) => {
+    if (!results[keyName] || !findPgbench()) return;
+    started.capture ??= await startCaptureServer({ dbUrl: db.url, serverArgs, typeName });
+    const { scripts, pgOptions, requests, mode } = await started.capture.capture(target, 100);
+    log(`its SQL alone: pgbench -f -M ${mode}, ${scripts.length} statement sets of ${requests} captured requests, ${CONF.connections} clients, ${CONF.durationS} s`);
+    if (process.env.BENCH_SQL_DUMP) writeFileSync(join(process.env.BENCH_SQL_DUMP, `${keyName}.sql`), scripts.map((x) => `-- weight ${x.weight}\n${x.statements.join(';\n')}\n`).join('\n'));
+    const c = await runSqlCeiling({ url: db.url, scripts, pgOptions, mode, connections: CONF.connections, durationS: CONF.durationS, warmupS: CONF.warmupS, postmasterPid: db.postmasterPid });
+    const perRequest = scripts.reduce((sum, x) => sum + x.statements.length * x.weight, 0) / requests;
+    results[keyName].ceiling = { ...c, requests, statementsPerRequest: perRequest };
+    log(`  ${Math.round(c.tps)} requests' statements/s (${perRequest.toFixed(1)} statements each), p50 ${c.p50.toFixed(1)} ms, p99 ${c.p99.toFixed(1)} ms; ratio ${(results[keyName].rps / c.tps).toFixed(2)}`);
+  };
   const nonce = randomBytes(4).toString('hex');
   let missN = 0;
-  await measure('permMiss', 'Permission check, cache miss (a new permission key per request)', {
+  const permMissTarget = {
     url: base,
     headers: auth,
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/permissions/check?userId=${permUser}&groupId=${G0}&permission=miss.${nonce}.${missN++}` }) }],
-  });
+  };
+  await measure('permMiss', 'Permission check, cache miss (a new permission key per request)', permMissTarget);
+  await sqlAlone('permMiss', permMissTarget);
 
   // The write scenarios' work items (see bench/lib/write-scenarios.mjs): many groups, one hot group.
   const poolSize = 4 * CONF.connections;
@@ -382,6 +414,7 @@ async function main() {
   for (const row of readRows) {
     await measure(row.key, row.name, row.target, serverPid, replicaReads?.standbyOpts);
     await replicaReads?.measure(row, results[row.key]);
+    if (!row.search) await sqlAlone(row.key, row.target);
     // Group search: then the same queries' statements alone through pgbench -f on as many connections.
     if (row.search && findPgbench()) {
       log(`its SQL alone: pgbench -f, ${CONF.connections} clients, ${CONF.durationS} s`);
@@ -400,6 +433,8 @@ async function main() {
       log(`  ratio ${(results[row.key].rps / c.tps).toFixed(2)} × its SQL alone`);
     }
   }
+  await started.capture?.stop();
+  started.capture = null;
   if (replicaReads) {
     results.replicaReads = await replicaReads.finish();
     process.stderr.write(`\n${renderReplicaTable(results.replicaReads).join('\n')}\n\n`);
@@ -505,8 +540,6 @@ async function main() {
     const e = results.erasure;
     log(`  alone ${e.ms.toFixed(0)} ms; under load ${e.loadedMs.toFixed(0)} ms, ${e.writes} writes meanwhile, p99 ${e.duringP99.toFixed(1)} ms, longest ${e.duringMax.toFixed(0)} ms (before: p99 ${e.beforeP99.toFixed(1)} ms, longest ${e.beforeMax.toFixed(0)} ms)`);
   }
-  // startNode's arguments for one more server of the same build and settings on `port` (`node` flags first).
-  const serverArgs = (port, extra, nodeFlags = []) => [[...nodeFlags, join(ROOT, 'dist/src/main.js')], { cwd: ROOT, env: { ...serviceEnv, PORT: String(port), ...extra } }];
   if (wanted('export')) {
     log(`export: a player with ${EXPORT_SIZE.friends} friends, ${EXPORT_SIZE.audit} audit entries and ${EXPORT_SIZE.events} events`);
     results.export = await measureExport({ q, base, headers: auth, gameId: GAME_ID, users: sizes.users, pid: serverPid, serverArgs, log });

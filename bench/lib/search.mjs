@@ -2,12 +2,10 @@
 // search game (1,000,000 groups at scale 1), the queries the bench sends, and the database ceiling
 // of each search row: pgbench -f running the statement the service sends (captured from the built
 // repository, not copied), with the same distribution of parameters, on the same connections.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import { join } from 'node:path';
-import { cpuWindow, log } from './processes.mjs';
+import { log } from './processes.mjs';
+import { inlined, runSqlCeiling } from './sql-ceiling.mjs';
 
 /** The game of the search rows at a million groups (the main game has the bench's 10,000). */
 export const SEARCH_GAME_ID = '01900000-0000-7000-8000-000000000002';
@@ -202,71 +200,24 @@ export async function searchStatements(root, db, gameId, query) {
 /** The search statement proper (the last one), for EXPLAIN. */
 export const searchStatement = async (root, db, gameId, query) => (await searchStatements(root, db, gameId, query)).at(-1);
 
-// A string literal spelled without ':' (as E'\\072'): pgbench would read ':name' as one of its variables.
-const literal = (v) => {
-  if (v === null || v === undefined) return 'NULL';
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return literal(`{${v.map((x) => `"${String(x).replace(/(["\\])/g, '\\$1')}"`).join(',')}}`);
-  const text = String(v).replace(/'/g, "''");
-  return text.includes(':') || text.includes('\\') ? `E'${text.replace(/\\/g, '\\\\').replace(/:/g, '\\072')}'` : `'${text}'`;
-};
-/** A statement with its parameters written in as literals: what pgbench -f runs. */
-export const inlined = ({ sql, params }) => sql.replace(/\$(\d+)/g, (_, i) => literal(params[Number(i) - 1]));
-
-function pgbench(args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn('pgbench', args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`pgbench exited ${code}:\n${out.slice(-2000)}`))));
-  });
-}
-
 /**
  * The database ceiling of a search row: every query of the row as a pgbench script of its own (its
  * statements, as the service sends them: the words' normalization, then the search),
  * each drawn with the same weight (the HTTP row draws its queries uniformly too), `connections`
- * clients, `durationS` seconds, on the bench's database, with the session setting the service's
- * connections open with. Returns `{ tps, p50, p99, failed, cpu }` (latencies in ms, from pgbench's
- * per-transaction log).
+ * clients, `durationS` seconds, on the bench's database (bench/lib/sql-ceiling.mjs). Returns
+ * `{ tps, p50, p99, failed, cpu, statements }` (latencies in ms, from pgbench's per-transaction log).
  */
 export async function searchCeiling({ root, db, url, gameId, queries, connections, durationS, warmupS, postmasterPid }) {
-  const dir = mkdtempSync(join(os.tmpdir(), 'guildhall-search-'));
-  try {
-    const scripts = [];
-    const distinct = [...new Map(queries.map((q) => [queryString(q), q])).values()];
-    for (const [i, query] of distinct.entries()) {
-      const file = join(dir, `q${i}.sql`);
-      const statements = await searchStatements(root, db, gameId, query);
-      writeFileSync(file, statements.map((st) => `${inlined(st).replace(/\s+/g, ' ').trim()};\n`).join(''));
-      // Weighted by how often the row sends it.
-      const weight = queries.filter((q) => queryString(q) === queryString(query)).length;
-      scripts.push('-f', `${file}@${weight}`);
-    }
-    // The word statement sets its own similarity threshold, as the service sends it.
-    const env = {};
-    const common = ['-n', '-M', 'extended', '-c', String(connections), '-j', '2', ...scripts];
-    if (warmupS > 0) await pgbench([...common, '-T', String(warmupS), url], env);
-    const cpu = cpuWindow({ postmasterPid });
-    let usage;
-    const reading = setTimeout(() => (usage = cpu()), durationS * 1000 - 300);
-    const out = await pgbench([...common, '-T', String(durationS), '-l', '--log-prefix', join(dir, 'log'), url], env).finally(() => clearTimeout(reading));
-    const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(out)?.[1]);
-    if (!Number.isFinite(tps)) throw new Error(`pgbench: no tps in its output:\n${out}`);
-    const latencies = [];
-    for (const f of readdirSync(dir).filter((f) => f.startsWith('log'))) {
-      for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
-        const us = Number(line.split(' ')[2]);
-        if (Number.isFinite(us) && line) latencies.push(us / 1000);
-      }
-    }
-    latencies.sort((a, b) => a - b);
-    const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-    log(`  pgbench -f (${distinct.length} statements): ${Math.round(tps)} statements/s, p50 ${pct(50).toFixed(1)} ms, p99 ${pct(99).toFixed(1)} ms`);
-    return { tps, p50: pct(50), p99: pct(99), failed: Number(/number of failed transactions: (\d+)/.exec(out)?.[1] ?? 0), cpu: usage, statements: distinct.length };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const scripts = [];
+  const distinct = [...new Map(queries.map((q) => [queryString(q), q])).values()];
+  for (const query of distinct) {
+    const statements = await searchStatements(root, db, gameId, query);
+    // Weighted by how often the row sends it.
+    const weight = queries.filter((q) => queryString(q) === queryString(query)).length;
+    scripts.push({ statements: statements.map((st) => inlined(st).replace(/\s+/g, ' ')), weight });
   }
+  // The word statement sets its own similarity threshold, as the service sends it.
+  const r = await runSqlCeiling({ url, scripts, connections, durationS, warmupS, postmasterPid });
+  log(`  pgbench -f (${distinct.length} statements): ${Math.round(r.tps)} statements/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
+  return { ...r, statements: distinct.length };
 }
