@@ -220,12 +220,9 @@ async function main() {
   };
   // The first server is the one without a replica, whatever this shell has.
   if (REPLICA) delete serviceEnv.DATABASE_READ_URL;
-  started.server = startNode('guildhall', [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), join(ROOT, 'dist/src/main.js')], {
-    cwd: ROOT,
-    env: { ...serviceEnv, PORT: String(port) },
-  });
-  // startNode's arguments for one more server of the same build and settings on `port` (`node` flags first).
+  // startNode's arguments for a server of this build and these settings on `port` (`node` flags first).
   const serverArgs = (port, extra, nodeFlags = []) => [[...nodeFlags, join(ROOT, 'dist/src/main.js')], { cwd: ROOT, env: { ...serviceEnv, PORT: String(port), ...extra } }];
+  started.server = startNode('guildhall', ...serverArgs(port, {}, process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []));
   const httpCeiling = startNode('HTTP ceiling', [join(ROOT, 'bench/ceilings/http-server.mjs')], { cwd: ROOT, env: { ...process.env, PORT: String(httpPort) } });
   const nestCeiling = startNode('framework ceiling', [join(ROOT, 'bench/ceilings/minimal-nest-app.mjs')], {
     cwd: ROOT,
@@ -409,7 +406,7 @@ async function main() {
   const readRows = reads.rowsFor(base).filter((row) => wanted(row.key));
   const replicaReads =
     REPLICA && readRows.length
-      ? await startReplicaReads({ root: ROOT, primary: started.clusters, db, serviceEnv, rowsFor: reads.rowsFor, measureOpts: opts(serverPid), started })
+      ? await startReplicaReads({ primary: started.clusters, db, serverArgs, rowsFor: reads.rowsFor, measureOpts: opts(serverPid), started })
       : null;
   for (const row of readRows) {
     await measure(row.key, row.name, row.target, serverPid, replicaReads?.standbyOpts);

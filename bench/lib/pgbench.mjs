@@ -17,7 +17,8 @@ export function findPgbench() {
   }
 }
 
-function run(args, env) {
+/** Runs the pgbench program with `args` (and `env` added) to its end: its output, or why it failed. */
+export function runPgbenchProgram(args, env) {
   return new Promise((resolve, reject) => {
     const child = spawn('pgbench', args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -45,13 +46,13 @@ export async function runPgbench({ serverUrl, name, postmasterPid }) {
   await withClient(serverUrl, (c) => c.query(`CREATE DATABASE ${scratch}`));
   try {
     log(`pgbench: initialising scale ${PGBENCH.scale}`);
-    await run(['-i', '-q', '-s', String(PGBENCH.scale), url]);
+    await runPgbenchProgram(['-i', '-q', '-s', String(PGBENCH.scale), url]);
     log(`pgbench: TPC-B-like, ${PGBENCH.clients} clients, ${PGBENCH.durationS} s`);
     const cpu = cpuWindow({ postmasterPid });
     // Read just before the end: pgbench's backends exit with it, and their CPU time goes with them.
     let usage;
     const reading = setTimeout(() => (usage = cpu()), PGBENCH.durationS * 1000 - 300);
-    const out = await run(['-c', String(PGBENCH.clients), '-j', String(PGBENCH.threads), '-T', String(PGBENCH.durationS), url]).finally(() => clearTimeout(reading));
+    const out = await runPgbenchProgram(['-c', String(PGBENCH.clients), '-j', String(PGBENCH.threads), '-T', String(PGBENCH.durationS), url]).finally(() => clearTimeout(reading));
     const tps = figure(out, /tps = ([\d.]+) \(without initial connection time\)/);
     if (!Number.isFinite(tps)) throw new Error(`pgbench: no tps in its output:\n${out}`);
     return {

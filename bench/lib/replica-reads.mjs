@@ -2,7 +2,6 @@
 // rows are set up, and a second server on the same database whose replica routes read from it
 // (DATABASE_READ_URL), measured row by row right after the first server, so that both see the
 // same machine at about the same time.
-import { join } from 'node:path';
 import pg from 'pg';
 import { measureHttp } from './load.mjs';
 import { databaseUrl } from './postgres.mjs';
@@ -11,14 +10,14 @@ import { freePort, isRunning, log, startNode, stopNode, waitHttp } from './proce
 
 /**
  * Takes the standby and starts the second server. `primary` is startPrimary()'s; `db` openDatabase()'s;
- * `serviceEnv` the first server's environment (the second one differs by PORT and
- * DATABASE_READ_URL only); `rowsFor` read-scenarios.mjs's; `measureOpts` measureHttp's options but
+ * `serverArgs(port, extraEnv)` startNode's arguments for one more server like the first (the
+ * second one differs by PORT and DATABASE_READ_URL only); `rowsFor` read-scenarios.mjs's; `measureOpts` measureHttp's options but
  * the server's pid. What it starts is recorded in `started` (`replicaServer`, `clients`) for the
  * bench's cleanup. Returns `{ standbyOpts, measure(row), finish() }`: `standbyOpts` makes the
  * first server's measure read the standby's CPU and transactions too; `finish()` stops the second
  * server and the standby, and returns the figures.
  */
-export async function startReplicaReads({ root, primary, db, serviceEnv, rowsFor, measureOpts, started }) {
+export async function startReplicaReads({ primary, db, serverArgs, rowsFor, measureOpts, started }) {
   const standby = await primary.startStandby();
   const connect = async (url) => {
     const c = new pg.Client({ connectionString: url });
@@ -40,10 +39,7 @@ export async function startReplicaReads({ root, primary, db, serviceEnv, rowsFor
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const server = (started.replicaServer = startNode('guildhall (replica reads)', [join(root, 'dist/src/main.js')], {
-    cwd: root,
-    env: { ...serviceEnv, PORT: String(port), DATABASE_READ_URL: databaseUrl(standby.url(), db.name) },
-  }));
+  const server = (started.replicaServer = startNode('guildhall (replica reads)', ...serverArgs(port, { DATABASE_READ_URL: databaseUrl(standby.url(), db.name) })));
   await waitHttp(server, `${base}/`);
   log(`second server pid ${server.pid} on ${base}, DATABASE_READ_URL on the standby (PostgreSQL ${version}, postmaster pid ${standbyOpts.standby.postmasterPid})`);
   const rows = new Map(rowsFor(base).map((row) => [row.key, row]));

@@ -4,10 +4,10 @@
 // per-transaction log (a transaction = one request's statements). The search rows build their
 // scripts from the built repository (search.mjs); the other read rows from what a capture server
 // really sent (capture.mjs).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { runPgbenchProgram as pgbench } from './pgbench.mjs';
 import { cpuWindow } from './processes.mjs';
 
 // A string literal spelled without ':' (as E'\\072'): pgbench would read ':name' as one of its variables.
@@ -21,17 +21,6 @@ export const literal = (v) => {
 /** A statement with its parameters written in as literals (`casts[i]`, when given, after the i-th): what pgbench -f runs. */
 export const inlined = ({ sql, params, casts = [] }) =>
   sql.replace(/\$(\d+)/g, (_, i) => `${literal(params[Number(i) - 1])}${casts[Number(i) - 1] ? `::${casts[Number(i) - 1]}` : ''}`);
-
-function pgbench(args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn('pgbench', args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`pgbench exited ${code}:\n${out.slice(-2000)}`))));
-  });
-}
 
 /**
  * Runs `scripts` ([{ statements: [sql text with literals], weight }]; an empty set is a request
