@@ -28,7 +28,7 @@
 // quickly with 0.1; the targets are judged at 1 only); BENCH_ONLY (a regular expression over the
 // scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
 // joinLeaveHot, groupCreate, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
-// friendRequest, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, relationship,
+// friendRequest, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, suggestionsCold, relationship,
 // auditFirst, auditDeep, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, erasure, export, observability — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
 // writes a V8 CPU profile there when it stops; `node bench/cpu-profile-summary.mjs dir` reads it);
@@ -571,7 +571,7 @@ async function main() {
   const plans = {};
   // As the search's word statement sets it for its own transaction (GroupSearchRepository.normalize), for the plans.
   await q.query('SET pg_trgm.word_similarity_threshold = 0.5');
-  const readKeys = ['permMiss', 'groupsFirst', 'groupsDeep', 'membersFirst', 'membersDeep', 'friendsList', 'suggestions', 'relationship', 'auditFirst', 'auditDeep', ...searchKeys];
+  const readKeys = ['permMiss', 'groupsFirst', 'groupsDeep', 'membersFirst', 'membersDeep', 'friendsList', 'suggestions', 'suggestionsCold', 'relationship', 'auditFirst', 'auditDeep', ...searchKeys];
   for (const k of readKeys) {
     if (!pageParams[k]) continue;
     try {

@@ -56,15 +56,21 @@ export function mainStatement(root, key, p) {
       );
     }
     case 'suggestions': {
-      const { FriendReadsRepository } = d('friends/friend-reads.repository.js');
+      const { SuggestionsRepository } = d('friends/suggestions.repository.js');
       return capture((_m, ds) =>
-        new FriendReadsRepository().suggestions(ds, {
+        new SuggestionsRepository().kept(ds, {
           callingGameId: p.gameId,
           readGameIds: [p.gameId],
           userExternalId: externalId(p.userUuid),
           minMutuals: 2,
           limit: 20,
         }),
+      );
+    }
+    case 'suggestionsCold': {
+      const { SuggestionsRepository } = d('friends/suggestions.repository.js');
+      return capture((_m, ds) =>
+        new SuggestionsRepository().compute(ds, { callingGameId: p.gameId, readGameIds: [p.gameId], userId: p.userUuid, minMutuals: 2, limit: 20 }),
       );
     }
     case 'relationship': {

@@ -59,6 +59,24 @@ export async function readScenarios({ api, call, q, sizes, key, adminToken, want
   if (rel.state !== 'friends') throw new Error(`relationship: unexpected ${JSON.stringify(rel)}`);
   pageParams.friendsList = { gameId: GAME_ID, userUuid: userUuid(42) };
   pageParams.suggestions = { gameId: GAME_ID, userUuid: userUuid(42) };
+  pageParams.suggestionsCold = pageParams.suggestions;
+  // Suggestions are kept per user once computed: the warm row reads users whose lists were computed
+  // here (1 in every `warmStride`), the cold row users never read before, each once, in an order
+  // that spreads them over the graph.
+  const warmStride = Math.max(5, Math.floor(sizes.users / 2000));
+  const warmUsers = Array.from({ length: Math.floor(sizes.users / warmStride) }, (_, i) => i * warmStride);
+  if (wanted('suggestions')) {
+    for (let i = 0; i < warmUsers.length; i += 4) {
+      await Promise.all(warmUsers.slice(i, i + 4).map((u) => api('GET', `/v1/users/p${u}/friends/suggestions`, undefined, 200)));
+    }
+  }
+  let coldNext = 0;
+  const coldUser = () => {
+    for (;;) {
+      const u = (coldNext++ * 7919 + 1) % sizes.users;
+      if (u % warmStride !== 0 && u !== 42) return u;
+    }
+  };
   pageParams.relationship = { gameId: GAME_ID, userUuid: userUuid(42), otherUuid: userUuid((42 + offsets[0]) % sizes.users) };
 
   // Audit: the long history of the big group; the deep page starts 3/4 down it.
@@ -106,8 +124,13 @@ export async function readScenarios({ api, call, q, sizes, key, adminToken, want
     },
     {
       key: 'suggestions',
-      name: 'Friend suggestions (random user, 20 of ~5 000 candidates)',
-      target: { url: base, headers, requests: random(() => `/v1/users/p${randomUser()}/friends/suggestions`) },
+      name: `Friend suggestions, kept: a random user of ${warmUsers.length.toLocaleString('en-US')} read before (20 of ~5 000 candidates)`,
+      target: { url: base, headers, requests: random(() => `/v1/users/p${warmUsers[Math.floor(Math.random() * warmUsers.length)]}/friends/suggestions`) },
+    },
+    {
+      key: 'suggestionsCold',
+      name: 'Friend suggestions, first read: each request a user never read before',
+      target: { url: base, headers, requests: random(() => `/v1/users/p${coldUser()}/friends/suggestions`) },
     },
     {
       key: 'relationship',

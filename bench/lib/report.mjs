@@ -166,6 +166,7 @@ export function renderReport(ctx) {
   read('membersDeep', 'membersFirst');
   read('friendsList');
   read('suggestions', undefined, 1000);
+  read('suggestionsCold', undefined, 1000);
   read('relationship');
   read('auditFirst');
   read('auditDeep', 'auditFirst');

@@ -4,7 +4,7 @@ import type { Keyset } from '../common/pagination/keyset';
 import { preparedRows } from '../db/sql';
 import type { ListVisibility } from '../game-config/game-config';
 import { internalIdSql } from '../identity/identity.repository';
-import { RELATIONSHIP_COLUMNS, type FriendListRow, type RelationshipType, type SuggestionRow } from './friend-rows';
+import { RELATIONSHIP_COLUMNS, type FriendListRow, type RelationshipType } from './friend-rows';
 import type { RelationshipFacts } from './relationship-state';
 
 export interface FriendsListQuery {
@@ -180,75 +180,5 @@ export class FriendReadsRepository {
       outgoingRequestAt: at('request', 'mine'),
       incomingRequestAt: at('request', 'theirs'),
     };
-  }
-
-  /**
-   * Friend suggestions (SPEC §4 Friends rule 4): friends of the user's friends that share at least
-   * `minMutuals` of them, minus the user, their friends and anyone blocked either way in the
-   * calling game; most mutual friends first, then internal id; each with up to five sample mutual
-   * friends (the five lowest internal ids, in that order). Users are named by their external id in
-   * the calling game, else (a network friend unknown to this game) by the one in the game where
-   * the friendship was made.
-   *
-   * The cost is the friend-of-friend pairs (friends x their friends): they are read by one
-   * index-only scan of user_relationships_friends over the array of the user's friends and counted
-   * by a hash aggregate on the candidate alone; the exclusions are applied to the counted groups
-   * (against small hashed sets), and the samples are gathered for the top `limit` candidates only,
-   * from each one's own friend rows (friendships are stored in both directions, so the candidate's
-   * friends among the user's friends are exactly the mutual friends counted). Within one game a
-   * (friend, candidate) pair occurs once; across a network the pairs are deduplicated first.
-   */
-  suggestions(
-    ds: DataSource,
-    q: { callingGameId: string; readGameIds: string[]; userExternalId: string; minMutuals: number; limit: number },
-  ): Promise<SuggestionRow[]> {
-    const network = q.readGameIds.length > 1;
-    const inGames = (alias: string) => (network ? `${alias}.game_id = ANY($5::uuid[])` : `${alias}.game_id = $1::uuid`);
-    const name = (ref: string) =>
-      network
-        ? `coalesce(
-             (SELECT ui.external_id FROM user_identities ui WHERE ui.user_id = ${ref} AND ui.game_id = $1::uuid),
-             (SELECT x.other_external_id FROM user_relationships x
-              WHERE x.other_id = ${ref} AND ${inGames('x')} AND x.type = 'friend' LIMIT 1))`
-        : `(SELECT ui.external_id FROM user_identities ui WHERE ui.user_id = ${ref} AND ui.game_id = $1::uuid)`;
-    const pairs = `SELECT ${network ? 'DISTINCT ' : ''}ff.other_id AS id, ff.user_id AS mutual FROM user_relationships ff
-           WHERE ff.user_id = ANY (ARRAY(SELECT id FROM mine)) AND ${inGames('ff')} AND ff.type = 'friend'`;
-    return preparedRows<SuggestionRow>(
-      ds,
-      `friends_suggestions_${network ? 'n' : 's'}`,
-      `WITH me AS MATERIALIZED (
-         SELECT ${internalIdSql('$1::uuid', '$2')} AS id
-       ), mine AS MATERIALIZED (
-         SELECT ${network ? 'DISTINCT ' : ''}f.other_id AS id FROM me JOIN user_relationships f
-           ON f.user_id = me.id AND ${inGames('f')} AND f.type = 'friend'
-       ), blocked AS MATERIALIZED (
-         SELECT b.other_id AS id FROM me JOIN user_relationships b ON b.user_id = me.id AND b.game_id = $1::uuid AND b.type = 'blocked'
-         UNION ALL
-         SELECT b.user_id FROM me JOIN user_relationships b ON b.other_id = me.id AND b.game_id = $1::uuid AND b.type = 'blocked'
-       ), candidates AS MATERIALIZED (
-         SELECT c.id, c.n FROM (SELECT p.id, count(*)::int AS n FROM (${pairs}) p GROUP BY p.id) c
-         WHERE c.n >= $3
-           AND c.id <> (SELECT id FROM me)
-           AND c.id NOT IN (SELECT id FROM mine)
-           AND c.id NOT IN (SELECT id FROM blocked)
-         ORDER BY c.n DESC, c.id
-         LIMIT $4
-       )
-       SELECT
-         ${name('c.id')} AS "svcUserId",
-         c.n AS "mutualCount",
-         ARRAY(
-           SELECT ${name('s.id')} FROM (
-             SELECT ${network ? 'DISTINCT ' : ''}cf.other_id AS id FROM user_relationships cf
-             WHERE cf.user_id = c.id AND ${inGames('cf')} AND cf.type = 'friend' AND cf.other_id IN (SELECT id FROM mine)
-             ORDER BY 1 LIMIT 5
-           ) s ORDER BY s.id
-         ) AS "sampleMutualSvcUserIds"
-       FROM candidates c
-       ORDER BY c.n DESC, c.id`,
-      network
-        ? [q.callingGameId, q.userExternalId, q.minMutuals, q.limit, q.readGameIds]
-        : [q.callingGameId, q.userExternalId, q.minMutuals, q.limit],
-    );
   }
 }

@@ -13,6 +13,8 @@ import { FriendsRepository } from './friends.repository';
 import { FriendshipsController } from './friendships.controller';
 import { FriendshipsService } from './friendships.service';
 import { SuggestionsController } from './suggestions.controller';
+import { SuggestionsRefresher } from './suggestions-refresher';
+import { SuggestionsRepository } from './suggestions.repository';
 import { SuggestionsService } from './suggestions.service';
 import { VisibilityController } from './visibility.controller';
 import { VisibilityService } from './visibility.service';
@@ -37,6 +39,8 @@ import { VisibilityService } from './visibility.service';
     FriendshipsService,
     BlocksService,
     FriendTagsService,
+    SuggestionsRepository,
+    SuggestionsRefresher,
     SuggestionsService,
     VisibilityService,
   ],

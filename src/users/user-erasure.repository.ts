@@ -182,13 +182,40 @@ export class UserErasureRepository {
     return rows.map((r) => r.id);
   }
 
-  /** The game forgets the id; the internal user goes too unless another game still knows them. */
+  /**
+   * The kept friend suggestions that name the user, in any game, and the user's own in this one
+   * go, with the user's place in their refresh queue. The table lock (which only computations of
+   * a list conflict with, not reads of one) makes a computation that began before the erasure
+   * finish first, so that its list is removed here too, and one that begins after wait for the
+   * commit, so that it never sees the user.
+   */
+  async removeSuggestions(m: EntityManager, s: Subject): Promise<void> {
+    if (!s.svcUserId) return;
+    await m.query('LOCK TABLE friend_suggestions IN SHARE ROW EXCLUSIVE MODE');
+    await m.query(
+      `WITH lists AS (
+         DELETE FROM friend_suggestions k WHERE k.mentions @> ARRAY[$2::uuid] OR (k.user_id = $2 AND k.game_id = $1)
+       )
+       DELETE FROM friend_suggestions_stale q WHERE q.user_id = $2`,
+      [s.gameId, s.svcUserId],
+    );
+  }
+
+  /**
+   * The game forgets the id; the internal user goes too unless another game still knows them, and
+   * then their friendship counter with them (they have no friendships left anywhere, and every
+   * former friend's own counter moved when theirs went, so no kept list can mistake a later one).
+   */
   async forgetIdentity(m: EntityManager, s: Subject): Promise<void> {
     if (!s.svcUserId) return;
     await m.query(
-      `WITH mapping AS (DELETE FROM user_identities ui WHERE ui.game_id = $1 AND ui.user_id = $2)
-       DELETE FROM users u WHERE u.id = $2
-         AND NOT EXISTS (SELECT 1 FROM user_identities ui WHERE ui.user_id = $2 AND ui.game_id <> $1)`,
+      `WITH mapping AS (DELETE FROM user_identities ui WHERE ui.game_id = $1 AND ui.user_id = $2),
+       gone AS (
+         DELETE FROM users u WHERE u.id = $2
+           AND NOT EXISTS (SELECT 1 FROM user_identities ui WHERE ui.user_id = $2 AND ui.game_id <> $1)
+         RETURNING u.id
+       )
+       DELETE FROM friend_versions v WHERE v.user_id IN (SELECT id FROM gone)`,
       [s.gameId, s.svcUserId],
     );
   }

@@ -55,6 +55,7 @@ export class UserErasureService {
     const members = await this.repo.removeMemberships(m, s);
     await this.repo.pseudonymiseHistory(m, s);
     const owned = await this.repo.handOnOwnership(m, s);
+    await this.repo.removeSuggestions(m, s);
     await this.repo.forgetIdentity(m, s);
     for (const groupId of new Set([...members.groupIds, ...owned])) this.permissions.invalidateOnCommit(tx, groupId);
 

@@ -1,4 +1,4 @@
-import { FriendReadsRepository } from '../../src/friends/friend-reads.repository';
+import { SuggestionsRepository } from '../../src/friends/suggestions.repository';
 import { AUTO, befriend, block, friendsGame, sendPending, svcId, U, uid, type FriendsGame } from '../helpers/friends';
 import { captureDataSource } from '../helpers/statement-capture';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -110,13 +110,13 @@ describe('friend suggestions', () => {
     expect(item.sampleMutualSvcUserIds).toEqual(lowest);
   });
 
-  it('is one SQL statement, reading friends-of-friends from the user_relationships_friends index', async () => {
+  it('is computed by one SQL statement, reading friends-of-friends from the user_relationships_friends index', async () => {
     const { u } = await graph(g, [2]);
     const { ds, statements } = captureDataSource([]);
-    await t.app.get(FriendReadsRepository).suggestions(ds, {
+    await t.app.get(SuggestionsRepository).compute(ds, {
       callingGameId: g.gameId,
       readGameIds: [g.gameId],
-      userExternalId: u,
+      userId: await svcId(t, g.gameId, u),
       minMutuals: 2,
       limit: 20,
     });
