@@ -1,14 +1,16 @@
 /**
- * SQL fragments shared by the kept-list read and the computation of friend suggestions. Parameters:
- * $1 the calling game, $5 the read games (the network, or the calling game alone), sorted.
+ * SQL fragments shared by the kept-list read and the computation of friend suggestions. $1 is the
+ * calling game in both.
  */
 export interface SuggestionsScope {
   /** More than one read game: friendships of the whole network count. */
   network: boolean;
+  /** The parameter holding the read games (the network, or the calling game alone), sorted. */
+  games: string;
 }
 
 export const inGames = (s: SuggestionsScope, alias: string): string =>
-  s.network ? `${alias}.game_id = ANY($5::uuid[])` : `${alias}.game_id = $1::uuid`;
+  s.network ? `${alias}.game_id = ANY(${s.games}::uuid[])` : `${alias}.game_id = $1::uuid`;
 
 /**
  * A user's external id in the calling game, else (a network friend unknown to this game) the one

@@ -27,13 +27,23 @@ export interface StaleList {
   readGameIds: string[];
 }
 
-interface KeptRow extends SuggestionRow {
-  userId: string | null;
-  kept: boolean;
-  ord: string | null;
+/** One kept suggestion: internal ids (what a network read names again) and the names computed. */
+interface KeptItem {
+  id: string;
+  n: number;
+  s: string[];
+  name: string;
+  sampleNames: string[];
 }
 
-const scopeOf = (q: { readGameIds: string[] }): SuggestionsScope => ({ network: q.readGameIds.length > 1 });
+/** A network's kept items named again, as the calling game names them now. */
+const renamedSql = (s: SuggestionsScope): string =>
+  `(SELECT coalesce(jsonb_agg(jsonb_build_object('n', (e.item->>'n')::int, 'name', ${nameSql(s, '(e.item->>\'id\')::uuid')},
+     'sampleNames', ARRAY(SELECT ${nameSql(s, 't.id::uuid')} FROM jsonb_array_elements_text(e.item->'s') WITH ORDINALITY t(id, o) ORDER BY t.o))
+     ORDER BY e.ord), '[]'::jsonb)
+   FROM jsonb_array_elements(k.items) WITH ORDINALITY e(item, ord))`;
+
+const scopeOf = (q: { readGameIds: string[] }, games: string): SuggestionsScope => ({ network: q.readGameIds.length > 1, games });
 
 /**
  * Friend suggestions (SPEC §4 Friends rule 4) kept per user and game (migration 1765500000000):
@@ -43,37 +53,34 @@ const scopeOf = (q: { readGameIds: string[] }): SuggestionsScope => ({ network: 
 @Injectable()
 export class SuggestionsRepository {
   /**
-   * The kept list, named in the calling game, when its scope, minMutuals and counters all still
-   * match; the counters are read only when a list is there (one per friend, index-only).
+   * The kept list when its scope, minMutuals and counters all still match; the counters are read
+   * only when a list is there (one per friend, index-only). Within one game a kept list's names are
+   * those it was computed with: a user's external id in a game never changes, and an erasure
+   * removes every list naming the user. Across a network a friend's name can change (from the
+   * game where the friendship was made to this game's, once they have an identity here), so there
+   * the names are read again.
    */
   async kept(ds: DataSource, q: SuggestionsQuery & { userExternalId: string }): Promise<KeptSuggestions> {
-    const s = scopeOf(q);
-    const rows = await preparedRows<KeptRow>(
+    const s = scopeOf(q, '$4');
+    const [row] = await preparedRows<{ userId: string | null; items: KeptItem[] | null }>(
       ds,
       `friends_suggestions_kept_${s.network ? 'n' : 's'}`,
       `WITH me AS MATERIALIZED (
          SELECT ${internalIdSql('$1::uuid', '$2')} AS id
-       ), kept AS MATERIALIZED (
-         SELECT k.items FROM me JOIN friend_suggestions k ON k.user_id = me.id AND k.game_id = $1::uuid
-         WHERE k.min_mutuals = $3 AND k.read_game_ids = $5::uuid[]
-           AND k.own_version = ${ownVersionSql('me.id')} AND k.friends_version = ${friendsVersionSql(s, 'me.id')}
        )
-       SELECT me.id AS "userId", k.items IS NOT NULL AS kept, e.ord,
-              ${nameSql(s, 'e.id')} AS "svcUserId", e.n AS "mutualCount",
-              ARRAY(SELECT ${nameSql(s, 't.id::uuid')} FROM jsonb_array_elements_text(e.s) WITH ORDINALITY t(id, o) ORDER BY t.o)
-                AS "sampleMutualSvcUserIds"
-       FROM me LEFT JOIN kept k ON true
-       LEFT JOIN LATERAL (
-         SELECT (x.item->>'id')::uuid AS id, (x.item->>'n')::int AS n, x.item->'s' AS s, x.ord
-         FROM jsonb_array_elements(k.items) WITH ORDINALITY x(item, ord) WHERE x.ord <= $4
-       ) e ON true
-       ORDER BY e.ord`,
-      [q.callingGameId, q.userExternalId, q.minMutuals, q.limit, q.readGameIds],
+       SELECT me.id AS "userId", (
+         SELECT ${s.network ? renamedSql(s) : 'k.items'} FROM friend_suggestions k
+         WHERE k.user_id = me.id AND k.game_id = $1::uuid AND k.min_mutuals = $3 AND k.read_game_ids = $4::uuid[]
+           AND k.own_version = ${ownVersionSql('me.id')} AND k.friends_version = ${friendsVersionSql(s, 'me.id')}
+       ) AS items
+       FROM me`,
+      [q.callingGameId, q.userExternalId, q.minMutuals, q.readGameIds],
     );
-    const [first] = rows;
-    if (!first?.kept) return { userId: first?.userId ?? null, items: null };
-    const items = rows.filter((r) => r.ord !== null).map(({ svcUserId, mutualCount, sampleMutualSvcUserIds }) => ({ svcUserId, mutualCount, sampleMutualSvcUserIds }));
-    return { userId: first.userId, items };
+    if (!row.userId || !row.items) return { userId: row?.userId ?? null, items: null };
+    return {
+      userId: row.userId,
+      items: row.items.slice(0, q.limit).map((i) => ({ svcUserId: i.name, mutualCount: i.n, sampleMutualSvcUserIds: i.sampleNames })),
+    };
   }
 
   /**
@@ -91,7 +98,7 @@ export class SuggestionsRepository {
    * occurs once; across a network the pairs are deduplicated first.
    */
   compute(ds: DataSource, q: SuggestionsQuery & { userId: string }): Promise<SuggestionRow[]> {
-    const s = scopeOf(q);
+    const s = scopeOf(q, '$5');
     const distinct = s.network ? 'DISTINCT ' : '';
     return preparedRows<SuggestionRow>(
       ds,
@@ -118,17 +125,22 @@ export class SuggestionsRepository {
            AND c.id NOT IN (SELECT id FROM blocked)
          ORDER BY c.n DESC, c.id
          LIMIT ${KEPT_SUGGESTIONS}
-       ), picked AS MATERIALIZED (
+       ), sampled AS MATERIALIZED (
          SELECT c.id, c.n, ARRAY(
            SELECT ${distinct}cf.other_id FROM user_relationships cf
            WHERE cf.user_id = c.id AND ${inGames(s, 'cf')} AND cf.type = 'friend' AND cf.other_id IN (SELECT id FROM mine)
            ORDER BY 1 LIMIT 5
          ) AS samples
          FROM candidates c
+       ), picked AS MATERIALIZED (
+         SELECT p.id, p.n, p.samples, ${nameSql(s, 'p.id')} AS name,
+                ARRAY(SELECT ${nameSql(s, 'x.id')} FROM unnest(p.samples) WITH ORDINALITY x(id, o) ORDER BY x.o) AS sample_names
+         FROM sampled p
        ), stored AS (
          INSERT INTO friend_suggestions AS k (user_id, game_id, read_game_ids, min_mutuals, own_version, friends_version, items, mentions)
          SELECT $2::uuid, $1::uuid, $5::uuid[], $3, counters.own, counters.friends,
-                coalesce((SELECT jsonb_agg(jsonb_build_object('id', p.id, 'n', p.n, 's', to_jsonb(p.samples)) ORDER BY p.n DESC, p.id)
+                coalesce((SELECT jsonb_agg(jsonb_build_object('id', p.id, 'n', p.n, 's', p.samples, 'name', p.name, 'sampleNames', p.sample_names)
+                                            ORDER BY p.n DESC, p.id)
                           FROM picked p), '[]'::jsonb),
                 ARRAY(SELECT p.id FROM picked p UNION SELECT unnest(p.samples) FROM picked p)
          FROM counters
@@ -136,8 +148,7 @@ export class SuggestionsRepository {
            read_game_ids = excluded.read_game_ids, min_mutuals = excluded.min_mutuals, own_version = excluded.own_version,
            friends_version = excluded.friends_version, items = excluded.items, mentions = excluded.mentions, computed_at = now()
        )
-       SELECT ${nameSql(s, 'p.id')} AS "svcUserId", p.n AS "mutualCount",
-              ARRAY(SELECT ${nameSql(s, 'x.id')} FROM unnest(p.samples) WITH ORDINALITY x(id, o) ORDER BY x.o) AS "sampleMutualSvcUserIds"
+       SELECT p.name AS "svcUserId", p.n AS "mutualCount", p.sample_names AS "sampleMutualSvcUserIds"
        FROM picked p
        ORDER BY p.n DESC, p.id
        LIMIT $4`,

@@ -120,6 +120,17 @@ describe('friends network scope, end to end through the link route', () => {
       expect(r.body.items).toEqual([{ svcUserId: erin, mutualCount: 1, sampleMutualSvcUserIds: ['bob-b'] }]);
     });
 
+    it('a kept network list names each user as the calling game names them at the time of the read', async () => {
+      const carolIn = async () => ((await B.get(`${U('bob-b')}/friends/suggestions`)).body.items as { svcUserId: string; sampleMutualSvcUserIds: string[] }[]).find((s) => s.sampleMutualSvcUserIds.includes('alice-b'));
+      expect((await carolIn())?.svcUserId).toBe(carol);
+      expect((await carolIn())?.svcUserId).toBe(carol);
+      const kept = await t.db.query('SELECT 1 FROM friend_suggestions WHERE game_id = $1', [B.gameId]);
+      expect(kept.length).toBeGreaterThan(0);
+      // Linking makes no friendship change, so the kept list stands; its names are read again.
+      await link(B, 'carol-b', await svcId(t, A.gameId, carol));
+      expect((await carolIn())?.svcUserId).toBe('carol-b');
+    });
+
     it('tagId keeps to the calling game; a friendship met in two games is listed once, with the earliest', async () => {
       const C = await friendsGame(t, { friends: { requestsRequired: false } }, net);
       const dave = uid('dave');
