@@ -18,8 +18,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * counters in one order). The users whose counters moved are queued for the background refresher,
  * which recomputes the kept lists around them ahead of their next read.
  *
- * A kept list stores internal ids only, named at read time, so an identity's name is always the
- * current one.
+ * A kept list holds the internal ids (items) and, apart, the answer as the calling game named it
+ * (named, json: sent as stored).
  */
 export class FriendSuggestions1765500000000 implements MigrationInterface {
   name = 'FriendSuggestions1765500000000';
@@ -37,6 +37,7 @@ export class FriendSuggestions1765500000000 implements MigrationInterface {
         own_version      bigint NOT NULL,
         friends_version  numeric NOT NULL,
         items            jsonb NOT NULL,
+        named            json NOT NULL,
         mentions         uuid[] NOT NULL,
         computed_at      timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (user_id, game_id)

@@ -27,20 +27,11 @@ export interface StaleList {
   readGameIds: string[];
 }
 
-/** One kept suggestion: internal ids (what a network read names again) and the names computed. */
-interface KeptItem {
-  id: string;
-  n: number;
-  s: string[];
-  name: string;
-  sampleNames: string[];
-}
-
 /** A network's kept items named again, as the calling game names them now. */
 const renamedSql = (s: SuggestionsScope): string =>
-  `(SELECT coalesce(jsonb_agg(jsonb_build_object('n', (e.item->>'n')::int, 'name', ${nameSql(s, '(e.item->>\'id\')::uuid')},
-     'sampleNames', ARRAY(SELECT ${nameSql(s, 't.id::uuid')} FROM jsonb_array_elements_text(e.item->'s') WITH ORDINALITY t(id, o) ORDER BY t.o))
-     ORDER BY e.ord), '[]'::jsonb)
+  `(SELECT coalesce(json_agg(json_build_object('svcUserId', ${nameSql(s, '(e.item->>\'id\')::uuid')}, 'mutualCount', (e.item->>'n')::int,
+     'sampleMutualSvcUserIds', ARRAY(SELECT ${nameSql(s, 't.id::uuid')} FROM jsonb_array_elements_text(e.item->'s') WITH ORDINALITY t(id, o) ORDER BY t.o))
+     ORDER BY e.ord), '[]'::json)
    FROM jsonb_array_elements(k.items) WITH ORDINALITY e(item, ord))`;
 
 const scopeOf = (q: { readGameIds: string[] }, games: string): SuggestionsScope => ({ network: q.readGameIds.length > 1, games });
@@ -62,14 +53,14 @@ export class SuggestionsRepository {
    */
   async kept(ds: DataSource, q: SuggestionsQuery & { userExternalId: string }): Promise<KeptSuggestions> {
     const s = scopeOf(q, '$4');
-    const [row] = await preparedRows<{ userId: string | null; items: KeptItem[] | null }>(
+    const [row] = await preparedRows<{ userId: string | null; items: SuggestionRow[] | null }>(
       ds,
       `friends_suggestions_kept_${s.network ? 'n' : 's'}`,
       `WITH me AS MATERIALIZED (
          SELECT ${internalIdSql('$1::uuid', '$2')} AS id
        )
        SELECT me.id AS "userId", (
-         SELECT ${s.network ? renamedSql(s) : 'k.items'} FROM friend_suggestions k
+         SELECT ${s.network ? renamedSql(s) : 'k.named'} FROM friend_suggestions k
          WHERE k.user_id = me.id AND k.game_id = $1::uuid AND k.min_mutuals = $3 AND k.read_game_ids = $4::uuid[]
            AND k.own_version = ${ownVersionSql('me.id')} AND k.friends_version = ${friendsVersionSql(s, 'me.id')}
        ) AS items
@@ -77,10 +68,7 @@ export class SuggestionsRepository {
       [q.callingGameId, q.userExternalId, q.minMutuals, q.readGameIds],
     );
     if (!row.userId || !row.items) return { userId: row?.userId ?? null, items: null };
-    return {
-      userId: row.userId,
-      items: row.items.slice(0, q.limit).map((i) => ({ svcUserId: i.name, mutualCount: i.n, sampleMutualSvcUserIds: i.sampleNames })),
-    };
+    return { userId: row.userId, items: row.items.slice(0, q.limit) };
   }
 
   /**
@@ -137,16 +125,16 @@ export class SuggestionsRepository {
                 ARRAY(SELECT ${nameSql(s, 'x.id')} FROM unnest(p.samples) WITH ORDINALITY x(id, o) ORDER BY x.o) AS sample_names
          FROM sampled p
        ), stored AS (
-         INSERT INTO friend_suggestions AS k (user_id, game_id, read_game_ids, min_mutuals, own_version, friends_version, items, mentions)
+         INSERT INTO friend_suggestions AS k (user_id, game_id, read_game_ids, min_mutuals, own_version, friends_version, items, named, mentions)
          SELECT $2::uuid, $1::uuid, $5::uuid[], $3, counters.own, counters.friends,
-                coalesce((SELECT jsonb_agg(jsonb_build_object('id', p.id, 'n', p.n, 's', p.samples, 'name', p.name, 'sampleNames', p.sample_names)
-                                            ORDER BY p.n DESC, p.id)
-                          FROM picked p), '[]'::jsonb),
+                coalesce((SELECT jsonb_agg(jsonb_build_object('id', p.id, 'n', p.n, 's', p.samples) ORDER BY p.n DESC, p.id) FROM picked p), '[]'::jsonb),
+                coalesce((SELECT json_agg(json_build_object('svcUserId', p.name, 'mutualCount', p.n, 'sampleMutualSvcUserIds', p.sample_names)
+                                          ORDER BY p.n DESC, p.id) FROM picked p), '[]'::json),
                 ARRAY(SELECT p.id FROM picked p UNION SELECT unnest(p.samples) FROM picked p)
          FROM counters
          ON CONFLICT (user_id, game_id) DO UPDATE SET
            read_game_ids = excluded.read_game_ids, min_mutuals = excluded.min_mutuals, own_version = excluded.own_version,
-           friends_version = excluded.friends_version, items = excluded.items, mentions = excluded.mentions, computed_at = now()
+           friends_version = excluded.friends_version, items = excluded.items, named = excluded.named, mentions = excluded.mentions, computed_at = now()
        )
        SELECT p.name AS "svcUserId", p.n AS "mutualCount", p.sample_names AS "sampleMutualSvcUserIds"
        FROM picked p

@@ -97,7 +97,7 @@ describe('friend suggestions kept per user', () => {
       [c1, 2],
     ]);
     // Marking the kept list shows which reads it serves.
-    await t.db.query(`UPDATE friend_suggestions SET items = jsonb_set(items, '{0,n}', '99') WHERE game_id = $1`, [g.gameId]);
+    await t.db.query(`UPDATE friend_suggestions SET named = jsonb_set(named::jsonb, '{0,mutualCount}', '99')::json WHERE game_id = $1`, [g.gameId]);
     expect((await suggest(g, u))[0].mutualCount).toBe(99);
     // Friendships two hops away or more leave it standing.
     const [x, y] = [uid('x'), uid('y')];
