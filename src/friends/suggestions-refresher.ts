@@ -8,7 +8,7 @@ import { SuggestionsRepository } from './suggestions.repository';
 export const REFRESH_EVERY_MS = 1000;
 /** Users taken off the queue a tick, and kept lists recomputed around them at most. */
 export const REFRESH_CLAIM = 50;
-export const REFRESH_LISTS = 5;
+export const REFRESH_LISTS = 2;
 
 /**
  * Recomputes, ahead of their next read, the kept suggestion lists that a friendship change left
