@@ -253,6 +253,32 @@ describe('friend suggestions kept per user', () => {
     expect((await suggest(g, u)).map((s) => [s.svcUserId, s.mutualCount])).toEqual([[c0, 3]]);
   });
 
+  it("a list computed while a player is being erased is removed by the erasure too, never left naming them", async () => {
+    const g = await friendsGame(t, AUTO);
+    const { u, ms } = await neighbourhood(g);
+    const eve = ms[0];
+    const eveId = await svcId(t, g.gameId, eve);
+    const computing = new Client({ connectionString: t.db.url });
+    await computing.connect();
+    let erased: Promise<{ status: number }> | undefined;
+    try {
+      await computing.query('BEGIN');
+      const ds = { driver: { master: computing } } as unknown as DataSource;
+      const items = await repo.compute(ds, { callingGameId: g.gameId, readGameIds: [g.gameId], userId: await svcId(t, g.gameId, u), minMutuals: 2, limit: 20 });
+      expect(items[0].sampleMutualSvcUserIds).toContain(eve);
+      erased = g.del(U(eve)).then((r) => r);
+      // The erasure waits for the computation's transaction, whose list it could not see yet.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const waiting = await t.db.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'LOCK TABLE friend_suggestions%'`);
+      expect(waiting.length).toBe(1);
+      await computing.query('COMMIT');
+    } finally {
+      await computing.end();
+    }
+    expect((await erased!).status).toBe(200);
+    expect(await t.db.query('SELECT 1 FROM friend_suggestions x WHERE strpos(x::text, $1) > 0 OR strpos(x::text, $2) > 0', [eveId, eve])).toEqual([]);
+  });
+
   it("a player's erasure raises each former friend's counter once, in one statement", async () => {
     const g = await friendsGame(t, AUTO);
     const eve = uid('eve');
