@@ -24,27 +24,39 @@ export interface AuditSearch {
 export class AdminRepository {
   /**
    * One statement, one snapshot. The member total sums each live group's trigger-kept counter; the
-   * 24-hour count runs on audit_entries_order.
+   * 24-hour count sums each game's range of audit_entries_game_order (every entry has a game), so
+   * the audit log needs no service-wide index for it.
    */
   async stats(m: EntityManager): Promise<StatsRow> {
     const [row] = await sqlRows<StatsRow>(
       m,
       `SELECT (SELECT count(*) FROM games)::int AS "totalGames",
               g.total_groups AS "totalGroups", g.total_active_members AS "totalActiveMembers",
-              (SELECT count(*) FROM audit_entries
-                WHERE created_at >= now() - interval '24 hours' AND created_at <= now())::int AS "totalAuditEntriesLast24h"
+              (SELECT coalesce(sum(day.n), 0) FROM games ga
+                CROSS JOIN LATERAL (SELECT count(*) AS n FROM audit_entries a WHERE a.game_id = ga.id
+                                      AND a.created_at >= now() - interval '24 hours' AND a.created_at <= now()) day)::int
+                AS "totalAuditEntriesLast24h"
        FROM (SELECT count(*)::int AS total_groups, coalesce(sum(${memberCountSql('g')}), 0)::int AS total_active_members
              FROM groups g WHERE soft_deleted_at IS NULL) g`,
     );
     return row;
   }
 
-  /** The newest entries of every game, soft-deleted groups included, on audit_entries_order. */
+  /**
+   * The newest entries of every game, soft-deleted groups included: each game's newest `limit` from
+   * its range of audit_entries_game_order (index-only), merged newest first, and only the `limit`
+   * kept read in full. Every entry has a game, so no entry is left out.
+   */
   latestAudit(m: EntityManager, limit: number): Promise<AdminAuditRow[]> {
     return sqlRows<AdminAuditRow>(
       m,
-      `SELECT ${ADMIN_AUDIT_COLUMNS} FROM audit_entries a ${ADMIN_AUDIT_JOINS}
-       ORDER BY a.created_at DESC, a.id DESC LIMIT $1`,
+      `SELECT ${ADMIN_AUDIT_COLUMNS}
+       FROM (SELECT e.id FROM games g
+             CROSS JOIN LATERAL (SELECT x.id, x.created_at FROM audit_entries x WHERE x.game_id = g.id
+                                 ORDER BY x.created_at DESC, x.id DESC LIMIT $1) e
+             ORDER BY e.created_at DESC, e.id DESC LIMIT $1) newest
+       JOIN audit_entries a ON a.id = newest.id ${ADMIN_AUDIT_JOINS}
+       ORDER BY a.created_at DESC, a.id DESC`,
       [limit],
     );
   }
