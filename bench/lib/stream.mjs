@@ -76,8 +76,9 @@ export async function measureStream({ base, key, groupId, path = `/v1/events/${g
         `${base}/v1/groups/${groupId}/join`,
         { method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
         (res) => {
-          res.resume();
-          res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`stream join: ${res.statusCode}`))));
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`stream join: ${res.statusCode} ${text.slice(0, 200)}`))));
         },
       );
       req.on('error', reject);
@@ -107,7 +108,11 @@ export async function measureStream({ base, key, groupId, path = `/v1/events/${g
     for (let i = 0; i < joins; i++) {
       const wait = t0 + i * intervalMs - performance.now();
       if (wait > 0) await sleep(wait);
-      pending.push(join(`${userPrefix}-${process.pid}-${i}`).catch(() => failedJoins++));
+      pending.push(
+        join(`${userPrefix}-${process.pid}-${i}`).catch((err) => {
+          if (failedJoins++ === 0) log(`  first failed join: ${err.message}`);
+        }),
+      );
     }
     await Promise.all(pending);
     const expected = (joins - failedJoins) * subscribers;
