@@ -5,10 +5,11 @@ import { logFailure } from '../common/errors/log-failure';
 import { PeriodicTask } from '../common/scheduling/periodic-task';
 import { SuggestionsRepository } from './suggestions.repository';
 
-export const REFRESH_EVERY_MS = 1000;
+// Every 5 s: an idle instance sends one statement per tick, and during an outage logs one line a tick.
+export const REFRESH_EVERY_MS = 5000;
 /** Users taken off the queue a tick, and kept lists recomputed around them at most. */
 export const REFRESH_CLAIM = 50;
-export const REFRESH_LISTS = 2;
+export const REFRESH_LISTS = 10;
 
 /**
  * Recomputes, ahead of their next read, the kept suggestion lists that a friendship change left

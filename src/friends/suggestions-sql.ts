@@ -33,8 +33,10 @@ export const nameSql = (s: SuggestionsScope, ref: string): string =>
 export const ownVersionSql = (user: string): string =>
   `coalesce((SELECT v.version FROM friend_versions v WHERE v.user_id = ${user}), 0)`;
 
+// A scalar subquery a friend, so that each is one probe of friend_versions' key whatever the
+// table's size: as a join, the planner may hash the whole table.
 export const friendsVersionSql = (s: SuggestionsScope, user: string): string =>
-  `coalesce((SELECT sum(v.version) FROM user_relationships f JOIN friend_versions v ON v.user_id = f.other_id
+  `coalesce((SELECT sum((SELECT v.version FROM friend_versions v WHERE v.user_id = f.other_id)) FROM user_relationships f
              WHERE f.user_id = ${user} AND ${inGames(s, 'f')} AND f.type = 'friend'), 0)`;
 
 /** The most suggestions a read can ask for (SPEC §8), and so the length of a kept list. */

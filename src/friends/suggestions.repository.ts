@@ -175,7 +175,7 @@ export class SuggestionsRepository {
        FROM near JOIN friend_suggestions k ON k.user_id = near.id
        WHERE k.own_version <> ${ownVersionSql('k.user_id')}
           OR k.friends_version <> coalesce((
-               SELECT sum(v.version) FROM user_relationships f JOIN friend_versions v ON v.user_id = f.other_id
+               SELECT sum((SELECT v.version FROM friend_versions v WHERE v.user_id = f.other_id)) FROM user_relationships f
                WHERE f.user_id = k.user_id AND f.game_id = ANY (k.read_game_ids) AND f.type = 'friend'), 0)
        LIMIT $2`,
       [changed, n],
