@@ -5,7 +5,7 @@
 export interface SuggestionsScope {
   /** More than one read game: friendships of the whole network count. */
   network: boolean;
-  /** The parameter holding the read games (the network, or the calling game alone), sorted. */
+  /** What holds the read games (a parameter, or a kept list's column): the network, or the calling game alone, sorted. */
   games: string;
 }
 

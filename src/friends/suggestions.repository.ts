@@ -67,8 +67,7 @@ export class SuggestionsRepository {
        FROM me`,
       [q.callingGameId, q.userExternalId, q.minMutuals, q.readGameIds],
     );
-    if (!row.userId || !row.items) return { userId: row?.userId ?? null, items: null };
-    return { userId: row.userId, items: row.items.slice(0, q.limit) };
+    return { userId: row.userId, items: row.userId && row.items ? row.items.slice(0, q.limit) : null };
   }
 
   /**
@@ -174,9 +173,7 @@ export class SuggestionsRepository {
        SELECT k.user_id AS "userId", k.game_id AS "gameId", k.min_mutuals AS "minMutuals", k.read_game_ids::text[] AS "readGameIds"
        FROM near JOIN friend_suggestions k ON k.user_id = near.id
        WHERE k.own_version <> ${ownVersionSql('k.user_id')}
-          OR k.friends_version <> coalesce((
-               SELECT sum((SELECT v.version FROM friend_versions v WHERE v.user_id = f.other_id)) FROM user_relationships f
-               WHERE f.user_id = k.user_id AND f.game_id = ANY (k.read_game_ids) AND f.type = 'friend'), 0)
+          OR k.friends_version <> ${friendsVersionSql({ network: true, games: 'k.read_game_ids' }, 'k.user_id')}
        LIMIT $2`,
       [changed, n],
     );
