@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
+import { isUuid } from '../common/ids';
 import { UnitOfWork } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
 import { PermissionCache } from '../permissions/permission-cache';
-import { RolesService } from '../roles/roles.service';
 import { RolesRepository } from '../roles/roles.repository';
 import type { MemberDto } from './dto/member.dto';
 import { toMemberDto } from './member-view';
 import type { MemberRow } from './member-row';
-import { alongsideMember, memberAlongside, MembersRepository } from './members.repository';
+import { alongsideMember, memberAlongside } from './members.repository';
 
 /**
  * Role assignment (DECISIONS §2): idempotent, audited only on change. A role of another group is
@@ -20,9 +20,7 @@ export class MemberRolesService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly lookup: GroupLookup,
-    private readonly members: MembersRepository,
     private readonly roles: RolesRepository,
-    private readonly roleLookup: RolesService,
     private readonly permissionCache: PermissionCache,
   ) {}
 
@@ -39,22 +37,18 @@ export class MemberRolesService {
       const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true, with: memberAlongside() });
       if (!alongside) throw ApiError.notFound('member');
       const member = alongsideMember<MemberRow>(alongside);
-      // Locked: a concurrent delete of the role finishes first (404) or waits for this change.
-      const role = await this.roleLookup.find(tx.manager, game, roleId, 'key-share');
-      if (role.groupId !== group.id) throw new ApiError('role_group_mismatch', 'the role belongs to another group');
-      const changed =
-        op === 'assign'
-          ? await this.roles.assign(tx.manager, member.id, role.id)
-          : await this.roles.unassign(tx.manager, member.id, role.id);
-      const after = (await this.members.findByUser(tx.manager, group.id, member.svcUserId))!;
-      const dto = toMemberDto(after);
-      if (!changed) return dto;
+      // One statement reads the role (kept from deletion meanwhile), changes the assignment and answers the roles after it.
+      const result = isUuid(roleId) ? await this.roles.changeAssignment(tx.manager, op, { gameId: game.gameId, groupId: group.id, memberId: member.id, roleId }) : null;
+      if (!result?.roleId) throw ApiError.notFound('role');
+      if (result.roleGroupId !== group.id) throw new ApiError('role_group_mismatch', 'the role belongs to another group');
+      const dto = toMemberDto({ ...member, roles: result.roles });
+      if (!result.changed) return dto;
       tx.audit({
         gameId: game.gameId,
         groupId: group.id,
         action: op === 'assign' ? 'member.role.assigned' : 'member.role.removed',
         targetId: userId,
-        payload: { memberId: member.id, roleId: role.id },
+        payload: { memberId: member.id, roleId: result.roleId },
       });
       this.permissionCache.invalidateOnCommit(tx, group.id);
       tx.emit({ type: 'member.updated', gameId: game.gameId, groupId: group.id, data: { member: dto, changes: ['roles'] } });

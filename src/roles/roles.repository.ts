@@ -23,6 +23,16 @@ function nameTaken(err: unknown): never {
   throw err;
 }
 
+/** What `changeAssignment` did. */
+export interface RoleAssignmentChange {
+  /** The role's id and group; null when the role is not of this game or its group is deleted. */
+  roleId: string | null;
+  roleGroupId: string | null;
+  changed: boolean;
+  /** The member's role ids after the change, in assignment order (member-row.ts). */
+  roles: string[];
+}
+
 /** Roles, their granted permissions and their assignments to members. */
 @Injectable()
 export class RolesRepository {
@@ -101,19 +111,37 @@ export class RolesRepository {
     return rows.length > 0;
   }
 
-  /** Assigns a role to a member; true when it was not assigned before. */
-  async assign(m: EntityManager, memberId: string, roleId: string): Promise<boolean> {
-    const rows = await sqlRows(
+  /**
+   * Assigns a role to a member, or removes it, in ONE statement with the role's lookup: the role is
+   * read with FOR KEY SHARE (a concurrent delete of it finishes first or waits for this change) and
+   * changed only when it belongs to `groupId`.
+   */
+  async changeAssignment(
+    m: EntityManager,
+    op: 'assign' | 'remove',
+    q: { gameId: string; groupId: string; memberId: string; roleId: string },
+  ): Promise<RoleAssignmentChange> {
+    const change =
+      op === 'assign'
+        ? `INSERT INTO member_roles (member_id, role_id) SELECT $3, r.id FROM r WHERE r.group_id = $4
+           ON CONFLICT DO NOTHING RETURNING role_id, created_at`
+        : `DELETE FROM member_roles mr USING r WHERE mr.member_id = $3 AND mr.role_id = r.id AND r.group_id = $4
+           RETURNING mr.role_id, mr.created_at`;
+    // The statement's own snapshot does not see its change: the roles after it are composed here.
+    const after =
+      op === 'assign'
+        ? `SELECT mr.role_id, mr.created_at FROM member_roles mr WHERE mr.member_id = $3 UNION ALL SELECT c.role_id, c.created_at FROM c`
+        : `SELECT mr.role_id, mr.created_at FROM member_roles mr WHERE mr.member_id = $3 AND mr.role_id NOT IN (SELECT c.role_id FROM c)`;
+    const [row] = await sqlRows<RoleAssignmentChange>(
       m,
-      'INSERT INTO member_roles (member_id, role_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1',
-      [memberId, roleId],
+      `WITH r AS (
+         SELECT r.id, r.group_id FROM roles r JOIN groups g ON g.id = r.group_id
+         WHERE r.id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL FOR KEY SHARE OF r),
+       c AS (${change})
+       SELECT (SELECT r.id FROM r) AS "roleId", (SELECT r.group_id FROM r) AS "roleGroupId", EXISTS (SELECT 1 FROM c) AS changed,
+              ARRAY(SELECT a.role_id::text FROM (${after}) a ORDER BY a.created_at, a.role_id) AS roles`,
+      [q.roleId, q.gameId, q.memberId, q.groupId],
     );
-    return rows.length > 0;
-  }
-
-  /** Removes a role from a member; true when it was assigned. */
-  async unassign(m: EntityManager, memberId: string, roleId: string): Promise<boolean> {
-    const rows = await sqlRows(m, 'DELETE FROM member_roles WHERE member_id = $1 AND role_id = $2 RETURNING 1', [memberId, roleId]);
-    return rows.length > 0;
+    return row;
   }
 }

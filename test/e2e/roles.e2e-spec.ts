@@ -665,6 +665,27 @@ describe('roles, role permissions, member roles and permission overrides', () =>
       expect(rows[0].payload).toEqual({ memberId: member.id, roleId: r1.id });
     });
 
+    it('each answer lists the roles as a read after it does, in assignment order', async () => {
+      const { groupId, userId, member } = await groupWithMember();
+      const roles = [];
+      for (let i = 0; i < 4; i++) roles.push(await createRole(groupId, { priority: 10 - i }));
+      for (const [i, role] of roles.entries()) {
+        const r = await assignReq(groupId, userId, role.id);
+        expect(r.status).toBe(200);
+        expect(r.body.roles).toEqual((await getMember(member.id)).roles);
+        expect(r.body.roles).toHaveLength(i + 1);
+      }
+      const removed = await removeReq(groupId, userId, roles[1].id);
+      expect(removed.body.roles).toEqual((await getMember(member.id)).roles);
+      expect(removed.body.roles).not.toContain(roles[1].id);
+      const again = await assignReq(groupId, userId, roles[1].id);
+      expect(again.body.roles).toEqual((await getMember(member.id)).roles);
+      expect(again.body.roles.at(-1)).toBe(roles[1].id);
+      const assigned = await audits(groupId, 'member.role.assigned');
+      expect(assigned.map((a) => a.payload)).toContainEqual({ memberId: member.id, roleId: roles[2].id });
+      expect((await audits(groupId, 'member.role.removed'))[0].payload).toEqual({ memberId: member.id, roleId: roles[1].id });
+    });
+
     it('a role of another group is 400 role_group_mismatch on assign, nothing assigned', async () => {
       const { groupId, userId, member } = await groupWithMember();
       const other = await createGroup();

@@ -64,6 +64,18 @@ describe('round trips of the hot writes', () => {
     expect(set[0]).toMatch(/^\s*WITH lookup AS .*, alongside AS \(SELECT/s);
   });
 
+  it('a role assign is three round trips and its removal three: the role is read, changed and answered in one statement', async () => {
+    const group = await postGroup(t, auth, { kind: 'guild', name: 'role trips', visibility: 'public' });
+    await t.http.post(`/v1/groups/${group.id}/join`).set(auth).send({ userId: 'promoted' }).expect(201);
+    const role = (await t.http.post(`/v1/groups/${group.id}/roles`).set(auth).send({ name: 'officer', priority: 5 }).expect(201)).body as { id: string };
+    const path = `/v1/groups/${group.id}/members/promoted/roles/${role.id}`;
+    const assign = await roundTrips(() => t.http.post(path).set(auth).expect(200));
+    const remove = await roundTrips(() => t.http.delete(path).set(auth).expect(200));
+    expect({ assign: assign.length, remove: remove.length }).toEqual({ assign: 3, remove: 3 });
+    expect(assign[1]).toMatch(/^\s*WITH r AS .*FOR KEY SHARE OF r\),\s*c AS \(INSERT INTO member_roles/s);
+    expect(remove[1]).toMatch(/^\s*WITH r AS .*FOR KEY SHARE OF r\),\s*c AS \(DELETE FROM member_roles/s);
+  });
+
   it('a group created with a creator the game knows is two round trips: the group, its creator and their membership in one statement', async () => {
     const known = await postGroup(t, auth, { kind: 'guild', name: 'first', visibility: 'public', creatorUserId: 'founder' });
     expect(known.id).toBeTruthy();
