@@ -42,17 +42,16 @@ export class FriendRequestsService {
       const [from, to] = await resolveParties(this.identity, m, game.gameId, userId, targetUserId);
       await this.repo.lock(m, friendLockKeys(game.gameId, [from.id, to.id]));
 
-      const pair = await this.repo.pairRows(m, game.gameId, from.id, to.id);
+      const { pairTypes, ...counts } = await this.repo.pairAndCounts(m, game.gameId, from.id, to.id);
       // Rule 1: a block either way is silent for both parties.
-      if (pair.some((r) => r.type === 'blocked')) throw ApiError.notFound('user');
-      if (pair.some((r) => r.type === 'friend') || (await this.friendsElsewhere(ctx, m, from.id, to.id))) {
+      if (pairTypes.includes('blocked')) throw ApiError.notFound('user');
+      if (pairTypes.includes('friend') || (await this.friendsElsewhere(ctx, m, from.id, to.id))) {
         throw ApiError.badRequest('targetSvcUserId is already a friend of userId');
       }
-      if (pair.some((r) => r.type === 'request')) {
+      if (pairTypes.includes('request')) {
         throw ApiError.badRequest('a friend request between userId and targetSvcUserId is already pending');
       }
       // DECISIONS §27: caps reject on reaching them.
-      const counts = await this.repo.counts(m, game.gameId, from.id, to.id);
       if (counts.friendsA >= friends.maxFriends) {
         throw ApiError.badRequest(`userId already has maxFriends (${friends.maxFriends}) friends`);
       }
@@ -101,8 +100,9 @@ export class FriendRequestsService {
     const { maxFriends } = ctx.config.friends;
     return this.uow.run(async (tx) => {
       const m = tx.manager;
-      const request = await this.lockedRequest(tx, game, requestId);
-      const counts = await this.repo.counts(m, game.gameId, request.userId, request.otherId);
+      const request = await this.seenRequest(tx, game, requestId);
+      const counts = await this.repo.counts(m, game.gameId, request.userId, request.otherId, request.id);
+      if (!counts.pending) throw ApiError.notFound('friend request');
       if (counts.friendsA >= maxFriends) {
         throw ApiError.badRequest(`the sender already has maxFriends (${maxFriends}) friends`);
       }
@@ -128,7 +128,7 @@ export class FriendRequestsService {
   private async remove(game: GameContext, requestId: string, type: 'friend.request.declined' | 'friend.request.cancelled'): Promise<void> {
     await this.gate.open(game);
     await this.uow.run(async (tx) => {
-      const request = await this.lockedRequest(tx, game, requestId);
+      const request = await this.seenRequest(tx, game, requestId);
       if (!(await this.repo.deleteRequest(tx.manager, request.id))) throw ApiError.notFound('friend request');
       tx.emit({
         type,
@@ -138,14 +138,15 @@ export class FriendRequestsService {
     });
   }
 
-  /** A pending request of the calling game, read again once both users are locked. */
-  private async lockedRequest(tx: Tx, game: GameContext, requestId: string): Promise<RelationshipRow> {
+  /**
+   * A pending request of the calling game, with both users locked from the next statement on: that
+   * statement (the accept's counts, or the delete) finds out whether it is still pending.
+   */
+  private async seenRequest(tx: Tx, game: GameContext, requestId: string): Promise<RelationshipRow> {
     const seen = isUuid(requestId) ? await this.repo.findRequest(tx.manager, game.gameId, requestId) : null;
     if (!seen) throw ApiError.notFound('friend request');
     await this.repo.lock(tx.manager, friendLockKeys(game.gameId, [seen.userId, seen.otherId]));
-    const request = await this.repo.findRequest(tx.manager, game.gameId, requestId, true);
-    if (!request) throw ApiError.notFound('friend request');
-    return request;
+    return seen;
   }
 
   /** Under network scope a friendship made in another game of the network counts too. */

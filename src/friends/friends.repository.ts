@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import type { Keyset } from '../common/pagination/keyset';
-import { sqlRows } from '../db/sql';
+import { beforeNextStatement, sqlRows } from '../db/sql';
 import type { ListVisibility } from '../game-config/game-config';
 import { RELATIONSHIP_COLUMNS, type RelationshipRow } from './friend-rows';
 
@@ -12,26 +12,28 @@ export interface Party {
   externalId: string;
 }
 
+export interface FriendCounts {
+  friendsA: number;
+  friendsB: number;
+  requestsA: number;
+}
+
+/** The cap counts of users $1 and $2 in game $3. */
+const COUNTS = `(SELECT count(*) FROM user_relationships WHERE user_id = $1 AND game_id = $3 AND type = 'friend')::int AS "friendsA",
+  (SELECT count(*) FROM user_relationships WHERE user_id = $2 AND game_id = $3 AND type = 'friend')::int AS "friendsB",
+  (SELECT count(*) FROM user_relationships WHERE user_id = $1 AND game_id = $3 AND type = 'request')::int AS "requestsA"`;
+
 /** The friends graph: relationship rows of the three types and the per-user visibility. */
 @Injectable()
 export class FriendsRepository {
   /**
-   * Takes the advisory locks of {@link friendLockKeys} in the order given (ascending), in one
-   * statement: a target list is evaluated left to right.
+   * Takes the advisory locks of {@link friendLockKeys} in the order given (ascending), before the
+   * next statement of the write runs and in its batch: no round trip of its own.
    */
   async lock(m: EntityManager, keys: string[]): Promise<void> {
     if (!keys.length) return;
-    await m.query(`SELECT ${keys.map((_, i) => `pg_advisory_xact_lock($${i + 1}::bigint)`).join(', ')}`, keys);
-  }
-
-  /** Every row between two users in a game, in both directions. */
-  pairRows(m: EntityManager, gameId: string, a: string, b: string): Promise<RelationshipRow[]> {
-    return sqlRows<RelationshipRow>(
-      m,
-      `SELECT ${RELATIONSHIP_COLUMNS} FROM user_relationships r
-       WHERE r.game_id = $1 AND ((r.user_id = $2 AND r.other_id = $3) OR (r.user_id = $3 AND r.other_id = $2))`,
-      [gameId, a, b],
-    );
+    if (!keys.every((k) => /^-?\d{1,19}$/.test(k))) throw new Error(`not lock keys: ${keys.join(', ')}`);
+    await beforeNextStatement(m, `CALL svc_lock_keys('{${keys.join(',')}}')`);
   }
 
   /** When a's friendship with b began, in any of the games (earliest), or null. */
@@ -47,14 +49,25 @@ export class FriendsRepository {
 
   /**
    * The counts the caps of SPEC §8 are checked against, in one statement: the friends of `a` and of
-   * `b`, and the requests `a` has sent. Each is its own subquery, on its own index.
+   * `b`, and the requests `a` has sent, each its own subquery on its own index; with whether the
+   * request `requestId` is still pending.
    */
-  async counts(m: EntityManager, gameId: string, a: string, b: string): Promise<{ friendsA: number; friendsB: number; requestsA: number }> {
-    const [row] = await sqlRows<{ friendsA: number; friendsB: number; requestsA: number }>(
+  async counts(m: EntityManager, gameId: string, a: string, b: string, requestId: string): Promise<FriendCounts & { pending: boolean }> {
+    const [row] = await sqlRows<FriendCounts & { pending: boolean }>(
       m,
-      `SELECT (SELECT count(*) FROM user_relationships WHERE user_id = $1 AND game_id = $3 AND type = 'friend')::int AS "friendsA",
-              (SELECT count(*) FROM user_relationships WHERE user_id = $2 AND game_id = $3 AND type = 'friend')::int AS "friendsB",
-              (SELECT count(*) FROM user_relationships WHERE user_id = $1 AND game_id = $3 AND type = 'request')::int AS "requestsA"`,
+      `SELECT ${COUNTS}, EXISTS (SELECT 1 FROM user_relationships WHERE id = $4 AND type = 'request') AS pending`,
+      [a, b, gameId, requestId],
+    );
+    return row;
+  }
+
+  /** The types of the rows between `a` and `b` (either direction), with their {@link counts}, in one statement. */
+  async pairAndCounts(m: EntityManager, gameId: string, a: string, b: string): Promise<FriendCounts & { pairTypes: string[] }> {
+    const [row] = await sqlRows<FriendCounts & { pairTypes: string[] }>(
+      m,
+      `SELECT ARRAY(SELECT r.type FROM user_relationships r
+                    WHERE r.game_id = $3 AND ((r.user_id = $1 AND r.other_id = $2) OR (r.user_id = $2 AND r.other_id = $1))) AS "pairTypes",
+              ${COUNTS}`,
       [a, b, gameId],
     );
     return row;
@@ -84,11 +97,11 @@ export class FriendsRepository {
   }
 
   /** A pending request of a game; `lock` holds it against concurrent responders. */
-  async findRequest(m: EntityManager, gameId: string, id: string, lock = false): Promise<RelationshipRow | null> {
+  async findRequest(m: EntityManager, gameId: string, id: string): Promise<RelationshipRow | null> {
     const [row] = await sqlRows<RelationshipRow>(
       m,
       `SELECT ${RELATIONSHIP_COLUMNS} FROM user_relationships r
-       WHERE r.id = $1 AND r.game_id = $2 AND r.type = 'request'${lock ? ' FOR UPDATE' : ''}`,
+       WHERE r.id = $1 AND r.game_id = $2 AND r.type = 'request'`,
       [id, gameId],
     );
     return row ?? null;

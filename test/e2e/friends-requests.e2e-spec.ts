@@ -353,6 +353,20 @@ describe('friend requests and friendships', () => {
       }
     });
 
+    it('two accepts of one request at once: one 200, one 404, one friendship of two rows (x15)', async () => {
+      for (let i = 0; i < 15; i++) {
+        const [a, b] = [uid('a'), uid('b')];
+        const id = await sendPending(g, a, b);
+        const results = await Promise.all([accept(g, id), accept(g, id), cancel(g, id)]);
+        const statuses = results.map((r) => r.status);
+        expect(statuses.filter((s) => s === 200 || s === 204)).toHaveLength(1);
+        expect(statuses.filter((s) => s === 404)).toHaveLength(2);
+        const types = (await pairRows(t, g.gameId, a, b)).map((r) => r.type);
+        expect(types).toEqual(statuses[2] === 204 ? [] : ['friend', 'friend']);
+        expect((await eventsOf(t, g.gameId, 'friend.request.accepted')).filter((e) => e.actorSvcUserId === a)).toHaveLength(statuses[2] === 204 ? 0 : 1);
+      }
+    });
+
     it('concurrent accepts cannot take a user past maxFriends', async () => {
       const capped = await friendsGame(t, { friends: { maxFriends: 1 } });
       const a = uid('a');

@@ -1,6 +1,7 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { Client } from 'pg';
 import { ServiceClient } from '../../src/db/prepared-client';
+import { accept, friendsGame, sendPending } from '../helpers/friends';
 import { postGroup } from '../helpers/groups';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -74,6 +75,21 @@ describe('round trips of the hot writes', () => {
     expect({ assign: assign.length, remove: remove.length }).toEqual({ assign: 3, remove: 3 });
     expect(assign[1]).toMatch(/^\s*WITH r AS .*FOR KEY SHARE OF r\),\s*c AS \(INSERT INTO member_roles/s);
     expect(remove[1]).toMatch(/^\s*WITH r AS .*FOR KEY SHARE OF r\),\s*c AS \(DELETE FROM member_roles/s);
+  });
+
+  it('friend writes: the pair lock rides with the statement after it; a send of known users is four round trips, an accept four, a removal three', async () => {
+    const g = await friendsGame(t);
+    // Both users known already, as for most requests: identities are one lookup, no insert.
+    await sendPending(g, 'asker', 'asked');
+    await t.db.query(`DELETE FROM user_relationships WHERE game_id = $1`, [g.gameId]);
+    let requestId = '';
+    const sent = await roundTrips(async () => {
+      requestId = await sendPending(g, 'asker', 'asked');
+    });
+    const accepted = await roundTrips(async () => expect((await accept(g, requestId)).status).toBe(200));
+    const removed = await roundTrips(async () => expect((await g.del('/v1/users/asker/friends/asked')).status).toBe(204));
+    expect({ send: sent.length, accept: accepted.length, remove: removed.length }).toEqual({ send: 4, accept: 4, remove: 3 });
+    for (const write of [sent, accepted, removed]) expect(write.filter((text) => /svc_lock_keys|pg_advisory/.test(text))).toEqual([]);
   });
 
   it('a group created with a creator the game knows is two round trips: the group, its creator and their membership in one statement', async () => {
