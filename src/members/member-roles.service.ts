@@ -5,11 +5,11 @@ import { isUuid } from '../common/ids';
 import { UnitOfWork } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
 import { PermissionCache } from '../permissions/permission-cache';
-import { RolesRepository } from '../roles/roles.repository';
+import { roleChangeAlongside } from '../roles/roles.repository';
 import type { MemberDto } from './dto/member.dto';
 import { toMemberDto } from './member-view';
 import type { MemberRow } from './member-row';
-import { alongsideMember, memberAlongside } from './members.repository';
+import { alongsideMember } from './members.repository';
 
 /**
  * Role assignment (DECISIONS §2): idempotent, audited only on change. A role of another group is
@@ -20,7 +20,6 @@ export class MemberRolesService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly lookup: GroupLookup,
-    private readonly roles: RolesRepository,
     private readonly permissionCache: PermissionCache,
   ) {}
 
@@ -34,21 +33,22 @@ export class MemberRolesService {
 
   private change(game: GameContext, groupId: string, userId: string, roleId: string, op: 'assign' | 'remove'): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
-      const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true, with: memberAlongside() });
+      const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
+        lock: true,
+        with: roleChangeAlongside(op, isUuid(roleId) ? roleId : null),
+      });
       if (!alongside) throw ApiError.notFound('member');
-      const member = alongsideMember<MemberRow>(alongside);
-      // One statement reads the role (kept from deletion meanwhile), changes the assignment and answers the roles after it.
-      const result = isUuid(roleId) ? await this.roles.changeAssignment(tx.manager, op, { gameId: game.gameId, groupId: group.id, memberId: member.id, roleId }) : null;
-      if (!result?.roleId) throw ApiError.notFound('role');
-      if (result.roleGroupId !== group.id) throw new ApiError('role_group_mismatch', 'the role belongs to another group');
-      const dto = toMemberDto({ ...member, roles: result.roles });
-      if (!result.changed) return dto;
+      const { roleId: foundRoleId, roleGroupId, changed, ...member } = alongside as Record<string, unknown> & { roleId: string | null; roleGroupId: string | null; changed: boolean };
+      if (!foundRoleId) throw ApiError.notFound('role');
+      if (roleGroupId !== group.id) throw new ApiError('role_group_mismatch', 'the role belongs to another group');
+      const dto = toMemberDto(alongsideMember<MemberRow>(member));
+      if (!changed) return dto;
       tx.audit({
         gameId: game.gameId,
         groupId: group.id,
         action: op === 'assign' ? 'member.role.assigned' : 'member.role.removed',
         targetId: userId,
-        payload: { memberId: member.id, roleId: result.roleId },
+        payload: { memberId: dto.id, roleId: foundRoleId },
       });
       this.permissionCache.invalidateOnCommit(tx, group.id);
       tx.emit({ type: 'member.updated', gameId: game.gameId, groupId: group.id, data: { member: dto, changes: ['roles'] } });

@@ -18,7 +18,10 @@ export interface MemberRow {
 export const MEMBER_STATUSES = ['active', 'invited', 'left', 'kicked', 'banned'] as const;
 export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 
-export const MEMBER_COLUMNS = `m.id, m.group_id AS "groupId", m.user_id AS "svcUserId", m.external_user_id AS "userId",
+/** A member row's columns but its roles (as `MemberRow`, from `members m`). */
+export const MEMBER_SCALAR_COLUMNS = `m.id, m.group_id AS "groupId", m.user_id AS "svcUserId", m.external_user_id AS "userId",
   m.status, m.metadata, m.notes_public AS "notesPublic", m.notes_private AS "notesPrivate",
-  m.joined_at AS "joinedAt", m.left_at AS "leftAt", m.banned_until AS "bannedUntil",
+  m.joined_at AS "joinedAt", m.left_at AS "leftAt", m.banned_until AS "bannedUntil"`;
+
+export const MEMBER_COLUMNS = `${MEMBER_SCALAR_COLUMNS},
   ARRAY(SELECT mr.role_id::text FROM member_roles mr WHERE mr.member_id = m.id ORDER BY mr.created_at, mr.role_id) AS roles`;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { preparedRows, sqlRows } from '../db/sql';
+import type { Alongside } from '../groups/groups.repository';
 import { externalKey } from '../identity/identity.repository';
 import type { PermissionFacts } from './permission-resolver';
 
@@ -8,6 +9,34 @@ export interface OverrideRow {
   memberId: string;
   permission: string;
   allowed: boolean;
+}
+
+/** The member the group lookup names (none when the user is no member of the live group). */
+const OVERRIDE_MEMBER = `mem AS (SELECT m.id FROM members m JOIN lookup l ON m.group_id = l.id AND m.user_id = l."svcUserId" WHERE l."softDeletedAt" IS NULL)`;
+
+/**
+ * Sets a member's override in the group lookup's statement (GroupsRepository.findWithUser), once
+ * the group's lock is held. The `alongside` row is the member's id and `previous`, the value the
+ * override had (null when there was none).
+ */
+export function overrideSetAlongside(permission: string, allowed: boolean): Alongside {
+  return (p) => {
+    const [permissionRef, allowedRef] = [p(permission), p(allowed)];
+    return `${OVERRIDE_MEMBER},
+     prev AS (
+       SELECT o.allowed FROM member_permission_overrides o JOIN mem ON o.member_id = mem.id WHERE o.permission = ${permissionRef} FOR UPDATE OF o),
+     up AS (
+       INSERT INTO member_permission_overrides (member_id, permission, allowed) SELECT mem.id, ${permissionRef}, ${allowedRef}::boolean FROM mem
+       ON CONFLICT (member_id, permission) DO UPDATE SET allowed = EXCLUDED.allowed),
+     alongside AS (SELECT mem.id, (SELECT allowed FROM prev) AS previous FROM mem)`;
+  };
+}
+
+/** Clears a member's override in the group lookup's statement; `previous` as for overrideSetAlongside. */
+export function overrideClearAlongside(permission: string): Alongside {
+  return (p) => `${OVERRIDE_MEMBER},
+     gone AS (DELETE FROM member_permission_overrides o USING mem WHERE o.member_id = mem.id AND o.permission = ${p(permission)} RETURNING o.allowed),
+     alongside AS (SELECT mem.id, (SELECT allowed FROM gone) AS previous FROM mem)`;
 }
 
 /** Permission facts, member overrides and the per-game permission catalog. */
@@ -56,31 +85,5 @@ export class PermissionsRepository {
       `SELECT permission, created_at AS "createdAt" FROM permission_catalog WHERE game_id = $1 ORDER BY permission`,
       [gameId],
     );
-  }
-
-  /** Sets an override; returns the previous value (null when there was none). */
-  async setOverride(m: EntityManager, memberId: string, permission: string, allowed: boolean): Promise<boolean | null> {
-    const [row] = await sqlRows<{ previous: boolean | null }>(
-      m,
-      `WITH prev AS (
-         SELECT allowed FROM member_permission_overrides WHERE member_id = $1 AND permission = $2 FOR UPDATE
-       ), up AS (
-         INSERT INTO member_permission_overrides (member_id, permission, allowed) VALUES ($1, $2, $3)
-         ON CONFLICT (member_id, permission) DO UPDATE SET allowed = EXCLUDED.allowed
-       )
-       SELECT (SELECT allowed FROM prev) AS previous`,
-      [memberId, permission, allowed],
-    );
-    return row.previous;
-  }
-
-  /** Clears an override; returns its value, or null when there was none. */
-  async clearOverride(m: EntityManager, memberId: string, permission: string): Promise<boolean | null> {
-    const [row] = await sqlRows<{ allowed: boolean }>(
-      m,
-      `DELETE FROM member_permission_overrides WHERE member_id = $1 AND permission = $2 RETURNING allowed`,
-      [memberId, permission],
-    );
-    return row ? row.allowed : null;
   }
 }

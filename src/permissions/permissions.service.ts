@@ -6,11 +6,11 @@ import { isUuid } from '../common/ids';
 import { isoNN } from '../common/time';
 import { UnitOfWork } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
-import { memberAlongside } from '../members/members.repository';
+import type { Alongside } from '../groups/groups.repository';
 import type { CatalogDto, OverrideDto } from './dto/permission.dto';
 import { PermissionCache } from './permission-cache';
 import { resolvePermission, type PermissionCheckResult } from './permission-resolver';
-import { PermissionsRepository } from './permissions.repository';
+import { overrideClearAlongside, overrideSetAlongside, PermissionsRepository } from './permissions.repository';
 
 /** The permission check (SPEC §4), member overrides (DECISIONS §1) and the permission catalog. */
 @Injectable()
@@ -46,8 +46,7 @@ export class PermissionsService {
   /** Sets an override on a member of any status; audited only when it changes something. */
   async setOverride(game: GameContext, groupId: string, userId: string, permission: string, allowed: boolean): Promise<OverrideDto> {
     return this.uow.run(async (tx) => {
-      const { group, memberId } = await this.requireMember(tx.manager, game, groupId, userId, permission);
-      const previous = await this.repo.setOverride(tx.manager, memberId, permission, allowed);
+      const { group, memberId, previous } = await this.requireMember(tx.manager, game, groupId, userId, permission, overrideSetAlongside(permission, allowed));
       if (previous !== allowed) {
         tx.audit({
           gameId: game.gameId,
@@ -65,8 +64,7 @@ export class PermissionsService {
   /** Clears an override; idempotent. */
   async clearOverride(game: GameContext, groupId: string, userId: string, permission: string): Promise<void> {
     await this.uow.run(async (tx) => {
-      const { group, memberId } = await this.requireMember(tx.manager, game, groupId, userId, permission);
-      const previous = await this.repo.clearOverride(tx.manager, memberId, permission);
+      const { group, memberId, previous } = await this.requireMember(tx.manager, game, groupId, userId, permission, overrideClearAlongside(permission));
       if (previous === null) return;
       tx.audit({
         gameId: game.gameId,
@@ -84,10 +82,11 @@ export class PermissionsService {
     return { items: rows.map((r) => ({ permission: r.permission, createdAt: isoNN(r.createdAt) })) };
   }
 
-  private async requireMember(m: EntityManager, game: GameContext, groupId: string, userId: string, permission: string) {
+  /** The group and its member `userId`, with `change` (the override's) made in the same statement. */
+  private async requireMember(m: EntityManager, game: GameContext, groupId: string, userId: string, permission: string, change: Alongside) {
     if (permission.length < 1 || permission.length > 128) throw ApiError.badRequest('permission must be 1-128 characters');
-    const { group, alongside } = await this.lookup.liveWithUser(m, game.gameId, groupId, userId, { lock: true, with: memberAlongside() });
+    const { group, alongside } = await this.lookup.liveWithUser(m, game.gameId, groupId, userId, { lock: true, with: change });
     if (!alongside) throw ApiError.notFound('member');
-    return { group, memberId: alongside.id as string };
+    return { group, memberId: alongside.id as string, previous: alongside.previous as boolean | null };
   }
 }

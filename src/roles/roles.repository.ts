@@ -3,6 +3,8 @@ import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import { uuidv7 } from '../common/ids';
 import { sqlRows } from '../db/sql';
+import type { Alongside } from '../groups/groups.repository';
+import { MEMBER_SCALAR_COLUMNS } from '../members/member-row';
 import { ROLE_COLUMNS, type RoleRow } from './role-row';
 
 export interface RoleChanges {
@@ -23,14 +25,38 @@ function nameTaken(err: unknown): never {
   throw err;
 }
 
-/** What `changeAssignment` did. */
-export interface RoleAssignmentChange {
-  /** The role's id and group; null when the role is not of this game or its group is deleted. */
-  roleId: string | null;
-  roleGroupId: string | null;
-  changed: boolean;
-  /** The member's role ids after the change, in assignment order (member-row.ts). */
-  roles: string[];
+/**
+ * A role's assignment to the user the group lookup names, or its removal, made in the lookup's
+ * statement (GroupsRepository.findWithUser) once the group's lock is held. The role is read with
+ * FOR KEY SHARE (a concurrent delete of it finishes first, or waits for this change) and changed
+ * only when it belongs to the group. The `alongside` row is the member (none when the user is no
+ * member of it) with its roles after the change, in assignment order, `roleId` and `roleGroupId`
+ * (null when the role is not of this game or its group is deleted) and `changed`.
+ */
+export function roleChangeAlongside(op: 'assign' | 'remove', roleId: string | null): Alongside {
+  const change =
+    op === 'assign'
+      ? `INSERT INTO member_roles (member_id, role_id) SELECT mem.id, role.id FROM mem JOIN role ON role.group_id = mem."groupId"
+         ON CONFLICT DO NOTHING RETURNING role_id, created_at`
+      : `DELETE FROM member_roles mr USING mem, role WHERE mr.member_id = mem.id AND mr.role_id = role.id AND role.group_id = mem."groupId"
+         RETURNING mr.role_id, mr.created_at`;
+  // The statement's snapshot does not see its own change: the roles after it are composed here.
+  const after =
+    op === 'assign'
+      ? `SELECT mr.role_id, mr.created_at FROM member_roles mr WHERE mr.member_id = mem.id UNION ALL SELECT c.role_id, c.created_at FROM change c`
+      : `SELECT mr.role_id, mr.created_at FROM member_roles mr WHERE mr.member_id = mem.id AND mr.role_id NOT IN (SELECT c.role_id FROM change c)`;
+  return (p) => `role AS (
+       SELECT r.id, r.group_id FROM roles r JOIN groups g ON g.id = r.group_id JOIN lookup l ON g.game_id = l."gameId"
+       WHERE r.id = ${p(roleId)}::uuid AND g.soft_deleted_at IS NULL FOR KEY SHARE OF r),
+     mem AS (
+       SELECT ${MEMBER_SCALAR_COLUMNS} FROM members m JOIN lookup l ON m.group_id = l.id AND m.user_id = l."svcUserId"
+       WHERE l."softDeletedAt" IS NULL),
+     change AS (${change}),
+     alongside AS (
+       SELECT mem.*, ARRAY(SELECT a.role_id::text FROM (${after}) a ORDER BY a.created_at, a.role_id) AS roles,
+              (SELECT role.id FROM role) AS "roleId", (SELECT role.group_id FROM role) AS "roleGroupId",
+              EXISTS (SELECT 1 FROM change) AS changed
+       FROM mem)`;
 }
 
 /** Roles, their granted permissions and their assignments to members. */
@@ -109,39 +135,5 @@ export class RolesRepository {
   async revoke(m: EntityManager, id: string, permission: string): Promise<boolean> {
     const rows = await sqlRows(m, 'DELETE FROM role_permissions WHERE role_id = $1 AND permission = $2 RETURNING 1', [id, permission]);
     return rows.length > 0;
-  }
-
-  /**
-   * Assigns a role to a member, or removes it, in ONE statement with the role's lookup: the role is
-   * read with FOR KEY SHARE (a concurrent delete of it finishes first or waits for this change) and
-   * changed only when it belongs to `groupId`.
-   */
-  async changeAssignment(
-    m: EntityManager,
-    op: 'assign' | 'remove',
-    q: { gameId: string; groupId: string; memberId: string; roleId: string },
-  ): Promise<RoleAssignmentChange> {
-    const change =
-      op === 'assign'
-        ? `INSERT INTO member_roles (member_id, role_id) SELECT $3, r.id FROM r WHERE r.group_id = $4
-           ON CONFLICT DO NOTHING RETURNING role_id, created_at`
-        : `DELETE FROM member_roles mr USING r WHERE mr.member_id = $3 AND mr.role_id = r.id AND r.group_id = $4
-           RETURNING mr.role_id, mr.created_at`;
-    // The statement's own snapshot does not see its change: the roles after it are composed here.
-    const after =
-      op === 'assign'
-        ? `SELECT mr.role_id, mr.created_at FROM member_roles mr WHERE mr.member_id = $3 UNION ALL SELECT c.role_id, c.created_at FROM c`
-        : `SELECT mr.role_id, mr.created_at FROM member_roles mr WHERE mr.member_id = $3 AND mr.role_id NOT IN (SELECT c.role_id FROM c)`;
-    const [row] = await sqlRows<RoleAssignmentChange>(
-      m,
-      `WITH r AS (
-         SELECT r.id, r.group_id FROM roles r JOIN groups g ON g.id = r.group_id
-         WHERE r.id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL FOR KEY SHARE OF r),
-       c AS (${change})
-       SELECT (SELECT r.id FROM r) AS "roleId", (SELECT r.group_id FROM r) AS "roleGroupId", EXISTS (SELECT 1 FROM c) AS changed,
-              ARRAY(SELECT a.role_id::text FROM (${after}) a ORDER BY a.created_at, a.role_id) AS roles`,
-      [q.roleId, q.gameId, q.memberId, q.groupId],
-    );
-    return row;
   }
 }
