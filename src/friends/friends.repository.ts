@@ -96,7 +96,7 @@ export class FriendsRepository {
     return [rows.find((r) => r.userId === a.id)!, rows.find((r) => r.userId === b.id)!];
   }
 
-  /** A pending request of a game; `lock` holds it against concurrent responders. */
+  /** A pending request of a game (its writers lock the pair first: see lock). */
   async findRequest(m: EntityManager, gameId: string, id: string): Promise<RelationshipRow | null> {
     const [row] = await sqlRows<RelationshipRow>(
       m,

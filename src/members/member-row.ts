@@ -18,6 +18,9 @@ export interface MemberRow {
 export const MEMBER_STATUSES = ['active', 'invited', 'left', 'kicked', 'banned'] as const;
 export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 
+/** The member row `m` of the user the group lookup `l` names (GroupsRepository.findWithUser), as a FROM item. */
+export const LOOKUP_MEMBER = `members m JOIN lookup l ON m.group_id = l.id AND m.user_id = l."svcUserId"`;
+
 /** A member row's columns but its roles (as `MemberRow`, from `members m`). */
 export const MEMBER_SCALAR_COLUMNS = `m.id, m.group_id AS "groupId", m.user_id AS "svcUserId", m.external_user_id AS "userId",
   m.status, m.metadata, m.notes_public AS "notesPublic", m.notes_private AS "notesPrivate",

@@ -4,7 +4,7 @@ import { uuidv7 } from '../common/ids';
 import { preparedRows, sqlRows } from '../db/sql';
 import { admissionSql, type Refusal } from '../groups/admission';
 import type { Alongside } from '../groups/groups.repository';
-import { MEMBER_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
+import { LOOKUP_MEMBER, MEMBER_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
 
 export interface MemberChanges {
   metadata?: Record<string, unknown>;
@@ -101,7 +101,7 @@ export function unbanAlongside(): Alongside {
 
 /** The user's member row in any status, read in the group lookup's statement. */
 export function memberAlongside(): Alongside {
-  return () => `alongside AS (SELECT ${MEMBER_COLUMNS} FROM members m JOIN lookup l ON m.group_id = l.id AND m.user_id = l."svcUserId")`;
+  return () => `alongside AS (SELECT ${MEMBER_COLUMNS} FROM ${LOOKUP_MEMBER})`;
 }
 
 /** The `alongside` member row, as `to_jsonb` gave it back: its times made Dates again. */

@@ -3,6 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { preparedRows, sqlRows } from '../db/sql';
 import type { Alongside } from '../groups/groups.repository';
 import { externalKey } from '../identity/identity.repository';
+import { LOOKUP_MEMBER } from '../members/member-row';
 import type { PermissionFacts } from './permission-resolver';
 
 export interface OverrideRow {
@@ -12,7 +13,7 @@ export interface OverrideRow {
 }
 
 /** The member the group lookup names (none when the user is no member of the live group). */
-const OVERRIDE_MEMBER = `mem AS (SELECT m.id FROM members m JOIN lookup l ON m.group_id = l.id AND m.user_id = l."svcUserId" WHERE l."softDeletedAt" IS NULL)`;
+const OVERRIDE_MEMBER = `mem AS (SELECT m.id FROM ${LOOKUP_MEMBER} WHERE l."softDeletedAt" IS NULL)`;
 
 /**
  * Sets a member's override in the group lookup's statement (GroupsRepository.findWithUser), once

@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors/api-error';
 import { uuidv7 } from '../common/ids';
 import { sqlRows } from '../db/sql';
 import type { Alongside } from '../groups/groups.repository';
-import { MEMBER_SCALAR_COLUMNS } from '../members/member-row';
+import { LOOKUP_MEMBER, MEMBER_SCALAR_COLUMNS } from '../members/member-row';
 import { ROLE_COLUMNS, type RoleRow } from './role-row';
 
 export interface RoleChanges {
@@ -48,9 +48,7 @@ export function roleChangeAlongside(op: 'assign' | 'remove', roleId: string | nu
   return (p) => `role AS (
        SELECT r.id, r.group_id FROM roles r JOIN groups g ON g.id = r.group_id JOIN lookup l ON g.game_id = l."gameId"
        WHERE r.id = ${p(roleId)}::uuid AND g.soft_deleted_at IS NULL FOR KEY SHARE OF r),
-     mem AS (
-       SELECT ${MEMBER_SCALAR_COLUMNS} FROM members m JOIN lookup l ON m.group_id = l.id AND m.user_id = l."svcUserId"
-       WHERE l."softDeletedAt" IS NULL),
+     mem AS (SELECT ${MEMBER_SCALAR_COLUMNS} FROM ${LOOKUP_MEMBER} WHERE l."softDeletedAt" IS NULL),
      change AS (${change}),
      alongside AS (
        SELECT mem.*, ARRAY(SELECT a.role_id::text FROM (${after}) a ORDER BY a.created_at, a.role_id) AS roles,
@@ -73,16 +71,15 @@ export class RolesRepository {
   }
 
   /**
-   * A role of a game with its group's deletion state. `lock` serialises the role's writers;
-   * `'key-share'` only keeps the role from being deleted meanwhile (an assignment's), so
-   * assignments of one role run side by side.
+   * A role of a game with its group's deletion state. `lock` serialises the role's writers
+   * (an assignment only keeps the role from being deleted: see roleChangeAlongside).
    */
-  async findInGame(m: EntityManager, gameId: string, id: string, lock: boolean | 'key-share' = false): Promise<(RoleRow & { groupDeleted: boolean }) | null> {
+  async findInGame(m: EntityManager, gameId: string, id: string, lock = false): Promise<(RoleRow & { groupDeleted: boolean }) | null> {
     const [row] = await sqlRows<RoleRow & { groupDeleted: boolean }>(
       m,
       `SELECT ${ROLE_COLUMNS}, g.soft_deleted_at IS NOT NULL AS "groupDeleted"
        FROM roles r JOIN groups g ON g.id = r.group_id
-       WHERE r.id = $1 AND g.game_id = $2${lock === 'key-share' ? ' FOR KEY SHARE OF r' : lock ? ' FOR UPDATE OF r' : ''}`,
+       WHERE r.id = $1 AND g.game_id = $2${lock ? ' FOR UPDATE OF r' : ''}`,
       [id, gameId],
     );
     return row ?? null;

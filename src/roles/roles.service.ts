@@ -133,7 +133,7 @@ export class RolesService {
   }
 
   /** A role of this game whose group is live; anything else is 404. `lock` as RolesRepository.findInGame. */
-  async find(m: EntityManager, game: GameContext, roleId: string, lock: boolean | 'key-share' = false): Promise<RoleRow> {
+  async find(m: EntityManager, game: GameContext, roleId: string, lock = false): Promise<RoleRow> {
     const role = isUuid(roleId) ? await this.roles.findInGame(m, game.gameId, roleId, lock) : null;
     if (!role || role.groupDeleted) throw ApiError.notFound('role');
     return role;
