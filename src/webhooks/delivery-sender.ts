@@ -2,6 +2,7 @@ import type { OnApplicationShutdown } from '@nestjs/common';
 import http from 'node:http';
 import https from 'node:https';
 import type { SvcEvent } from '../events/event';
+import type { HostAddressSet } from './address-class';
 import { classifyResponse, type AttemptOutcome } from './backoff';
 import { formatPayload, type WebhookFormat } from './payload-formats';
 import { standardHeaders, svcHeaders, type SigningKeys } from './signed-headers';
@@ -45,8 +46,8 @@ export function buildRequest(a: Attempt, now: Date): { body: string; headers: Re
  * the receiver is closing. node:http rather than fetch: it costs several times less CPU per request.
  *
  * Unless private hosts are allowed, a connection is only opened to an address that may be reached
- * (vetted-lookup.ts): a host that is, or resolves to, a loopback, private, link-local, shared or
- * unspecified address is refused, and the attempt is retried like a connection error. A host is
+ * (vetted-lookup.ts): a host name that resolves to an internal, special-purpose or this server's
+ * own address is refused, and the attempt is retried like a connection error. A host is
  * resolved when a connection to it is opened; a kept-open connection goes on to the address that
  * was checked when it was opened. Each sender has its own connections, so none is shared with a
  * sender under another policy.
@@ -57,8 +58,9 @@ export class DeliverySender implements OnApplicationShutdown {
   constructor(
     private readonly allowPrivateHosts: boolean,
     resolve: Resolve,
+    hostAddresses: () => HostAddressSet,
   ) {
-    const lookup = vettedLookup(resolve, allowPrivateHosts);
+    const lookup = vettedLookup(resolve, allowPrivateHosts, hostAddresses);
     this.agents = {
       'http:': new http.Agent({ keepAlive: true, timeout: 4_000, lookup }),
       'https:': new https.Agent({ keepAlive: true, timeout: 4_000, lookup }),
@@ -91,14 +93,23 @@ export class DeliverySender implements OnApplicationShutdown {
       const agent = this.agents[url.protocol];
       if (!agent) return retry(`network error: unsupported protocol ${url.protocol}`);
       const send = url.protocol === 'https:' ? https.request : http.request;
-      const req = send(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-        const status = res.statusCode ?? 0;
-        settle({ outcome: classifyResponse(status), status });
-        // The body is not needed: drained, so the connection can carry the next attempt.
-        res.on('error', () => undefined);
-        res.once('close', () => clearTimeout(timer));
-        res.resume();
-      });
+      let req: http.ClientRequest;
+      try {
+        // Credentials in the URL go out as an Authorization: Basic header (node:http decodes them).
+        req = send(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+          const status = res.statusCode ?? 0;
+          settle({ outcome: classifyResponse(status), status });
+          // The body is not needed: drained, so the connection can carry the next attempt.
+          res.on('error', () => undefined);
+          res.once('close', () => clearTimeout(timer));
+          res.resume();
+        });
+      } catch (err) {
+        // Thrown, not emitted: credentials that are not valid percent-encoding (URIError), say. A
+        // rejection would leave the worker's slot taken; only the code is kept, as a message may
+        // quote the URL, credentials and all.
+        return retry(`network error: ${(err as NodeJS.ErrnoException).code ?? 'invalid request'}`);
+      }
       // Until the response is complete: a receiver that never answers, or never ends its answer,
       // loses the connection.
       const timer = setTimeout(() => {

@@ -1,15 +1,16 @@
-import { hostRefusedClass } from './address-class';
+import { hostRefusedClass, refusedLabel, type HostAddressSet } from './address-class';
 
 /**
  * The webhook URL rule (SPEC §4 Webhook endpoints, DECISIONS §25): http or https, at most 2000
- * characters, and unless private hosts are allowed, no loopback, link-local, RFC 1918, RFC 6598,
- * IPv6 ULA or 0.0.0.0 host (address-class.ts). The check is lexical: names are not resolved
- * here; the addresses a name resolves to are checked at each delivery (vetted-lookup.ts).
+ * characters, and unless private hosts are allowed, no host that is an address a webhook may not
+ * reach (address-class.ts: internal, special-purpose or this server's own), `localhost` or a
+ * `*.localhost` name. The check reads the URL: names are not resolved here; the addresses a name
+ * resolves to are checked at each delivery (vetted-lookup.ts).
  */
 export const MAX_URL_LENGTH = 2000;
 
-/** Null when the url is acceptable, else the reason. */
-export function webhookUrlProblem(raw: string, allowPrivateHosts: boolean): string | null {
+/** Null when the url is acceptable, else the reason. `hostAddresses`: this server's (HostAddresses). */
+export function webhookUrlProblem(raw: string, allowPrivateHosts: boolean, hostAddresses: HostAddressSet): string | null {
   if (raw.length > MAX_URL_LENGTH) return `url must be at most ${MAX_URL_LENGTH} characters`;
   let url: URL;
   try {
@@ -18,13 +19,17 @@ export function webhookUrlProblem(raw: string, allowPrivateHosts: boolean): stri
     return 'url must be an absolute http or https URL';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must use http or https';
-  if (!allowPrivateHosts && isPrivateHost(url.hostname)) {
-    return 'url points at a loopback, link-local or private-network host';
-  }
-  return null;
+  // Delivery decodes them into an Authorization header; undecodable, no request could be made.
+  if (!decodable(url.username) || !decodable(url.password)) return 'url user name and password must be valid percent-encoded UTF-8';
+  const refused = allowPrivateHosts ? null : hostRefusedClass(url.hostname, hostAddresses);
+  return refused ? `url points at ${refusedLabel(refused)}, which webhooks may not reach` : null;
 }
 
-/** `hostname` as the URL parser normalised it (IPv4 in dotted decimal, IPv6 in brackets). */
-export function isPrivateHost(hostname: string): boolean {
-  return hostRefusedClass(hostname) !== null;
+function decodable(part: string): boolean {
+  try {
+    decodeURIComponent(part);
+    return true;
+  } catch {
+    return false;
+  }
 }

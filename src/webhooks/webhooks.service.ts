@@ -13,7 +13,9 @@ import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork } from '../db/unit-of-work';
 import { DEFAULT_GRACE_SECONDS, type RotatedSecretDto, type RotateSecretDto } from './dto/rotate-secret.dto';
 import type { CreatedWebhookDto, CreateWebhookDto, UpdateWebhookDto, WebhookDto } from './dto/webhook.dto';
+import { HostAddresses } from './host-addresses';
 import { standardSecret } from './signature';
+import { maskUrlCredentials } from './url-credentials';
 import { webhookUrlProblem } from './url-policy';
 import type { EndpointRow } from './webhook-rows';
 import { WebhooksRepository, type EndpointChanges } from './webhooks.repository';
@@ -32,6 +34,7 @@ export class WebhooksService {
     private readonly uow: UnitOfWork,
     private readonly repo: WebhooksRepository,
     @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly hostAddresses: HostAddresses,
   ) {}
 
   async create(game: GameContext, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
@@ -44,7 +47,7 @@ export class WebhooksService {
         format: dto.format ?? 'svc',
         secret: dto.secret ?? generateSecret(),
       });
-      tx.audit({ gameId: game.gameId, action: 'webhook.created', targetId: row.id, payload: { url: row.url, events: row.events, format: row.format } });
+      tx.audit({ gameId: game.gameId, action: 'webhook.created', targetId: row.id, payload: { url: maskUrlCredentials(row.url), events: row.events, format: row.format } });
       return { ...toWebhookDto(row), secret: row.secret, standardSecret: standardSecret(row.secret) };
     });
   }
@@ -56,7 +59,7 @@ export class WebhooksService {
     return toPage(rows, limit, toWebhookDto, (r: EndpointRow) => encodeKeyset(scope, r.createdAt, r.id));
   }
 
-  /** A no-op writes nothing; a new url is checked again. */
+  /** A no-op writes nothing; a new url is checked again; the url as answers show it is the stored one. */
   async update(game: GameContext, id: string, dto: UpdateWebhookDto): Promise<WebhookDto> {
     if (Object.values(dto).every((v) => v === undefined)) {
       throw ApiError.badRequest('body must hold at least one of url, events, disabled, format');
@@ -66,7 +69,8 @@ export class WebhooksService {
       if (!current) throw ApiError.notFound('webhook');
       const changes: EndpointChanges = {};
       // DECISIONS §25: the url is checked when it is created or changed, not when re-sent as is.
-      if (dto.url !== undefined && dto.url !== current.url) {
+      // Sent back as shown, credentials masked, it keeps the credentials it has.
+      if (dto.url !== undefined && dto.url !== current.url && dto.url !== maskUrlCredentials(current.url)) {
         this.checkUrl(dto.url);
         changes.url = dto.url;
       }
@@ -107,12 +111,12 @@ export class WebhooksService {
       const current = isUuid(id) ? await this.repo.find(tx.manager, game.gameId, id, true) : null;
       if (!current) throw ApiError.notFound('webhook');
       await this.repo.delete(tx.manager, current.id);
-      tx.audit({ gameId: game.gameId, action: 'webhook.deleted', targetId: current.id, payload: { url: current.url } });
+      tx.audit({ gameId: game.gameId, action: 'webhook.deleted', targetId: current.id, payload: { url: maskUrlCredentials(current.url) } });
     });
   }
 
   private checkUrl(url: string): void {
-    const problem = webhookUrlProblem(url, this.settings.webhookAllowPrivateHosts);
+    const problem = webhookUrlProblem(url, this.settings.webhookAllowPrivateHosts, this.hostAddresses.current());
     if (problem) throw ApiError.badRequest(problem);
   }
 }
@@ -120,11 +124,12 @@ export class WebhooksService {
 /** SPEC §4: 32 random bytes, base64url. */
 const generateSecret = () => randomBytes(32).toString('base64url');
 
+/** What the game and operator routes answer for an endpoint: never its secrets, nor the credentials in its url. */
 function toWebhookDto(r: EndpointRow): WebhookDto {
   return {
     id: r.id,
     gameId: r.gameId,
-    url: r.url,
+    url: maskUrlCredentials(r.url),
     events: r.events,
     format: r.format,
     createdAt: isoNN(r.createdAt),

@@ -96,6 +96,68 @@ describe('GET /v1/admin/games/:gameId/webhooks', () => {
   });
 });
 
+describe('credentials in a webhook url', () => {
+  const PASSWORD = `pw-${randomUUID()}`;
+  const USER = `hook-user-${randomUUID().slice(0, 8)}`;
+  const urls = (r: Response) => (r.body.items as { url: string }[]).map((w) => w.url);
+
+  it('are never shown, to the game, the operator or in the audit log, while deliveries still carry them', async () => {
+    const rx = await recordingReceiver();
+    receivers.push(rx);
+    const g = await authedGame(t);
+    const url = `http://${USER}:${PASSWORD}@127.0.0.1:${rx.port}/hook/a%20b?q=1&r=two#frag`;
+    const shown = `http://***:***@127.0.0.1:${rx.port}/hook/a%20b?q=1&r=two#frag`;
+    const texts: string[] = [];
+    const seen = (r: Response) => (texts.push(r.text), r);
+
+    const created = seen(await ok(t.http.post('/v1/webhooks').set(g.auth).send({ url, events: ['member.joined'] }), 201));
+    expect(created.body.url).toBe(shown);
+    const id: string = created.body.id;
+    expect(urls(seen(await ok(game(g.auth, '/v1/webhooks'))))).toEqual([shown]);
+    expect(seen(await ok(t.http.patch(`/v1/webhooks/${id}`).set(g.auth).send({ events: ['game.user.banned'] }))).body.url).toBe(shown);
+    // Sent back as shown, the url is the stored one: its credentials stay, nothing is written.
+    const resent = seen(await ok(t.http.patch(`/v1/webhooks/${id}`).set(g.auth).send({ url: shown, events: ['game.user.banned'] })));
+    expect(resent.body.url).toBe(shown);
+    expect(urls(seen(await ok(admin(`${A(g.gameId)}/webhooks`))))).toEqual([shown]);
+
+    await ban(g.auth);
+    await tick();
+    expect(rx.received).toHaveLength(1);
+    expect(rx.received[0].headers.authorization).toBe(`Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`);
+
+    // Changed to a url with other credentials, then deleted.
+    const other = `https://solo-${USER}@hooks.example.com/x`;
+    expect(seen(await ok(t.http.patch(`/v1/webhooks/${id}`).set(g.auth).send({ url: other }))).body.url).toBe('https://***@hooks.example.com/x');
+    expect(urls(seen(await ok(game(g.auth, '/v1/webhooks'))))).toEqual(['https://***@hooks.example.com/x']);
+    await ok(t.http.delete(`/v1/webhooks/${id}`).set(g.auth), 204);
+
+    const audit = seen(await ok(admin(`${A(g.gameId)}/audit`, { targetId: id })));
+    const entries = (audit.body.items as { action: string; payload: { url?: string } | null }[]).map((e) => [e.action, e.payload?.url]);
+    expect(entries).toEqual([
+      ['webhook.deleted', 'https://***@hooks.example.com/x'],
+      ['webhook.updated', undefined],
+      ['webhook.updated', undefined],
+      ['webhook.created', shown],
+    ]);
+    for (const text of texts) {
+      expect(text).not.toContain(PASSWORD);
+      expect(text).not.toContain(USER);
+    }
+    // The row written is what the operator's audit read answers: nothing is masked only on the way out.
+    const [row] = await t.db.query<{ payload: unknown }>(`SELECT payload FROM audit_entries WHERE action = 'webhook.created' AND target_id = $1`, [id]);
+    expect(JSON.stringify(row.payload)).not.toContain(PASSWORD);
+  });
+
+  it('credentials delivery could not decode are 400 naming the url', async () => {
+    const g = await authedGame(t);
+    expectError(await t.http.post('/v1/webhooks').set(g.auth).send({ url: 'https://%ff:pw@hooks.example.com/x' }), 400, 'bad_request');
+    const h = await hook(g.auth, 'https://hooks.example.com/x');
+    const r = await t.http.patch(`/v1/webhooks/${h.id}`).set(g.auth).send({ url: 'https://user:%e0%a4@hooks.example.com/x' });
+    expectError(r, 400, 'bad_request');
+    expect(r.body.message).toBe('url user name and password must be valid percent-encoded UTF-8');
+  });
+});
+
 describe('the delivery log, for the operator', () => {
   const log = (id: string) => `/v1/webhooks/${id}/deliveries`;
   const adminLog = (gameId: string, id: string) => `${A(gameId)}/webhooks/${id}/deliveries`;

@@ -438,8 +438,25 @@ describe('private hosts (WEBHOOK_ALLOW_PRIVATE_HOSTS)', () => {
     'http://[fd00::1]/',
     'http://[fe80::1]/',
     'http://[::ffff:127.0.0.1]/',
+    // the special-purpose blocks and IPv4-in-IPv6 forms of DECISIONS §25, and IPv4 shorthand
+    'http://198.18.0.1/',
+    'http://240.0.0.1/',
+    'http://[fec0::1]/',
+    'http://[::ffff:0:127.0.0.1]/',
+    'http://[2002:7f00:1::]/',
+    'http://[64:ff9b::10.0.0.1]/',
+    'http://2130706433/',
+    'http://0x7f.1/',
   ];
-  const PUBLIC = ['https://example.com/hook', 'http://172.15.0.1/', 'http://172.32.0.1/', 'http://100.63.0.1/', 'http://100.128.0.1/'];
+  const PUBLIC = [
+    'https://example.com/hook',
+    'http://172.15.0.1/',
+    'http://172.32.0.1/',
+    'http://100.63.0.1/',
+    'http://100.128.0.1/',
+    'http://[2606:4700:4700::1111]/',
+    'http://[2002:808:808::1]/',
+  ];
 
   it('true: private-network urls are accepted', async () => {
     const { auth } = await game();
