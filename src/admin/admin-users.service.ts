@@ -2,8 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { toBanDto } from '../bans/ban-view';
 import { ApiError } from '../common/errors/api-error';
-import { isUuid } from '../common/ids';
-import { decodeCursor, encodeCursor } from '../common/pagination/cursor-codec';
+import { invalidCursor } from '../common/pagination/cursor-codec';
+import { instant, uuid } from '../common/pagination/cursor-fields';
+import { cursorShape } from '../common/pagination/cursor-shape';
 import type { Keyset } from '../common/pagination/keyset';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import { toPage } from '../common/pagination/page';
@@ -54,7 +55,7 @@ export class AdminUsersService {
     if (!found) throw ApiError.notFound('user');
     const { user, rows } = found;
     const memberships = toPage(rows, limit, toAdminUserMembership, (r: AdminUserMembershipRow) =>
-      encodeCursor(scope, [user.svcUserId, r.joinedAt.toISOString(), r.memberId]),
+      MEMBERSHIP_CURSOR.encode(scope, [user.svcUserId, r.joinedAt, r.memberId]),
     );
     return {
       gameId,
@@ -73,13 +74,13 @@ export class AdminUsersService {
   }
 }
 
-const invalidCursor = () => ApiError.badRequest('cursor is not a valid cursor for this list');
+/** The user's internal id, then the membership's joinedAt and id. */
+const MEMBERSHIP_CURSOR = cursorShape(uuid, instant, uuid);
 
 /** A cursor this route issued for this game; whose user it belongs to is checked once the user is found. */
 function decodeMembershipCursor(cursor: string | undefined, scope: string): MembershipCursor | undefined {
   if (cursor === undefined) return undefined;
-  const [svcUserId, at, id] = decodeCursor(cursor, scope, ['string', 'string', 'string']) as [string, string, string];
-  if (!isUuid(svcUserId) || Number.isNaN(Date.parse(at)) || !isUuid(id)) throw invalidCursor();
+  const [svcUserId, at, id] = MEMBERSHIP_CURSOR.decode(cursor, scope);
   return { svcUserId, at, id };
 }
 

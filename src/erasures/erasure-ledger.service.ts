@@ -2,9 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { recordOperatorAction } from '../operators/operator-audit';
 import { DataSource } from 'typeorm';
-import { ApiError } from '../common/errors/api-error';
-import { isUuid } from '../common/ids';
-import { encodeCursor, decodeCursor } from '../common/pagination/cursor-codec';
+import { instant, uuid } from '../common/pagination/cursor-fields';
+import { cursorShape } from '../common/pagination/cursor-shape';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import type { Page } from '../common/pagination/page';
 import { parseInstant } from '../common/validation/parse-instant';
@@ -16,6 +15,8 @@ import { ErasureLedgerRepository, type ErasureRow } from './erasure-ledger.repos
 export const LEDGER_PAGE_DEFAULT = 100;
 export const LEDGER_PAGE_CAP = 1000;
 const SCOPE = 'erasures';
+/** (erasedAt, id), oldest first. */
+const LEDGER_CURSOR = cursorShape(instant, uuid);
 
 const toEntry = (r: ErasureRow): ErasureEntryDto => ({ id: r.id, gameId: r.gameId, subjectHash: r.subjectHash, erasedAt: r.erasedAt.toISOString() });
 
@@ -35,18 +36,15 @@ export class ErasureLedgerService {
   async list(q: ListErasuresQueryDto): Promise<Page<ErasureEntryDto>> {
     const limit = parsePageLimit(q.limit, LEDGER_PAGE_DEFAULT, LEDGER_PAGE_CAP);
     const since = parseInstant(q.since, 'since');
-    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, SCOPE, ['string', 'string']);
-    if (after && (!isUuid(String(after[1])) || Number.isNaN(Date.parse(String(after[0]))))) {
-      throw ApiError.badRequest('cursor is not a valid cursor for this list');
-    }
+    const after = q.cursor === undefined ? undefined : LEDGER_CURSOR.decode(q.cursor, SCOPE);
     const rows = await this.repo.list(this.ds.manager, {
       since,
-      after: after && { erasedAt: after[0] as string, id: after[1] as string },
+      after: after && { erasedAt: after[0], id: after[1] },
       limit: limit + 1,
     });
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
-    return { items: items.map(toEntry), nextCursor: rows.length > limit ? encodeCursor(SCOPE, [last.erasedAt.toISOString(), last.id]) : null };
+    return { items: items.map(toEntry), nextCursor: rows.length > limit ? LEDGER_CURSOR.encode(SCOPE, [last.erasedAt, last.id]) : null };
   }
 
   /**

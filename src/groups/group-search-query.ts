@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error';
-import { isUuid } from '../common/ids';
-import { decodeCursor, encodeCursor } from '../common/pagination/cursor-codec';
+import { instant, integer, oneOf, text, uuid } from '../common/pagination/cursor-fields';
+import { cursorShape } from '../common/pagination/cursor-shape';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import type { SearchGroupsQueryDto } from './dto/group-search.dto';
 import { MAX_TAGS, TAG_PATTERN } from './group-row';
@@ -80,39 +80,59 @@ export function searchScope(s: ParsedSearch): string {
   return `search:${s.gameId}:${createHash('sha256').update(what).digest('base64url').slice(0, 22)}`;
 }
 
-const invalidCursor = () => bad('cursor is not a cursor of this search (same q, filters and sort)');
+/**
+ * The longest name key read back: search_name is a name of at most 120 characters lowercased and
+ * unaccented, and unaccent may spell one character as several (a ligature, a symbol).
+ */
+const NAME_KEY_MAX = 1000;
+
+/** Each sort's cursor: its key in the order, then the group's id. */
+const SEARCH_CURSORS = {
+  relevance: cursorShape(oneOf(RANKS), uuid),
+  members: cursorShape(integer({ min: 0, max: MAX_COUNT }), uuid),
+  newest: cursorShape(instant, uuid),
+  name: cursorShape(text(NAME_KEY_MAX), uuid),
+};
 
 /** The search with its position, decoded from the cursor of the same search. */
 export function withCursor(s: ParsedSearch): GroupSearchQuery {
   const { cursor, ...query } = s;
   if (cursor === undefined) return query;
-  const scope = searchScope(s);
-  const shape = s.sort === 'newest' || s.sort === 'name' ? (['string', 'string'] as const) : (['number', 'string'] as const);
-  const [key, id] = decodeCursor(cursor, scope, shape);
-  if (typeof id !== 'string' || !isUuid(id)) throw invalidCursor();
-  let after: SearchAfter;
-  switch (s.sort) {
-    case 'relevance':
-      if (!(RANKS as readonly unknown[]).includes(key)) throw invalidCursor();
-      after = { sort: 'relevance', rank: key as 0 | 1 | 2, id };
-      break;
-    case 'members':
-      if (!Number.isInteger(key) || (key as number) < 0 || (key as number) > MAX_COUNT) throw invalidCursor();
-      after = { sort: 'members', count: key as number, id };
-      break;
-    case 'newest':
-      if (Number.isNaN(Date.parse(key as string))) throw invalidCursor();
-      after = { sort: 'newest', at: key as string, id };
-      break;
-    case 'name':
-      after = { sort: 'name', name: key as string, id };
-      break;
+  return { ...query, after: searchAfter(s.sort, cursor, searchScope(s)) };
+}
+
+function searchAfter(sort: SearchSort, cursor: string, scope: string): SearchAfter {
+  switch (sort) {
+    case 'relevance': {
+      const [rank, id] = SEARCH_CURSORS.relevance.decode(cursor, scope);
+      return { sort, rank, id };
+    }
+    case 'members': {
+      const [count, id] = SEARCH_CURSORS.members.decode(cursor, scope);
+      return { sort, count, id };
+    }
+    case 'newest': {
+      const [at, id] = SEARCH_CURSORS.newest.decode(cursor, scope);
+      return { sort, at, id };
+    }
+    case 'name': {
+      const [name, id] = SEARCH_CURSORS.name.decode(cursor, scope);
+      return { sort, name, id };
+    }
   }
-  return { ...query, after };
 }
 
 /** The cursor after a found group: its key in the search's order. */
 export function cursorAfter(s: ParsedSearch, g: FoundGroup): string {
-  const key = s.sort === 'relevance' ? (g.rank ?? 0) : s.sort === 'members' ? g.foldedCount : s.sort === 'newest' ? g.createdAt.toISOString() : g.searchName;
-  return encodeCursor(searchScope(s), [key, g.id]);
+  const scope = searchScope(s);
+  switch (s.sort) {
+    case 'relevance':
+      return SEARCH_CURSORS.relevance.encode(scope, [g.rank ?? 0, g.id]);
+    case 'members':
+      return SEARCH_CURSORS.members.encode(scope, [g.foldedCount, g.id]);
+    case 'newest':
+      return SEARCH_CURSORS.newest.encode(scope, [g.createdAt, g.id]);
+    case 'name':
+      return SEARCH_CURSORS.name.encode(scope, [g.searchName, g.id]);
+  }
 }

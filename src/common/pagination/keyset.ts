@@ -1,6 +1,5 @@
-import { ApiError } from '../errors/api-error';
-import { isUuid } from '../ids';
-import { decodeCursor, encodeCursor } from './cursor-codec';
+import { instant, uuid } from './cursor-fields';
+import { cursorShape } from './cursor-shape';
 
 /** A position in a list ordered by (timestamp, id) descending. */
 export interface Keyset {
@@ -8,14 +7,15 @@ export interface Keyset {
   id: string;
 }
 
-/** The cursor after a row: its exact stored timestamp (millisecond precision) and id. */
+/** The cursor of most lists: a row's exact stored timestamp (millisecond precision) and its id. */
+const KEYSET = cursorShape(instant, uuid);
+
 export function encodeKeyset(scope: string, at: Date, id: string): string {
-  return encodeCursor(scope, [at.toISOString(), id]);
+  return KEYSET.encode(scope, [at, id]);
 }
 
 export function decodeKeyset(cursor: string | undefined, scope: string): Keyset | undefined {
   if (cursor === undefined) return undefined;
-  const [at, id] = decodeCursor(cursor, scope, ['string', 'string']) as [string, string];
-  if (Number.isNaN(Date.parse(at)) || !isUuid(id)) throw ApiError.badRequest('cursor is not a valid cursor for this list');
+  const [at, id] = KEYSET.decode(cursor, scope);
   return { at, id };
 }

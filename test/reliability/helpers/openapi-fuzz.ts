@@ -188,19 +188,20 @@ export interface FuzzRequest {
   auth: 'right' | 'none' | 'garbage' | 'other';
 }
 
+/** The pool a parameter's real values come from: its name, or for `{id}` (a group's, a role's, a webhook's ... id) the segment before it, which says whose. */
+export function poolNameOf(op: Operation, p: Parameter): string {
+  if (p.name !== 'id') return p.name;
+  const before = op.path.split('/{id}')[0].split('/').pop() ?? '';
+  return `id:${before}`;
+}
+
 /** The requests fuzzing one operation: parameters, query, body, credentials and content type. */
 export function requestsOf(doc: any, op: Operation, pools: Pools): fc.Arbitrary<FuzzRequest> {
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   const queryParams = op.parameters.filter((p) => p.in === 'query');
-  const segmentPool = (p: Parameter) => {
-    // `{id}` is a group's, a role's, a webhook's ... id: the segment before it says whose.
-    if (p.name !== 'id') return p.name;
-    const before = op.path.split('/{id}')[0].split('/').pop() ?? '';
-    return `id:${before}`;
-  };
   const paramValue = (p: Parameter) =>
     fc.oneof(
-      { weight: 6, arbitrary: valueOf(doc, { ...p.schema, type: 'string' }, pools, segmentPool(p)).map(String) },
+      { weight: 6, arbitrary: valueOf(doc, { ...p.schema, type: 'string' }, pools, poolNameOf(op, p)).map(String) },
       { weight: 1, arbitrary: junkString.filter((s) => s.length > 0) },
     );
   const path = fc.tuple(...pathParams.map(paramValue)).map((values) =>
