@@ -1,11 +1,14 @@
 import { emptyUserIdParam } from './common/http/empty-user-id';
 import 'reflect-metadata';
+import { NotFoundException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { AppModule } from './app.module';
 import { ApiError } from './common/errors/api-error';
+import { RequestAuthenticator, type AuthenticatedRequest } from './common/auth/request-authenticator';
+import { routeCredentialOf, stampRouteCredentials } from './common/auth/route-credential';
 import { jsonBodyProblem, parsedBodyProblem } from './common/http/json-body';
 import { RateLimiter } from './common/rate-limit/rate-limiter';
 import { HealthService } from './health/health.service';
@@ -31,6 +34,24 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 const HEALTH_PATHS = new Set(['/', '/healthz']);
 const SHUTTING_DOWN = new ApiError('service_unavailable', 'the server is shutting down; retry on another instance', { 'retry-after': '1' });
 export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** How long a refused request's body may go on arriving (discarded) after the answer. */
+export const LINGER_MS = 2_000;
+
+/** Once the answer is out, a body still arriving after LINGER_MS ends the connection. */
+function lingerThenCut(req: IncomingMessage, res: ServerResponse): void {
+  res.once('finish', () => {
+    if (req.complete) return;
+    const cut = setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
+    req.once('end', () => clearTimeout(cut));
+    req.socket.once('close', () => clearTimeout(cut));
+  });
+}
+
+/** Whether a body follows the headers (one still unread when a request is refused on arrival). */
+function carriesBody(headers: IncomingHttpHeaders): boolean {
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+}
 
 type JsonParser = (req: unknown, body: Buffer, done: (err: Error | null, value?: unknown) => void) => void;
 
@@ -68,6 +89,7 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
   const limiter = app.get(RateLimiter);
   const limit = limiter.enabled ? rateLimitCheck(limiter, settings.trustProxy) : null;
   const health = app.get(HealthService);
+  const authenticator = app.get(RequestAuthenticator);
   adapter.getInstance().addHook('onRequest', (request, reply, done) => {
     request.raw.headers[REQUEST_ID_HEADER] = request.id;
     reply.header(REQUEST_ID_HEADER, request.id);
@@ -79,8 +101,26 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
     }
     const refused = limit && limit(request.raw);
     if (refused) return done(refused);
+    // Refused before the body is read (DECISIONS §31): an unknown route, a missing or wrong
+    // credential. Node discards what of the body still comes (nothing is buffered), and a client
+    // still sending it LINGER_MS after the answer is cut off. Closing at once instead would reset
+    // the connection under a client that is still writing, which may then never read the answer.
+    const refuse = (err: unknown) => {
+      if (carriesBody(request.headers)) lingerThenCut(request.raw, reply.raw);
+      done(err as Error);
+    };
+    if (request.is404) return refuse(new NotFoundException(`Cannot ${request.method} ${request.url.split('?')[0]}`));
     const empty = emptyUserIdParam(request.routeOptions.url, request.params);
-    done(empty ? ApiError.badRequest(`${empty} must not be empty`) : (consistencyHeaderProblem(request.headers) ?? undefined));
+    const malformed = empty ? ApiError.badRequest(`${empty} must not be empty`) : consistencyHeaderProblem(request.headers);
+    if (malformed) return done(malformed);
+    let checking: void | Promise<void>;
+    try {
+      checking = authenticator.authenticate(request as unknown as AuthenticatedRequest, routeCredentialOf(request.routeOptions.config));
+    } catch (err) {
+      return refuse(err);
+    }
+    if (checking) checking.then(() => done(), refuse);
+    else done();
   });
   app.get(HttpMetrics).install(adapter.getInstance());
   app.useGlobalPipes(new SvcValidationPipe());
@@ -100,6 +140,7 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
     });
   }) as JsonParser);
 
+  stampRouteCredentials(app);
   mountOpenApi(app);
   await mountConsole(app, settings);
   await app.init();

@@ -1,9 +1,11 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
 import { MetricsModule } from './observability/metrics/metrics.module';
 import { AuthGuard } from './common/auth/auth.guard';
+import { RequestAuthenticator } from './common/auth/request-authenticator';
+import { BulkheadModule } from './common/bulkhead/game-reads';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { RateLimiter } from './common/rate-limit/rate-limiter';
 import { RateLimitMetrics } from './common/rate-limit/rate-limit-metrics';
@@ -43,12 +45,14 @@ export class AppModule {
       module: AppModule,
       imports: [
         SettingsModule.forRoot(settings),
+        DiscoveryModule,
         LoggerModule.forRoot(loggerParams(settings)),
         MetricsModule,
         ScheduleModule.forRoot(),
         TracingModule.forRoot(settings),
         EventsModule,
         DatabaseModule,
+        BulkheadModule,
         IdentityModule,
         GamesModule,
         OperatorsModule,
@@ -75,6 +79,7 @@ export class AppModule {
       providers: [
         RateLimiter,
         RateLimitMetrics,
+        RequestAuthenticator,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

@@ -19,6 +19,7 @@ describe('parseSettings', () => {
       const expected: Settings = {
         databaseUrl: undefined,
         databasePoolMax: 10,
+        gameReadConcurrency: 5,
         databaseStatementTimeoutMs: 30_000,
         databaseIdleInTransactionTimeoutMs: 15_000,
         databaseReadUrl: undefined,
@@ -58,11 +59,18 @@ describe('parseSettings', () => {
     });
   });
 
+  it('gives each game half the pool for its expensive reads unless told otherwise', () => {
+    expect(parseSettings({ DATABASE_POOL_MAX: '25' }).gameReadConcurrency).toBe(12);
+    expect(parseSettings({ DATABASE_POOL_MAX: '1' }).gameReadConcurrency).toBe(1);
+    expect(settingsErrorOf({ GAME_READ_CONCURRENCY: '0' }).setting).toBe('GAME_READ_CONCURRENCY');
+  });
+
   describe('with valid values', () => {
     it('parses every setting', () => {
       const sut = parseSettings({
         DATABASE_URL: 'postgres://user:pw@db:5432/guildhall',
         DATABASE_POOL_MAX: '25',
+        GAME_READ_CONCURRENCY: '3',
         DATABASE_READ_URL: 'postgresql://user:pw@replica:5432/guildhall',
         READ_REPLICA_MAX_LAG_MS: '500',
         READ_REPLICA_WAIT_MS: '100',
@@ -86,6 +94,7 @@ describe('parseSettings', () => {
       expect(sut).toEqual<Settings>({
         databaseUrl: 'postgres://user:pw@db:5432/guildhall',
         databasePoolMax: 25,
+        gameReadConcurrency: 3,
         databaseStatementTimeoutMs: 30_000,
         databaseIdleInTransactionTimeoutMs: 15_000,
         databaseReadUrl: 'postgresql://user:pw@replica:5432/guildhall',

@@ -9,6 +9,8 @@ export interface Settings {
   /** Absent only for the development launcher, which supplies an embedded database. */
   databaseUrl: string | undefined;
   databasePoolMax: number;
+  /** Expensive reads (search, feed pages, replays, exports) one game may run at once on an instance (docs/security.md). */
+  gameReadConcurrency: number;
   /** Longest a statement of this service may run (ms, 0 = no limit): a blocked or runaway query gives up. */
   databaseStatementTimeoutMs: number;
   /** Longest one of this service's transactions may sit idle (ms, 0 = no limit) before Postgres ends it and frees its locks. */
@@ -243,9 +245,11 @@ function metricsPort(env: Env, apiPort: number): number | undefined {
 
 export function parseSettings(env: Env): Settings {
   const port = integer(env, 'PORT', 8787, 1, 65535);
+  const poolMax = integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000);
   return {
     databaseUrl: databaseUrl(env),
-    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    databasePoolMax: poolMax,
+    gameReadConcurrency: integer(env, 'GAME_READ_CONCURRENCY', Math.max(1, Math.floor(poolMax / 2)), 1, 1000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     databaseIdleInTransactionTimeoutMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 0, 3_600_000),
     databaseReadUrl: databaseUrl(env, 'DATABASE_READ_URL'),
