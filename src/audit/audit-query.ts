@@ -1,6 +1,6 @@
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
-import { parseInstant } from '../common/validation/parse-instant';
+import { isInstantText } from '../common/validation/parse-instant';
 import { isAuditAction } from './audit-actions';
 
 /** The repeated `actions` filter: every value must be a known action (SPEC §4 Audit log). */
@@ -22,12 +22,7 @@ const OFFSET_HOURS = /[+-](\d{2}):?\d{2}$/;
  * query as a 500.
  */
 function isBeforeTime(raw: string): boolean {
-  try {
-    parseInstant(raw, 'before');
-  } catch {
-    return false;
-  }
-  return Number(OFFSET_HOURS.exec(raw)?.[1] ?? 0) < 16;
+  return isInstantText(raw) && Number(OFFSET_HOURS.exec(raw)?.[1] ?? 0) < 16;
 }
 
 /** `before`: an entry id (exact keyset) or a bare ISO 8601 timestamp (exclusive upper bound). */

@@ -3,6 +3,7 @@ import type { GameContext } from '../common/auth/game-context';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
+import { scopeDigest } from '../common/pagination/cursor-codec';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import { toPage, type Page } from '../common/pagination/page';
@@ -121,7 +122,7 @@ export class BansService {
     if (q.groupId !== undefined && q.scope === 'game') throw ApiError.badRequest('groupId cannot be combined with scope=game');
     if (q.groupId !== undefined && !isUuid(q.groupId)) throw ApiError.badRequest('groupId must be a group id');
     const scopeFilter = q.groupId !== undefined ? 'group' : q.scope;
-    const cursorScope = `ban-history:${game.gameId}:${userId}:${scopeFilter ?? 'all'}:${q.groupId ?? ''}`;
+    const cursorScope = `ban-history:${game.gameId}:${scopeDigest(userId)}:${scopeFilter ?? 'all'}:${q.groupId ?? ''}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, cursorScope);
     const svcUserId = await this.identity.find(this.readDb.ds.manager, game.gameId, userId);

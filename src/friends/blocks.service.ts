@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
+import { scopeDigest } from '../common/pagination/cursor-codec';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import { toPage, type Page, type PageQueryDto } from '../common/pagination/page';
@@ -67,7 +68,7 @@ export class BlocksService {
   async list(game: GameContext, userId: string, q: PageQueryDto): Promise<Page<BlockDto>> {
     await this.gate.blocks(game);
     const limit = parsePageLimit(q.limit, 100, this.settings.maxPageSize);
-    const scope = `blocks:${game.gameId}:${userId}`;
+    const scope = `blocks:${game.gameId}:${scopeDigest(userId)}`;
     const after = decodeKeyset(q.cursor, scope);
     const svcUserId = await this.identity.find(this.readDb.ds.manager, game.gameId, userId);
     if (!svcUserId) return { items: [], nextCursor: null };

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
+import { scopeDigest } from '../common/pagination/cursor-codec';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import { toPage, type Page } from '../common/pagination/page';
@@ -45,7 +46,7 @@ export class FriendshipsService {
   async list(game: GameContext, userId: string, q: FriendsListQueryDto): Promise<Page<FriendshipDto>> {
     const ctx = await this.gate.open(game);
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
-    const scope = `friends:${game.gameId}:${userId}:${q.tagId ?? ''}`;
+    const scope = `friends:${game.gameId}:${scopeDigest(userId)}:${q.tagId ?? ''}`;
     const after = decodeKeyset(q.cursor, scope);
     const viewer = q.viewer !== undefined && q.viewer !== userId ? q.viewer : undefined;
     const page = await this.reads.listPage(this.readDb.ds, {

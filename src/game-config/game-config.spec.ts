@@ -94,8 +94,12 @@ describe('mergeConfig', () => {
   });
 
   it.each<[string, unknown, RegExp]>([
-    ['an unknown top-level key', { chat: { enabled: true } }, /^config\.chat is not a known setting$/],
-    ['an unknown nested key', { friends: { tags: { colour: 'x' } } }, /^config\.friends\.tags\.colour is not a known setting$/],
+    ['an unknown top-level key', { chat: { enabled: true } }, /^config has unknown keys: chat; known keys are friends, blocks, groups$/],
+    [
+      'an unknown nested key',
+      { friends: { tags: { colour: 'x' } } },
+      /^config has unknown keys: friends\.tags\.colour; known keys are friends\.tags\.enabled, friends\.tags\.maxPerUser$/,
+    ],
     ['a non-object branch', { friends: true }, /^config\.friends must be an object or null$/],
     ['a non-object nested branch', { friends: { discovery: 3 } }, /^config\.friends\.discovery must be an object or null$/],
   ])('refuses %s with a message naming the path', (_case, patch, message) => {
@@ -103,6 +107,44 @@ describe('mergeConfig', () => {
 
     expect(err.code).toBe('bad_request');
     expect(err.message).toMatch(message);
+  });
+
+  // Parsed as a request body is: JSON.parse makes `__proto__` an own key, unlike an object literal.
+  it.each<[string, string]>([
+    ['{"constructor":{"friends":{"maxFriends":5}}}', 'constructor'],
+    ['{"toString":1,"valueOf":2,"hasOwnProperty":3}', 'toString, valueOf, hasOwnProperty'],
+    ['{"__proto__":{"friends":{"maxFriends":5}}}', '__proto__'],
+    ['{"friends":{"constructor":1,"tags":{"__proto__":{}},"visibility":{"toString":"x"}}}', 'friends.constructor, friends.tags.__proto__, friends.visibility.toString'],
+  ])('refuses keys that name prototype members (%s), by path', (json, keys) => {
+    const err = thrownBy(() => mergeConfig({}, JSON.parse(json)));
+
+    expect(err.code).toBe('bad_request');
+    expect(err.message.startsWith(`config has unknown keys: ${keys}; known keys are `)).toBe(true);
+  });
+
+  it('names every unknown key of every level at once, with the known keys of those levels', () => {
+    const patch = { constructor: 1, frendsScope: 'network', friends: { maxFriend: 5, maxFriends: 5 }, blocks: { enabld: false } };
+
+    expect(thrownBy(() => mergeConfig({}, patch)).message).toBe(
+      'config has unknown keys: constructor, frendsScope, friends.maxFriend, blocks.enabld; known keys are friends, blocks, groups, ' +
+        'friends.enabled, friends.scope, friends.requestsRequired, friends.maxFriends, friends.maxPendingRequests, friends.tags, ' +
+        'friends.discovery, friends.visibility, blocks.enabled',
+    );
+  });
+
+  it('names at most ten unknown keys, and shortens a long one', () => {
+    const patch = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [i === 0 ? 'k'.repeat(500) : `k${i}`, 1]));
+
+    const { message } = thrownBy(() => mergeConfig({}, patch));
+
+    expect(message).toMatch(/^config has unknown keys: k{64}…, k1, k2, k3, k4, k5, k6, k7, k8, k9 and 2 more; known keys are friends, blocks, groups$/);
+  });
+
+  it('refuses an unknown key beside valid ones without merging anything (the stored config is untouched)', () => {
+    const stored = { friends: { maxFriends: 5 } };
+
+    expect(thrownBy(() => mergeConfig(stored, { friends: { maxFriends: 6 }, toString: 1 })).code).toBe('bad_request');
+    expect(stored).toEqual({ friends: { maxFriends: 5 } });
   });
 
   it.each([null, [], 'x', 3])('refuses a config that is not an object (%p)', (patch) => {

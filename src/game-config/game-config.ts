@@ -129,6 +129,46 @@ function resolveBranch(schema: Branch, stored: unknown): Record<string, unknown>
   return out;
 }
 
+/** The schema's node for `key`: own keys only, so `constructor` or `toString` never name one. */
+const nodeAt = (schema: Branch, key: string): Node | undefined => (Object.hasOwn(schema, key) ? schema[key] : undefined);
+
+const NAMED_AT_MOST = 10;
+const NAME_MAX = 64;
+
+/**
+ * 400 naming the unknown keys of `where` (at most ten, each cut to 64 characters, as the client
+ * chose their number and length) and the keys known at their levels.
+ */
+export function unknownKeysError(where: string, unknown: readonly string[], known: readonly string[]): ApiError {
+  const named = unknown.slice(0, NAMED_AT_MOST).map((k) => (k.length > NAME_MAX ? `${k.slice(0, NAME_MAX)}…` : k));
+  const more = unknown.length > NAMED_AT_MOST ? ` and ${unknown.length - NAMED_AT_MOST} more` : '';
+  return ApiError.badRequest(`${where} has unknown keys: ${named.join(', ')}${more}; known keys are ${known.join(', ')}`);
+}
+
+/**
+ * Refuses a config patch holding any key the config does not have, at any level, naming them all
+ * by path: a typo must not be dropped with a 200 that looks as if the setting was applied.
+ */
+export function checkConfigKeys(patch: Record<string, unknown>): void {
+  const unknown: string[] = [];
+  const known = new Set<string>();
+  collectUnknownKeys(SCHEMA, patch, '', unknown, known);
+  if (unknown.length) throw unknownKeysError('config', unknown, [...known]);
+}
+
+function collectUnknownKeys(schema: Branch, patch: Record<string, unknown>, prefix: string, unknown: string[], known: Set<string>): void {
+  // Object.keys: JSON.parse makes `__proto__` an own key, and it must be seen to be refused.
+  for (const key of Object.keys(patch)) {
+    const node = nodeAt(schema, key);
+    if (!node) {
+      unknown.push(`${prefix}${key}`);
+      for (const k of Object.keys(schema)) known.add(`${prefix}${k}`);
+    } else if (!isLeaf(node) && isPlainObject(patch[key])) {
+      collectUnknownKeys(node, patch[key], `${prefix}${key}.`, unknown, known);
+    }
+  }
+}
+
 /**
  * Deep-merges a PATCH into the stored config, branch by branch (SPEC §4 PATCH config): objects
  * merge, any other value replaces, `null` removes the key or branch so its defaults apply again.
@@ -137,15 +177,17 @@ function resolveBranch(schema: Branch, stored: unknown): Record<string, unknown>
  */
 export function mergeConfig(stored: StoredConfig, patch: unknown): StoredConfig {
   if (!isPlainObject(patch)) throw ApiError.badRequest('config must be a JSON object');
+  checkConfigKeys(patch);
   return mergeBranch(SCHEMA, stored, patch, 'config');
 }
 
 function mergeBranch(schema: Branch, stored: unknown, patch: Record<string, unknown>, path: string): StoredConfig {
   const out: StoredConfig = isPlainObject(stored) ? clone(stored) : {};
   for (const [key, value] of Object.entries(patch)) {
-    const node = Object.prototype.hasOwnProperty.call(schema, key) ? schema[key] : undefined;
+    const node = nodeAt(schema, key);
     const at = `${path}.${key}`;
-    if (!node) throw ApiError.badRequest(`${at} is not a known setting`);
+    // checkConfigKeys refused it already; never skipped, as `out.__proto__ = …` would set a prototype.
+    if (!node) throw ApiError.badRequest(`${at} is not a known key`);
     if (value === null) {
       delete out[key];
     } else if (isLeaf(node)) {

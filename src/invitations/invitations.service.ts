@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
+import { scopeDigest } from '../common/pagination/cursor-codec';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import { toPage, type Page, type PageQueryDto } from '../common/pagination/page';
@@ -144,8 +144,7 @@ export class InvitationsService {
    * with none gets an empty page. Bans, membership and caps are checked by the accept, not here.
    */
   async inbox(game: GameContext, userId: string, q: PageQueryDto): Promise<Page<InvitationWithGroupDto>> {
-    // Ids have no length cap (SPEC §8) and a cursor has one: the scope names the user by digest.
-    const scope = `user-invitations:${game.gameId}:${createHash('sha256').update(userId).digest('base64url')}`;
+    const scope = `user-invitations:${game.gameId}:${scopeDigest(userId)}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
     const rows = await this.invitations.inbox(this.readDb.ds.manager, game.gameId, userId, {

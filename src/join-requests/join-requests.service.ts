@@ -4,6 +4,7 @@ import type { GameContext } from '../common/auth/game-context';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
+import { scopeDigest } from '../common/pagination/cursor-codec';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import { toPage, type Page } from '../common/pagination/page';
@@ -173,7 +174,7 @@ export class JoinRequestsService {
   /** A user's requests in the live groups of the game; a user the game has never seen has none. */
   async listForUser(game: GameContext, userId: string, q: ListUserJoinRequestsQueryDto): Promise<Page<JoinRequestDto>> {
     const filter = q.status ?? 'all';
-    const scope = `user-join-requests:${game.gameId}:${userId}:${filter}`;
+    const scope = `user-join-requests:${game.gameId}:${scopeDigest(userId)}:${filter}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
     const svcUserId = await this.identity.find(this.readDb.ds.manager, game.gameId, userId);

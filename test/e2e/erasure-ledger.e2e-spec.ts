@@ -75,6 +75,27 @@ describe('GET /v1/admin/erasures', () => {
     expect(r.body.message).toContain(field);
   });
 
+  it.each([
+    // Offsets that carry a valid local time past the years PostgreSQL reads back in ISO form.
+    '0001-01-01T00:00:00+23:59',
+    '9999-12-31T23:59:59-23:59',
+    '0',
+    '2020-02-30T00:00:00.000Z',
+    '+275760-09-13T00:00:00.000Z',
+    '0000-01-01T00:00:00.000Z',
+    '2020-01-01T00:00:00+24:00',
+  ])('since=%s is 400 naming since, never 500', async (since) => {
+    const r = await list(`?since=${encodeURIComponent(since)}`);
+    expectError(r, 400, 'bad_request');
+    expect(r.body.message).toMatch(/^since /);
+  });
+
+  it('since takes any zone and the earliest and latest instants of years 1 to 9999', async () => {
+    for (const since of ['2020-01-01T00:00:00+23:59', '0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '2026-01-01']) {
+      expect((await list(`?since=${encodeURIComponent(since)}`)).status).toBe(200);
+    }
+  });
+
   it('needs the admin token', async () => {
     expect((await t.http.get('/v1/admin/erasures')).status).toBe(401);
   });
@@ -132,6 +153,61 @@ describe('POST /v1/admin/erasures/apply', () => {
     }
     expect(await identityOf(t, g.gameId, 'eve')).not.toBeNull();
     expect(await t.db.query('SELECT 1 FROM erasures WHERE id = $1', [entry.id])).toEqual([]);
+  });
+
+  it('every field of every entry is checked before any query: 400 naming the entry and field, nothing applied', async () => {
+    const g = await game();
+    const entry = await erased(g, 'eve');
+    await member(g, 'eve');
+    await t.db.query('DELETE FROM erasures WHERE id = $1', [entry.id]);
+    const bad: [keyof Entry, unknown][] = [
+      // Date.parse takes these and PostgreSQL refuses them (500 before).
+      ['erasedAt', '2020-02-30T00:00:00.000Z'],
+      ['erasedAt', '0'],
+      ['erasedAt', '+275760-09-13T00:00:00.000Z'],
+      ['erasedAt', '2020-01-01T00:00:00.000+23:59'],
+      ['erasedAt', '0000-01-01T00:00:00.000Z'],
+      ['erasedAt', '2020-01-01T24:00:00.000Z'],
+      // Not the form the ledger is listed in: the entry would not be the one exported.
+      ['erasedAt', '2020-01-01T00:00:00Z'],
+      ['erasedAt', '2020-01-01T00:00:00.000123Z'],
+      ['erasedAt', 1700000000000],
+      ['erasedAt', null],
+      ['id', '0190A000-0000-7000-8000-000000000001'],
+      ['id', '0190a000-0000-7000-8000-00000000000g'],
+      ['id', 7],
+      ['gameId', 'not-a-uuid'],
+      ['gameId', g.gameId.toUpperCase()],
+      ['gameId', { id: g.gameId }],
+      ['subjectHash', 'A'.repeat(64)],
+      ['subjectHash', 'a'.repeat(63)],
+      ['subjectHash', ['a'.repeat(64)]],
+    ];
+    const wrong: string[] = [];
+    const filler = { ...entry, id: '0190a000-0000-7000-8000-0000000000f1' };
+    for (const [field, value] of bad) {
+      const r = await apply({ items: [filler, filler, filler, { ...entry, [field]: value }] });
+      const named = r.status === 400 && r.body.code === 'bad_request' && String(r.body.message).includes(`items.3.${field}`);
+      if (!named) wrong.push(`${field}=${JSON.stringify(value)} → ${r.status} ${r.text.slice(0, 200)}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(await identityOf(t, g.gameId, 'eve')).not.toBeNull();
+    expect(await t.db.query('SELECT 1 FROM erasures WHERE id = ANY ($1::uuid[])', [[entry.id, filler.id]])).toEqual([]);
+  });
+
+  it.each([[[null]], [[1]], [['entry']], [[[]]]])('an entry that is not an object (%j) is 400 naming items.0', async (items) => {
+    const r = await apply({ items });
+    expectError(r, 400, 'bad_request');
+    expect(r.body.message).toContain('items.0');
+  });
+
+  it('takes back exactly what the list wrote, the first and last millisecond of years 1 to 9999 included', async () => {
+    const g = await game();
+    const at = ['0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z'];
+    const items = at.map((erasedAt, i) => ({ id: `0190a000-0000-7000-8000-00000000a${i}${g.gameId.slice(-2)}`, gameId: g.gameId, subjectHash: hashOf(g.gameId, `x${i}`), erasedAt }));
+    expect((await apply({ items })).body).toEqual({ applied: 2, erased: 0 });
+    const back = await list(`?since=${encodeURIComponent(at[0])}&limit=1000`);
+    expect((back.body.items as Entry[]).filter((e) => e.gameId === g.gameId)).toEqual(items);
   });
 
   it('needs the admin token', async () => {

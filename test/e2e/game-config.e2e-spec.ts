@@ -88,7 +88,7 @@ describe('game config and identity links (admin)', () => {
       ['an empty body', {}, /config, networkId or both/],
       ['config null', { config: null }, /config must be a JSON object/],
       ['config an array', { config: [] }, /config must be a JSON object/],
-      ['an unknown key', { config: { friends: { maxFriend: 5 } } }, /config\.friends\.maxFriend is not a known setting/],
+      ['an unknown key', { config: { friends: { maxFriend: 5 } } }, /^config has unknown keys: friends\.maxFriend; known keys are /],
       ['a non-object branch', { config: { blocks: true } }, /config\.blocks must be an object or null/],
       ['maxFriends 0', { config: { friends: { maxFriends: 0 } } }, /config\.friends\.maxFriends must be an integer from 1 to 100000/],
       ['maxFriends 100001', { config: { friends: { maxFriends: 100001 } } }, /maxFriends/],
@@ -101,6 +101,8 @@ describe('game config and identity links (admin)', () => {
       ['a default outside allowed', { config: { friends: { visibility: { default: 'public' } } } }, /visibility\.default must be one of the allowed/],
       ['networkId 123', { networkId: 123 }, /networkId/],
       ['networkId empty', { networkId: '' }, /networkId/],
+      ['a NUL character', { config: { groups: { exclusiveKinds: ['a\u0000b'] } } }, /^config\.groups\.exclusiveKinds\.0 must not contain the NUL character/],
+      ['a body that is not an object', [{ config: {} }], /request body must be a JSON object/],
     ])('400 for %s, naming the field; nothing is stored', async (_case, body, message) => {
       const { gameId } = await newGame(t);
       const r = await patch(gameId, body);
@@ -108,6 +110,53 @@ describe('game config and identity links (admin)', () => {
       expect(r.body.code).toBe('bad_request');
       expect(r.body.message).toMatch(message);
       expect((await getConfig(gameId)).body).toEqual({ gameId, config: DEFAULTS, networkId: null });
+    });
+
+    const patchText = (gameId: string, json: string) => t.http.patch(CONFIG(gameId)).set(asAdmin).set('content-type', 'application/json').send(json);
+    const expectNothingStored = async (gameId: string) => {
+      expect((await getConfig(gameId)).body).toEqual({ gameId, config: DEFAULTS, networkId: null });
+      const [row] = await t.db.query<{ config: unknown }>('SELECT config FROM games WHERE id = $1', [gameId]);
+      expect(row.config).toEqual({});
+    };
+
+    it.each<[string, string, string]>([
+      ['a prototype key', '{"config":{"constructor":1}}', 'config has unknown keys: constructor'],
+      ['an inherited method name', '{"config":{"toString":{"enabled":true}}}', 'config has unknown keys: toString'],
+      ['a typo beside valid keys', '{"config":{"constructor":1,"frendsScope":"network","friends":{"maxFriends":5}}}', 'config has unknown keys: constructor, frendsScope'],
+      [
+        'nested unknown keys, by path',
+        '{"config":{"friends":{"hasOwnProperty":true,"tags":{"colour":"x"},"maxFriends":5},"blocks":{"valueOf":false}}}',
+        'config has unknown keys: friends.hasOwnProperty, friends.tags.colour, blocks.valueOf',
+      ],
+      ['an unknown body field beside config', '{"config":{"friends":{"maxFriends":5}},"networkID":"n1"}', 'body has unknown keys: networkID'],
+      ['a prototype key in the body', '{"networkId":"n1","constructor":1}', 'body has unknown keys: constructor'],
+    ])('400 for %s, naming every unknown key; nothing is stored', async (_case, json, named) => {
+      const { gameId } = await newGame(t);
+      const r = await patchText(gameId, json);
+      expect(r.status).toBe(400);
+      expect(r.body.code).toBe('bad_request');
+      expect(r.body.message.startsWith(`${named}; known keys are `)).toBe(true);
+      await expectNothingStored(gameId);
+    });
+
+    // JSON.parse makes `__proto__` an own key; the body parser refuses it before any route runs.
+    it.each(['{"config":{"__proto__":{"friends":{"maxFriends":5}}}}', '{"config":{"blocks":{"__proto__":{"enabled":false}}}}', '{"__proto__":{"networkId":"n1"}}'])(
+      '400 for __proto__ anywhere (%s); nothing is stored',
+      async (json) => {
+        const { gameId } = await newGame(t);
+        const r = await patchText(gameId, json);
+        expect(r.status).toBe(400);
+        expect(r.body.code).toBe('bad_request');
+        await expectNothingStored(gameId);
+      },
+    );
+
+    it('the refusal lists the known keys of the level it found the unknown one at', async () => {
+      const { gameId } = await newGame(t);
+      const top = await patch(gameId, { config: { chat: { enabled: true } } });
+      expect(top.body.message).toBe('config has unknown keys: chat; known keys are friends, blocks, groups');
+      const nested = await patch(gameId, { config: { friends: { discovery: { minMutual: 3 } } } });
+      expect(nested.body.message).toBe('config has unknown keys: friends.discovery.minMutual; known keys are friends.discovery.enabled, friends.discovery.minMutuals');
     });
 
     it('ranges are checked on the merged result, bounds included', async () => {

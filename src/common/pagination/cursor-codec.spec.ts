@@ -1,5 +1,6 @@
 import { ApiError } from '../errors/api-error';
-import { CURSOR_MAX_LENGTH, decodeCursor, encodeCursor } from './cursor-codec';
+import { createHash } from 'node:crypto';
+import { CURSOR_MAX_LENGTH, decodeCursor, encodeCursor, scopeDigest } from './cursor-codec';
 
 const SCOPE = 'groups:0190a5c8-0000-7000-8000-000000000000';
 
@@ -63,5 +64,29 @@ describe('cursor codec', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ code: 'bad_request', status: 400 });
     expect((err as ApiError).message).toMatch(/^cursor /);
+  });
+});
+
+describe('scopeDigest', () => {
+  it('keeps a cursor scoped by an id of any length far below the cap', () => {
+    const id = 'x'.repeat(2 * 1024 * 1024);
+    const scope = `friends:0190a5c8-0000-7000-8000-000000000000:${scopeDigest(id)}:`;
+
+    const cursor = encodeCursor(scope, ['2024-05-01T12:00:00.000Z', '0190a5c8-0000-7000-8000-000000000001']);
+
+    expect(cursor.length).toBeLessThan(300);
+    expect(decodeCursor(cursor, scope, 2)).toHaveLength(2);
+  });
+
+  it('tells ids apart, by every character and by case', () => {
+    const ids = ['alice', 'Alice', 'alice ', 'ålice', `${'x'.repeat(5000)}a`, `${'x'.repeat(5000)}b`];
+
+    expect(new Set(ids.map(scopeDigest)).size).toBe(ids.length);
+    expect(scopeDigest('alice')).toBe(scopeDigest('alice'));
+  });
+
+  it('is the SHA-256 in base64url the invitation inbox has always put in its scope, so its cursors stay valid', () => {
+    expect(scopeDigest('ünïcødé')).toBe(createHash('sha256').update('ünïcødé', 'utf8').digest('base64url'));
+    expect(scopeDigest('carol')).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 });

@@ -1,8 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsDefined, IsOptional, IsString, IsUUID, Matches, ValidateNested } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
+import { ApiError } from '../../common/errors/api-error';
+import { isUuid } from '../../common/ids';
+import { instant } from '../../common/pagination/cursor-fields';
 import { PageQueryDto } from '../../common/pagination/page';
-import { IsIsoTimestamp } from '../../common/validation/is-iso-timestamp';
+import { ValidatedBy } from '../../common/validation/validation.pipe';
 
 /** At most this many entries in one apply: a year of erasures for a large studio, in one transaction. */
 export const MAX_APPLY_ENTRIES = 100_000;
@@ -10,24 +12,51 @@ export const MAX_APPLY_ENTRIES = 100_000;
 /** One recorded erasure: never the user's id, only its one-way hash. */
 export class ErasureEntryDto {
   @ApiProperty({ format: 'uuid' })
-  @IsUUID()
   id!: string;
 
   @ApiProperty({ format: 'uuid' })
-  @IsUUID()
   gameId!: string;
 
   @ApiProperty({
     description: 'SHA-256 (hex) of `<gameId>:<userId>`, the erased external id; one-way, but an id from a small set can be guessed by trying them',
     example: '9f2d0c3e5b7a4c1d8e6f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d',
   })
-  @IsString()
-  @Matches(/^[0-9a-f]{64}$/, { message: 'subjectHash must be 64 lowercase hex characters' })
   subjectHash!: string;
 
   @ApiProperty({ format: 'date-time' })
-  @IsIsoTimestamp()
   erasedAt!: string;
+}
+
+const SUBJECT_HASH = /^[0-9a-f]{64}$/;
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * An entry exactly as GET /v1/admin/erasures lists it, every field checked before any query (a
+ * value PostgreSQL refuses would be a 500). `erasedAt` only in the list's own form, UTC to the
+ * millisecond (the column's precision): another form of the same instant, or a finer one, would
+ * be stored as something other than what was exported.
+ */
+function parseEntry(raw: unknown, at: string): ErasureEntryDto {
+  if (!isPlainObject(raw)) throw ApiError.badRequest(`${at} must be a ledger entry (a JSON object)`);
+  const { id, gameId, subjectHash, erasedAt } = raw;
+  if (typeof id !== 'string' || !isUuid(id)) throw ApiError.badRequest(`${at}.id must be a lowercase UUID`);
+  if (typeof gameId !== 'string' || !isUuid(gameId)) throw ApiError.badRequest(`${at}.gameId must be a lowercase UUID`);
+  if (typeof subjectHash !== 'string' || !SUBJECT_HASH.test(subjectHash)) throw ApiError.badRequest(`${at}.subjectHash must be 64 lowercase hex characters`);
+  const when = instant.read(erasedAt);
+  if (when === undefined) {
+    throw ApiError.badRequest(`${at}.erasedAt must be a timestamp as the ledger lists it: UTC with milliseconds, years 1-9999 (2026-01-01T00:00:00.000Z)`);
+  }
+  return { id, gameId, subjectHash, erasedAt: when };
+}
+
+/** Checked by hand: class-validator takes an array where an entry belongs, and is slow over 100,000 entries. */
+function parseApplyErasures(raw: unknown): ApplyErasuresDto {
+  const body = raw === undefined || raw === null || raw === '' ? {} : raw;
+  if (!isPlainObject(body)) throw ApiError.badRequest('request body must be a JSON object');
+  const { items } = body;
+  if (!Array.isArray(items)) throw ApiError.badRequest('items must be an array of ledger entries');
+  if (items.length > MAX_APPLY_ENTRIES) throw ApiError.badRequest(`items must hold at most ${MAX_APPLY_ENTRIES} entries`);
+  return { items: items.map((item, i) => parseEntry(item, `items.${i}`)) };
 }
 
 export class ListErasuresQueryDto extends PageQueryDto {
@@ -37,13 +66,9 @@ export class ListErasuresQueryDto extends PageQueryDto {
   since?: string;
 }
 
+@ValidatedBy(parseApplyErasures)
 export class ApplyErasuresDto {
   @ApiProperty({ type: [ErasureEntryDto], description: `ledger entries as GET /v1/admin/erasures lists them; at most ${MAX_APPLY_ENTRIES}` })
-  @IsDefined()
-  @IsArray()
-  @ArrayMaxSize(MAX_APPLY_ENTRIES)
-  @ValidateNested({ each: true })
-  @Type(() => ErasureEntryDto)
   items!: ErasureEntryDto[];
 }
 

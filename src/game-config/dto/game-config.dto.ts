@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsString, Length, ValidateIf } from 'class-validator';
-import { FRIENDS_SCOPES, LIST_VISIBILITIES, type FriendsScope, type ListVisibility } from '../game-config';
+import { ApiError } from '../../common/errors/api-error';
+import { findNulCharacter } from '../../common/validation/nul-characters';
+import { ValidatedBy } from '../../common/validation/validation.pipe';
+import { checkConfigKeys, FRIENDS_SCOPES, LIST_VISIBILITIES, unknownKeysError, type FriendsScope, type ListVisibility } from '../game-config';
 
 export class FriendTagsConfigDto {
   @ApiProperty({ default: true }) enabled!: boolean;
@@ -59,6 +61,31 @@ export class GameConfigDto {
   @ApiProperty({ type: String, nullable: true }) networkId!: string | null;
 }
 
+const BODY_KEYS = ['config', 'networkId'];
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Checked by hand on the body as parsed: class-transformer would copy `config` dropping the keys
+ * that name members of Object.prototype (`constructor`, `toString`), which must be refused instead.
+ */
+function parsePatchGameConfig(raw: unknown): PatchGameConfigDto {
+  const body = raw === undefined || raw === null || raw === '' ? {} : raw;
+  if (!isPlainObject(body)) throw ApiError.badRequest('request body must be a JSON object');
+  const nul = findNulCharacter(body, '');
+  if (nul !== null) throw ApiError.badRequest(`${nul || 'body'} must not contain the NUL character (\\u0000)`);
+  const unknown = Object.keys(body).filter((k) => !BODY_KEYS.includes(k));
+  if (unknown.length) throw unknownKeysError('body', unknown, BODY_KEYS);
+  const { config, networkId } = body;
+  if (config !== undefined && !isPlainObject(config)) throw ApiError.badRequest('config must be a JSON object');
+  if (config !== undefined) checkConfigKeys(config);
+  if (networkId !== undefined && networkId !== null && (typeof networkId !== 'string' || networkId.length < 1 || networkId.length > 255)) {
+    throw ApiError.badRequest('networkId must be a string of 1-255 characters or null');
+  }
+  return { config, networkId };
+}
+
+@ValidatedBy(parsePatchGameConfig)
 export class PatchGameConfigDto {
   @ApiPropertyOptional({
     type: 'object',
@@ -66,13 +93,8 @@ export class PatchGameConfigDto {
     example: { friends: { maxFriends: 500, tags: { maxPerUser: 10 } }, blocks: null },
     description: 'partial config, deep-merged branch by branch; null for a branch or key resets it to its default',
   })
-  @ValidateIf((o: PatchGameConfigDto) => o.config !== undefined)
-  @IsObject({ message: 'config must be a JSON object' })
   config?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: String, nullable: true, minLength: 1, maxLength: 255, description: 'null leaves the network' })
-  @ValidateIf((o: PatchGameConfigDto) => o.networkId !== undefined && o.networkId !== null)
-  @IsString({ message: 'networkId must be a string of 1-255 characters or null' })
-  @Length(1, 255, { message: 'networkId must be a string of 1-255 characters or null' })
   networkId?: string | null;
 }
