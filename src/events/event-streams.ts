@@ -1,12 +1,15 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Subscription } from 'rxjs';
+import { GameReads } from '../common/bulkhead/game-reads';
+import type { Release } from '../common/bulkhead/game-bulkhead';
+import { ApiError } from '../common/errors/api-error';
 import { logFailure } from '../common/errors/log-failure';
 import { REQUEST_ID_HEADER, requestIdOf } from '../common/request-id/request-id';
 import { PgListener } from '../db/pg-listener';
 import { EventBus } from './event-bus';
 import { EVENTS_CHANNEL } from './event-notification';
-import { FEED_START, isAfter, type FeedPosition } from './feed-position';
+import { FEED_START, isAfter, type FeedPosition, type TxSnapshot } from './feed-position';
 import { FeedRepository, type FeedEvent } from './feed.repository';
 import { eventFrame, StreamStats, StreamSubscriber, type StreamFilter, type StreamKind } from './stream-subscriber';
 
@@ -19,6 +22,16 @@ const REPLAY_PAGE = 1000;
 const HELD_RETRY_MS = 20;
 /** A poll however quiet it is: covers a notification lost while the listener reconnected. */
 const SAFETY_POLL_MS = 1000;
+
+/**
+ * Where a stream's replay starts, with the slot of the game's expensive reads its first page is
+ * read in (docs/security.md, Bulkheads): taken before the position was resolved, so that a game
+ * over its share is told 429 before anything of its stream is read.
+ */
+export interface ReplayStart {
+  position: FeedPosition;
+  slot: Release;
+}
 
 interface GameTail {
   /** The last event of the game this instance has handed to its subscribers. */
@@ -56,6 +69,7 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
     private readonly bus: EventBus,
     private readonly listener: PgListener,
     private readonly repo: FeedRepository,
+    private readonly bulkheads: GameReads,
   ) {}
 
   onModuleInit(): void {
@@ -88,20 +102,31 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
   async open(
     gameId: string,
     filter: StreamFilter,
-    after: FeedPosition | null,
+    after: ReplayStart | null,
     takeOver: () => { req: IncomingMessage; res: ServerResponse },
     kind: StreamKind = filter.groupId ? 'group' : 'game',
   ): Promise<void> {
-    const startedAfter = after ? null : await this.repo.snapshot();
-    const tail = await this.tailOf(gameId);
+    // The replay's first slot of the game's expensive reads is the caller's (taken before the
+    // headers, so that a game over its share is told 429), released here whatever happens.
+    const firstRead = after?.slot ?? null;
+    let startedAfter: TxSnapshot | null;
+    let tail: GameTail;
+    try {
+      startedAfter = after ? null : await this.repo.snapshot();
+      tail = await this.tailOf(gameId);
+    } catch (err) {
+      firstRead?.();
+      throw err;
+    }
     // Until here a failure is still an ordinary error response; from here the stream writes its own bytes.
     const { req, res } = takeOver();
     // A client gone during the lookups above will never fire the close handlers below.
     if (res.destroyed || req.socket.destroyed) {
+      firstRead?.();
       res.destroy();
       return;
     }
-    const sub = new StreamSubscriber(gameId, filter, res, after ?? tail.position, after !== null, kind, this.stats);
+    const sub = new StreamSubscriber(gameId, filter, res, after?.position ?? tail.position, after !== null, kind, this.stats);
     sub.startedAfter = startedAfter;
     tail.subs.add(sub);
     const drop = () => this.remove(sub);
@@ -120,9 +145,10 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
     // after=<that id> and misses nothing. The replay from there may also hold events of transactions
     // that committed just before this stream began, never one it already had.
     if (!after && tail.lastId !== null) res.write(`id: ${tail.lastId}\n\n`);
-    if (after) {
-      this.replay(sub).catch((err) => {
-        logFailure(this.logger, err, 'stream replay failed; closing the stream', { gameId });
+    if (firstRead) {
+      this.replay(sub, firstRead).catch((err) => {
+        // Refused a slot mid-way (the game's line full): the client resumes from its last event.
+        if (!(err instanceof ApiError)) logFailure(this.logger, err, 'stream replay failed; closing the stream', { gameId });
         res.destroy();
       });
     }
@@ -161,23 +187,36 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
     }
   }
 
-  /** Reads the feed from the subscriber's position up to the live tail, then hands over to it. */
-  private async replay(sub: StreamSubscriber): Promise<void> {
+  /**
+   * Reads the feed from the subscriber's position up to the live tail, then hands over to it. Each
+   * page is read in a slot of the game's expensive reads (the first one taken before the headers),
+   * held only while the page is read, not while the client takes it.
+   */
+  private async replay(sub: StreamSubscriber, firstRead: Release): Promise<void> {
     const scope = { gameId: sub.gameId, groupId: sub.filter.groupId, types: sub.filter.types ? [...sub.filter.types] : null };
-    while (!sub.closed) {
-      // A short page read entirely after the subscriber joined the tail covers everything the tail
-      // had passed by then (those rows were below an older horizon); the held events cover the rest.
-      const generation = sub.generation;
-      const page = await this.repo.page(scope, sub.position, REPLAY_PAGE);
-      for (const e of page) {
-        await sub.replayed(e);
-        const tail = this.games.get(sub.gameId);
-        if (tail) sent(tail, e);
+    let slot: Release | null = firstRead;
+    try {
+      while (!sub.closed) {
+        // A short page read entirely after the subscriber joined the tail covers everything the tail
+        // had passed by then (those rows were below an older horizon); the held events cover the rest.
+        const generation = sub.generation;
+        slot ??= await this.bulkheads.reads.enter(sub.gameId);
+        const page = await this.repo.page(scope, sub.position, REPLAY_PAGE).finally(() => {
+          slot?.();
+          slot = null;
+        });
+        for (const e of page) {
+          await sub.replayed(e);
+          const tail = this.games.get(sub.gameId);
+          if (tail) sent(tail, e);
+        }
+        if (page.length < REPLAY_PAGE && generation === sub.generation) {
+          sub.goLive();
+          return;
+        }
       }
-      if (page.length < REPLAY_PAGE && generation === sub.generation) {
-        sub.goLive();
-        return;
-      }
+    } finally {
+      slot?.();
     }
   }
 

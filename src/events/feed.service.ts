@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { GameReads } from '../common/bulkhead/game-reads';
 import { ApiError } from '../common/errors/api-error';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import { FEED_START, parseEventId, parseEventTypes, type FeedPosition } from './feed-position';
@@ -13,15 +14,21 @@ export type FeedPageJson = string & { readonly __feedPage: unique symbol };
 
 @Injectable()
 export class FeedService {
-  constructor(private readonly repo: FeedRepository) {}
+  constructor(
+    private readonly repo: FeedRepository,
+    private readonly bulkheads: GameReads,
+  ) {}
 
   /** One page of the game's feed after `after` (from the oldest retained event when absent). */
   async page(gameId: string, query: { after?: unknown; limit?: unknown; types?: unknown }): Promise<FeedPageJson> {
     const limit = parsePageLimit(query.limit, FEED_PAGE_DEFAULT, FEED_PAGE_MAX);
     const types = parseEventTypes(query.types);
     const afterId = parseEventId(query.after, 'after');
-    const from = afterId ? await this.resolve(gameId, afterId) : FEED_START;
-    const rows = await this.repo.pageText({ gameId, types }, from, limit);
+    // A page is one of the game's expensive reads: at most its share of the pool at once.
+    const rows = await this.bulkheads.reads.run(gameId, async () => {
+      const from = afterId ? await this.resolve(gameId, afterId) : FEED_START;
+      return this.repo.pageText({ gameId, types }, from, limit);
+    });
     const nextAfter = rows.length ? rows[rows.length - 1].id : (afterId ?? null);
     return `{"items":[${rows.map((r) => r.json).join(',')}],"nextAfter":${JSON.stringify(nextAfter)}}` as FeedPageJson;
   }

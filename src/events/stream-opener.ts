@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { nodeObjects } from '../common/http/node-objects';
 import { GroupLookup } from '../groups/group-lookup';
-import { EventStreams } from './event-streams';
-import { parseEventId, parseEventTypes, type FeedPosition } from './feed-position';
+import { GameReads } from '../common/bulkhead/game-reads';
+import { EventStreams, type ReplayStart } from './event-streams';
+import { parseEventId, parseEventTypes } from './feed-position';
 import { FeedService } from './feed.service';
 import type { StreamKind } from './stream-subscriber';
 
@@ -25,6 +26,7 @@ export class StreamOpener {
     private readonly lookup: GroupLookup,
     private readonly streams: EventStreams,
     private readonly feed: FeedService,
+    private readonly bulkheads: GameReads,
   ) {}
 
   /** Every event of the game (of `types`, when given) after the start, then live. */
@@ -49,8 +51,19 @@ export class StreamOpener {
     await this.streams.open(gameId, { groupId: group.id }, after, () => nodeObjects(req, res), kind);
   }
 
-  private async after(gameId: string, start: StreamStart): Promise<FeedPosition | null> {
+  /**
+   * The replay's start, resolved in a slot of the game's expensive reads that the replay's first
+   * page is then read in (EventStreams.open releases it): a game over its share is 429 here.
+   */
+  private async after(gameId: string, start: StreamStart): Promise<ReplayStart | null> {
     const id = start.after !== undefined ? parseEventId(start.after, 'after') : parseEventId(start.lastEventId, 'Last-Event-ID');
-    return id ? this.feed.resolve(gameId, id) : null;
+    if (!id) return null;
+    const slot = await this.bulkheads.reads.enter(gameId);
+    try {
+      return { position: await this.feed.resolve(gameId, id), slot };
+    } catch (err) {
+      slot();
+      throw err;
+    }
   }
 }

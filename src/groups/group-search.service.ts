@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { GameContext } from '../common/auth/game-context';
+import { GameReads } from '../common/bulkhead/game-reads';
 import { toPage, type Page } from '../common/pagination/page';
 import type { GroupDto } from './dto/group.dto';
 import type { SearchGroupsQueryDto } from './dto/group-search.dto';
@@ -19,11 +20,13 @@ export class GroupSearchService {
   constructor(
     private readonly readDb: ReadSource,
     private readonly repo: GroupSearchRepository,
+    private readonly bulkheads: GameReads,
   ) {}
 
   async search(game: Pick<GameContext, 'gameId'>, dto: SearchGroupsQueryDto): Promise<Page<GroupDto>> {
     const parsed = parseSearchQuery(game.gameId, dto);
-    const rows = await this.repo.search(this.readDb.ds.manager, withCursor(parsed));
+    // A search is one of the game's expensive reads: at most its share of the pool at once.
+    const rows = await this.bulkheads.reads.run(game.gameId, () => this.repo.search(this.readDb.ds.manager, withCursor(parsed)));
     return toPage(rows, parsed.limit, toGroupDto, (g: FoundGroup) => cursorAfter(parsed, g));
   }
 }
