@@ -1,3 +1,4 @@
+import { auditPayloadAsShown } from '../audit/audit-view';
 import { iso, isoNN } from '../common/time';
 import type { AdminAuditRow, AdminGroupRow, AdminMemberRow, AdminUserMembershipRow } from './admin-rows';
 import type { AdminAuditItemDto } from './dto/admin.dto';
@@ -15,7 +16,7 @@ export function toAdminAuditItem(a: AdminAuditRow): AdminAuditItemDto {
     groupSoftDeleted: a.groupSoftDeleted,
     actorUserId: a.actorUserId,
     targetId: a.targetId,
-    payload: a.payload,
+    payload: auditPayloadAsShown(a.action, a.payload),
     createdAt: isoNN(a.createdAt),
   };
 }

@@ -1,4 +1,5 @@
 import { isoNN } from '../common/time';
+import { maskUrlCredentials } from '../webhooks/url-credentials';
 import type { AuditRow } from './audit-row';
 import type { AuditEntryDto } from './dto/audit.dto';
 
@@ -9,7 +10,16 @@ export function toAuditDto(a: AuditRow): AuditEntryDto {
     actorUserId: a.actorUserId,
     action: a.action,
     targetId: a.targetId,
-    payload: a.payload,
+    payload: auditPayloadAsShown(a.action, a.payload),
     createdAt: isoNN(a.createdAt),
   };
+}
+
+/**
+ * Entries written before webhook URLs were masked on the way in may still hold a URL's
+ * credentials: they are masked on the way out as well, so no answer ever shows them.
+ */
+export function auditPayloadAsShown(action: string, payload: Record<string, unknown>): Record<string, unknown> {
+  if (!action.startsWith('webhook.') || typeof payload.url !== 'string') return payload;
+  return { ...payload, url: maskUrlCredentials(payload.url) };
 }

@@ -148,6 +148,20 @@ describe('credentials in a webhook url', () => {
     expect(JSON.stringify(row.payload)).not.toContain(PASSWORD);
   });
 
+  it('are masked on the way out too, in entries written before they were masked on the way in', async () => {
+    const g = await authedGame(t);
+    const h = await hook(g.auth, 'https://hooks.example.com/old');
+    await t.db.query(`UPDATE audit_entries SET payload = jsonb_set(payload, '{url}', to_jsonb($2::text)) WHERE action = 'webhook.created' AND target_id = $1`, [
+      h.id,
+      `https://old-user:${PASSWORD}@hooks.example.com/old`,
+    ]);
+    const operator = await ok(admin(`${A(g.gameId)}/audit`, { targetId: h.id }));
+    expect(operator.body.items[0].payload.url).toBe('https://***:***@hooks.example.com/old');
+    expect(operator.text).not.toContain(PASSWORD);
+    const latest = await ok(admin('/v1/admin/audit'));
+    expect(latest.text).not.toContain(PASSWORD);
+  });
+
   it('credentials delivery could not decode are 400 naming the url', async () => {
     const g = await authedGame(t);
     expectError(await t.http.post('/v1/webhooks').set(g.auth).send({ url: 'https://%ff:pw@hooks.example.com/x' }), 400, 'bad_request');

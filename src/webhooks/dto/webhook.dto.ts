@@ -6,7 +6,11 @@ import { WEBHOOK_FORMATS, type WebhookFormat } from '../payload-formats';
 const EVENTS_MESSAGE = `events must be an array of known event types (${EVENT_TYPES.join(', ')})`;
 
 export class CreateWebhookDto {
-  @ApiProperty({ maxLength: 2000, example: 'https://studio.example.com/hooks/guildhall' })
+  @ApiProperty({
+    maxLength: 2000,
+    example: 'https://studio.example.com/hooks/guildhall',
+    description: 'http or https, to a public address (unless the server allows private hosts); credentials in it (user:password@) are used for delivery and never shown again',
+  })
   @IsString({ message: 'url must be an http or https URL' })
   url!: string;
 
@@ -29,7 +33,7 @@ export class CreateWebhookDto {
 }
 
 export class UpdateWebhookDto {
-  @ApiPropertyOptional({ maxLength: 2000 })
+  @ApiPropertyOptional({ maxLength: 2000, description: 'checked as on create; the url as answers show it (credentials masked) keeps the stored one' })
   @ValidateIf((o: UpdateWebhookDto) => o.url !== undefined)
   @IsString({ message: 'url must be an http or https URL' })
   url?: string;
@@ -54,7 +58,7 @@ export class UpdateWebhookDto {
 export class WebhookDto {
   @ApiProperty() id!: string;
   @ApiProperty() gameId!: string;
-  @ApiProperty() url!: string;
+  @ApiProperty({ description: 'as registered, with any credentials in it masked (https://***:***@host/…)' }) url!: string;
   @ApiProperty({ type: [String], description: 'empty = every type' }) events!: string[];
   @ApiProperty({ enum: WEBHOOK_FORMATS }) format!: WebhookFormat;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
