@@ -15,6 +15,7 @@ import { HealthService } from './health/health.service';
 import { DataSource } from 'typeorm';
 import { HttpMetrics } from './observability/metrics/http-metrics';
 import { consistencyHeaderProblem, installConsistencyHeaders } from './db/replica/consistency-headers';
+import { ConsistencyTokens } from './db/replica/consistency-token';
 import { rateLimitCheck } from './common/rate-limit/rate-limit-check';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id/request-id';
 import { SvcValidationPipe } from './common/validation/validation.pipe';
@@ -53,6 +54,16 @@ function carriesBody(headers: IncomingHttpHeaders): boolean {
   return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 }
 
+/** Whether the body is JSON by the language's own rules (run only on a body Fastify's parser refused). */
+function isPlainJson(body: Buffer): boolean {
+  try {
+    JSON.parse(body.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 type JsonParser = (req: unknown, body: Buffer, done: (err: Error | null, value?: unknown) => void) => void;
 
 /**
@@ -83,7 +94,8 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
   app.useLogger(quietBoot(app.get(Logger)));
   // Before the hook below (so the span covers refused requests too) and before any route exists.
   app.get<symbol, Tracing | null>(TRACING)?.traceRequests(adapter.getInstance());
-  installConsistencyHeaders(adapter.getInstance(), app.get(DataSource));
+  const tokens = app.get(ConsistencyTokens);
+  installConsistencyHeaders(adapter.getInstance(), app.get(DataSource), tokens);
   // On arrival, before routing: every response carries the request id (404s and body-parse errors
   // included), and the rate limiter sees every request. One hook, as it runs on every request.
   const limiter = app.get(RateLimiter);
@@ -111,7 +123,7 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
     };
     if (request.is404) return refuse(new NotFoundException(`Cannot ${request.method} ${request.url.split('?')[0]}`));
     const empty = emptyUserIdParam(request.routeOptions.url, request.params);
-    const malformed = empty ? ApiError.badRequest(`${empty} must not be empty`) : consistencyHeaderProblem(request.headers);
+    const malformed = empty ? ApiError.badRequest(`${empty} must not be empty`) : consistencyHeaderProblem(tokens, request.headers);
     if (malformed) return done(malformed);
     let checking: void | Promise<void>;
     try {
@@ -134,6 +146,10 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
     const problem = jsonBodyProblem(body);
     if (problem) return done(ApiError.badRequest(problem));
     json(req, body, (err, value) => {
+      // Fastify's parser refuses valid JSON that holds these keys (prototype pollution) with the error of broken JSON: say which.
+      if (err && isPlainJson(body)) {
+        return done(ApiError.badRequest('request body holds a "__proto__" or "constructor": { "prototype" } key, which is refused'));
+      }
       const unstorable = err ? null : parsedBodyProblem(body, value);
       if (unstorable) return done(ApiError.badRequest(unstorable));
       done(err, value);

@@ -31,6 +31,18 @@ describe('error envelope and request ids', () => {
     expect(r.body.message).toMatch(/JSON/);
   });
 
+  it('a prototype key (__proto__, constructor.prototype) is 400 naming it, and nothing is stored', async () => {
+    for (const metadata of ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}']) {
+      const r = await t.http.post('/v1/groups').set(bearer(key)).set('content-type', 'application/json').send(`{"kind":"guild","name":"proto","metadata":${metadata}}`);
+      expectEnvelope(r, 400, 'bad_request');
+      expect(r.body.message).toMatch(/__proto__/);
+    }
+    expect(await t.db.query(`SELECT 1 FROM groups WHERE name = 'proto'`)).toHaveLength(0);
+    // A key merely named constructor is data like any other.
+    const ok = await t.http.post('/v1/groups').set(bearer(key)).send({ kind: 'guild', name: 'ctor', metadata: { constructor: 'x' } });
+    expect(ok.status).toBe(201);
+  });
+
   it('a JSON body that is not an object is 400 bad_request', async () => {
     for (const body of ['[1,2]', '"text"', '42']) {
       const r = await t.http.post('/v1/admin/games').set(asAdmin).set('content-type', 'application/json').send(body);
