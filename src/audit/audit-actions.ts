@@ -39,6 +39,7 @@ export const AUDIT_ACTIONS = [
   'game.config.updated',
   'game.user.linked',
   'user.erased',
+  'user.exported',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from './entities';
 import { startNewEraIfRestored, type EraAnnouncer } from './feed-era';
@@ -79,12 +79,28 @@ export function createDataSource({
 
 /** Two instances booting together must not both apply a migration: serialise on an advisory lock. */
 const MIGRATION_LOCK = 7_310_422_001;
+/** How often an instance waiting for another's migrations tries the lock again. */
+const MIGRATION_LOCK_RETRY_MS = 100;
+
+/**
+ * Takes the migration lock by trying it again and again, never by waiting inside a statement: a
+ * session blocked in pg_advisory_lock holds a snapshot, which a CREATE INDEX CONCURRENTLY of the
+ * instance migrating waits to see end, while that instance holds the lock the session waits for.
+ * Idle between tries, the waiting instance holds up nothing.
+ */
+async function takeMigrationLock(runner: QueryRunner): Promise<void> {
+  for (;;) {
+    const [row] = (await runner.query('SELECT pg_try_advisory_lock($1) AS taken', [MIGRATION_LOCK])) as { taken: boolean }[];
+    if (row.taken) return;
+    await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_RETRY_MS));
+  }
+}
 
 export async function runMigrations(ds: DataSource, onNewEra?: EraAnnouncer): Promise<void> {
   const runner = ds.createQueryRunner();
   try {
     await runner.connect();
-    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await takeMigrationLock(runner);
     try {
       await ds.runMigrations({ transaction: 'each' });
       // The connections opened before the schema existed could not check: this one can.

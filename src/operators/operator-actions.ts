@@ -12,6 +12,7 @@ export const OPERATOR_AUDIT_ACTIONS = [
   'operator.deleted',
   'identity.linked',
   'user.erased',
+  'user.exported',
   'erasures.applied',
   'member.kicked',
   'group.ban_added',

@@ -1,4 +1,4 @@
-import { coalesce, GeneratedStream, groupedJsonArray, jsonArray } from './export-stream';
+import { coalesce, groupedJsonArray, jsonArray } from './export-stream';
 
 async function* batchesOf<T>(...batches: T[][]): AsyncGenerator<T[], void, undefined> {
   for (const b of batches) yield b;
@@ -55,63 +55,5 @@ describe('coalesce', () => {
     const out: string[] = [];
     for await (const chunk of coalesce(pieces(), 4)) out.push(chunk);
     expect(out).toEqual(['{', 'aabb', 'ccd']);
-  });
-});
-
-describe('GeneratedStream', () => {
-  function tracked(pieces: string[], failAt?: number) {
-    const calls: (Error | null)[] = [];
-    let finallyRan = false;
-    async function* source(): AsyncGenerator<string, void, undefined> {
-      try {
-        for (let i = 0; i < pieces.length; i++) {
-          if (i === failAt) throw new Error('read failed');
-          yield pieces[i];
-        }
-      } finally {
-        finallyRan = true;
-      }
-    }
-    const sut = new GeneratedStream(source(), async (failure) => {
-      calls.push(failure);
-    });
-    const closed = new Promise((resolve) => sut.once('close', resolve));
-    return { sut, calls, closed, finallyRan: () => finallyRan };
-  }
-
-  it('streams every piece, then cleans up once, with no failure', async () => {
-    const { sut, calls, closed } = tracked(['a', 'b', 'c']);
-    const chunks: string[] = [];
-    for await (const c of sut) chunks.push(String(c));
-    expect(chunks.join('')).toBe('abc');
-    await closed;
-    expect(calls).toEqual([null]);
-  });
-
-  it('cleans up once when destroyed before anything was read', async () => {
-    const { sut, calls, closed } = tracked(['a']);
-    sut.destroy();
-    await closed;
-    expect(calls).toEqual([null]);
-  });
-
-  it('cleans up once when destroyed mid-stream (the client left), after the source has run its finally blocks', async () => {
-    const { sut, calls, closed, finallyRan } = tracked(['a', 'b', 'c', 'd']);
-    await new Promise<void>((resolve) => sut.once('data', () => resolve()));
-    sut.destroy();
-    await closed;
-    expect(calls).toEqual([null]);
-    expect(finallyRan()).toBe(true);
-  });
-
-  it('a failing source destroys the stream with its error, cleaned up with it', async () => {
-    const { sut, calls, closed } = tracked(['a', 'b'], 1);
-    const err = await new Promise<Error>((resolve) => {
-      sut.on('error', resolve);
-      sut.resume();
-    });
-    expect(err.message).toBe('read failed');
-    await closed;
-    expect(calls).toEqual([err]);
   });
 });

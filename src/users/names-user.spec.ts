@@ -10,6 +10,9 @@ describe('namesUser', () => {
     ['an inviter', { invitation: { targetUserId: 'bob', invitedByUserId: 'ann' } }],
     ['a list of user ids', { userIds: ['bob', 'ann'] }],
     ['the internal id anywhere', { invitation: { usedBy: SVC } }],
+    ['a metadata key', { type: 'group.created', group: { metadata: { ranks: { ann: 'officer' } } } }],
+    ['a key deep in a list', { member: { metadata: { seasons: [{ scores: { ann: 12 } }] } } }],
+    ['the internal id as a key', { member: { metadata: { [SVC]: true } } }],
   ])('finds the user in %s', (_case, body) => {
     expect(namesUser(body, 'ann', SVC)).toBe(true);
   });
@@ -19,6 +22,7 @@ describe('namesUser', () => {
     ['an event type equal to their id', { type: 'ann' }],
     ['a reason', { type: 'member.kicked', reason: 'ann', member: { userId: 'bob' } }],
     ['another user', { member: { userId: 'annabel' } }],
+    ['a key that only contains their id', { metadata: { 'ann-alt': 1, annabel: 2 } }],
     ['nothing at all', null],
   ])('does not count %s', (_case, body) => {
     expect(namesUser(body, 'ann', SVC)).toBe(false);

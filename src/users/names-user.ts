@@ -4,10 +4,12 @@ const USER_KEY = /userids?$/i;
 const MAX_DEPTH = 64;
 
 /**
- * Whether an event body names a user: their internal id anywhere (a uuid, never anything else's),
- * or their external id as the value of a user field. The index finds every body holding the
- * external id as any string; one holding it only as another kind of value (a group named like the
- * player, a reason, an event type) is about someone else, and stays out of the user's export.
+ * Whether an event body or an audit payload names a user: their internal id anywhere (a uuid, never
+ * anything else's), their external id as the value of a user field, or either id as an object key
+ * (a map keyed by player, `ranks: { "<player>": "officer" }`). The index finds every document
+ * holding the external id as any string or key; one holding it only as another kind of value (a
+ * group named like the player, a reason, an event type) is about someone else, and stays out of
+ * the user's export.
  */
 export function namesUser(body: unknown, externalId: string, internalId: string | null): boolean {
   return visit(body, '', 0);
@@ -17,7 +19,7 @@ export function namesUser(body: unknown, externalId: string, internalId: string 
     if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return false;
     // An array's items are values of its key (userIds: [...]).
     if (Array.isArray(value)) return value.some((item) => visit(item, key, depth + 1));
-    return Object.entries(value).some(([k, v]) => visit(v, k, depth + 1));
+    return Object.entries(value).some(([k, v]) => k === externalId || k === internalId || visit(v, k, depth + 1));
   }
 }
 

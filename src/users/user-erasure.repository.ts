@@ -35,41 +35,12 @@ const count = (rows: unknown[]): number => rows.length;
 export class UserErasureRepository {
   /**
    * Every audit entry, operator audit entry and event of the game naming the user, by either id,
-   * anywhere, names the pseudonym instead: the JSON text's string tokens are swapped whole (a token is quoted, so a
-   * longer string that contains the id is left alone), so ids, order and counts stay. Found by the
-   * mentions indexes (migration Erasure). Returns how many rows were rewritten.
+   * anywhere, names the pseudonym instead (see {@link pseudonymiseStatement}). Returns how many
+   * rows were rewritten.
    */
   async pseudonymiseHistory(m: EntityManager, s: Subject): Promise<{ audit: number; events: number }> {
-    // $1 game, $2 pseudonym, then the user's ids: the external one, and the internal one if any.
-    const ids = [s.externalUserId, ...(s.svcUserId ? [s.svcUserId] : [])];
-    const refs = ids.map((_, i) => `$${i + 3}::text`);
-    const named = (mentions: string) => refs.map((r) => `${mentions} @> jsonb_build_array(${r})`).join(' OR ');
-    const swap = (doc: string) =>
-      refs.reduce((text, r) => `replace(${text}, to_jsonb(${r})::text, to_jsonb($2::text)::text)`, `${doc}::text`) + '::jsonb';
-    const actor = s.svcUserId ? `a.actor_user_id = $4::uuid` : 'false';
-    const [row] = await sqlRows<{ audit: number; events: number }>(
-      m,
-      `WITH audit AS (
-         UPDATE audit_entries a SET
-           payload = ${swap('a.payload')},
-           target_id = CASE WHEN a.target_id IN (${refs.join(', ')}) THEN $2 ELSE a.target_id END,
-           actor_pseudonym = CASE WHEN ${actor} THEN $2 ELSE a.actor_pseudonym END,
-           actor_user_id = CASE WHEN ${actor} THEN NULL ELSE a.actor_user_id END
-         WHERE a.game_id = $1 AND (${named('svc_audit_mentions(a.actor_user_id, a.target_id, a.payload)')})
-         RETURNING 1
-       ), events AS (
-         UPDATE outbox_events o SET body = ${swap('o.body')}
-         WHERE o.game_id = $1 AND (${named('svc_mentions(o.body)')})
-         RETURNING 1
-       ), operator_actions AS (
-         UPDATE operator_audit x SET
-           details = ${swap('x.details')},
-           target_id = CASE WHEN x.target_id IN (${refs.join(', ')}) THEN $2 ELSE x.target_id END
-         WHERE x.game_id = $1 AND (x.target_id IN (${refs.join(', ')}) OR ${named('svc_mentions(x.details)')})
-       )
-       SELECT (SELECT count(*) FROM audit)::int AS audit, (SELECT count(*) FROM events)::int AS events`,
-      [s.gameId, s.pseudonym, ...ids],
-    );
+    const { sql, params } = pseudonymiseStatement(s);
+    const [row] = await sqlRows<{ audit: number; events: number }>(m, sql, params);
     return row;
   }
 
@@ -230,6 +201,43 @@ export class UserErasureRepository {
     );
     return row.erased_at;
   }
+}
+
+/**
+ * The statement of {@link UserErasureRepository.pseudonymiseHistory}. The rows are found by the
+ * indexes of their names (migration MentionNames: every string value and every object key, and an
+ * audit entry's actor and target), and the JSON text's string tokens equal to an id are swapped
+ * whole, object keys included (a token is quoted, so a longer string that contains the id is left
+ * alone): ids, order and counts stay. Parameters: $1 game, $2 pseudonym, then the user's ids.
+ */
+export function pseudonymiseStatement(s: Subject): { sql: string; params: unknown[] } {
+  const ids = idsOf(s);
+  const refs = ids.map((_, i) => `$${i + 3}::text`);
+  const named = (names: string) => refs.map((r) => `${names} @> jsonb_build_array(${r})`).join(' OR ');
+  const swap = (doc: string) => refs.reduce((text, r) => `replace(${text}, to_jsonb(${r})::text, to_jsonb($2::text)::text)`, `${doc}::text`) + '::jsonb';
+  const actor = s.svcUserId ? `a.actor_user_id = $4::uuid` : 'false';
+  return {
+    sql: `WITH audit AS (
+         UPDATE audit_entries a SET
+           payload = ${swap('a.payload')},
+           target_id = CASE WHEN a.target_id IN (${refs.join(', ')}) THEN $2 ELSE a.target_id END,
+           actor_pseudonym = CASE WHEN ${actor} THEN $2 ELSE a.actor_pseudonym END,
+           actor_user_id = CASE WHEN ${actor} THEN NULL ELSE a.actor_user_id END
+         WHERE a.game_id = $1 AND (${named('svc_audit_names(a.actor_user_id, a.target_id, a.payload)')})
+         RETURNING 1
+       ), events AS (
+         UPDATE outbox_events o SET body = ${swap('o.body')}
+         WHERE o.game_id = $1 AND (${named('svc_names(o.body)')})
+         RETURNING 1
+       ), operator_actions AS (
+         UPDATE operator_audit x SET
+           details = ${swap('x.details')},
+           target_id = CASE WHEN x.target_id IN (${refs.join(', ')}) THEN $2 ELSE x.target_id END
+         WHERE x.game_id = $1 AND (x.target_id IN (${refs.join(', ')}) OR ${named('svc_names(x.details)')})
+       )
+       SELECT (SELECT count(*) FROM audit)::int AS audit, (SELECT count(*) FROM events)::int AS events`,
+    params: [s.gameId, s.pseudonym, ...ids],
+  };
 }
 
 /** The ids a text column may name the user by: the external id, and the internal one if any. */

@@ -30,8 +30,8 @@ export const EXPORT_BATCH = 500;
 
 /**
  * Every query of the export, each on an index that starts at the user (or, for the rows naming a
- * user only inside JSON, the GIN indexes of migration 1765100000000): none reads a whole table, or
- * the whole history of a game. Orders are oldest first throughout.
+ * user only inside JSON, the GIN indexes of their names, migration MentionNames): none reads a whole
+ * table, or the whole history of a game. Orders are oldest first throughout.
  *
  * A row's group is looked up by primary key, row by row: `LATERAL (... OFFSET 0)` keeps the
  * subquery from being merged into a join, which the planner may otherwise answer by walking the
@@ -122,27 +122,26 @@ export const exportQueries = {
   }),
 
   /**
-   * Entries naming the user (external id, or internal id as text) through audit_entries_mentions,
-   * then kept when of this game and when the user is the actor or the target. See {@link mentioning}.
+   * Entries naming the user (external id, or internal id as text) as their actor, their target, or
+   * a string value or object key of their payload (audit_entries_names), of this game, oldest
+   * first; the writer keeps those that are the user's (names-user.ts). See {@link mentioning}.
    */
   audit: (s: ExportSubject): SectionQuery => {
-    const found = mentioning('audit_entries', 'svc_audit_mentions(a.actor_user_id, a.target_id, a.payload)', 'a', s);
+    const found = mentioning('audit_entries', 'svc_audit_names(a.actor_user_id, a.target_id, a.payload)', 'a', s);
     return {
       sql: `WITH named AS MATERIALIZED (${found.sql})
-            SELECT ${AUDIT_COLUMNS} FROM named a
-            WHERE a.game_id = $1 AND (a.target_id = $2${s.svcUserId ? ' OR a.actor_user_id = $3::uuid' : ''})
-            ORDER BY a.created_at, a.id`,
+            SELECT ${AUDIT_COLUMNS} FROM named a WHERE a.game_id = $1 ORDER BY a.created_at, a.id`,
       params: found.params,
     };
   },
 
   /**
-   * Events whose body holds the external or internal id as a string anywhere (outbox_events_mentions),
-   * of this game, in feed order, as the stored text; the writer keeps those that are the user's
-   * (names-user.ts). See {@link mentioning}.
+   * Events whose body holds the external or internal id as a string value or an object key anywhere
+   * (outbox_events_names), of this game, in feed order, as the stored text; the writer keeps those
+   * that are the user's (names-user.ts). See {@link mentioning}.
    */
   events: (s: ExportSubject): SectionQuery => {
-    const found = mentioning('outbox_events', 'svc_mentions(o.body)', 'o', s);
+    const found = mentioning('outbox_events', 'svc_names(o.body)', 'o', s);
     return {
       sql: `WITH named AS MATERIALIZED (${found.sql})
             SELECT o.body::text AS json FROM named o WHERE o.game_id = $1 ORDER BY o.era, o.xid, o.seq`,
@@ -152,8 +151,8 @@ export const exportQueries = {
 };
 
 /**
- * The rows of `table` whose mentions hold the user's external id or internal id (as text), found
- * by the table's GIN index of mentions, by that condition alone. The game and the order are applied
+ * The rows of `table` whose names hold the user's external id or internal id (as text), found by
+ * the table's GIN index of names, by that condition alone. The game and the order are applied
  * to what it found, in the query around it (a MATERIALIZED CTE, planned on its own): with the game
  * or the order in the same statement, the planner may prefer walking the game's whole history in
  * order and testing each row, its estimate of the containment being a guess. Rows naming the same
@@ -168,6 +167,13 @@ function mentioning(table: string, mentions: string, alias: string, s: ExportSub
     sql: `SELECT ${alias}.* FROM ${table} ${alias} WHERE ${named}`,
     params: s.svcUserId ? [s.gameId, s.userId, s.svcUserId] : [s.gameId, s.userId],
   };
+}
+
+/** Whether an invitation of the game names the external id (a user the game knows without an identity). */
+export async function namedByInvitation(m: EntityManager, gameId: string, userId: string): Promise<boolean> {
+  const { sql, params } = exportQueries.invitations({ gameId, userId, svcUserId: null });
+  const [row] = await sqlRows<{ found: boolean }>(m, `SELECT EXISTS (${sql}) AS found`, params);
+  return row.found;
 }
 
 function outbound(s: ExportSubject, type: 'request' | 'blocked'): SectionQuery {
@@ -207,11 +213,8 @@ export class ExportSnapshot {
     return row.at;
   }
 
-  /** Whether an invitation of the game names the external id (a user the game knows without an identity). */
-  async namedByInvitation(gameId: string, userId: string): Promise<boolean> {
-    const { sql, params } = exportQueries.invitations({ gameId, userId, svcUserId: null });
-    const [row] = await sqlRows<{ found: boolean }>(this.runner.manager, `SELECT EXISTS (${sql}) AS found`, params);
-    return row.found;
+  namedByInvitation(gameId: string, userId: string): Promise<boolean> {
+    return namedByInvitation(this.runner.manager, gameId, userId);
   }
 
   async storedVisibility(s: ExportSubject): Promise<ListVisibility | null> {
@@ -278,7 +281,7 @@ export class UserExportRepository {
    * export does: every cursor is read to its end (not the first tenth a cursor is planned for by
    * default, which prefers walking a whole game's history in order to sorting the user's rows),
    * and no statement reads a table from end to end. The planner prices a seq scan of the outbox
-   * below its mentions index, the containment's selectivity being a guess (5%) and the jsonpath
+   * below its index of names, the containment's selectivity being a guess (5%) and the jsonpath
    * under it costed as one operator; every statement here starts at the user through an index.
    */
   async openSnapshot(): Promise<ExportSnapshot> {

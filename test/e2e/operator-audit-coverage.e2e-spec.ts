@@ -60,7 +60,9 @@ describe('the operator audit covers every admin mutation', () => {
     adminDeclineJoinRequest: ['join_request.declined', () => ({ method: 'post', url: `${A()}/join-requests/${s.declineId}/decline`, body: { reason: 'full' } })],
     adminDeleteGroup: ['group.deleted', () => ({ method: 'delete', url: `${A()}/groups/${s.groupId}` })],
     adminRestoreGroup: ['group.restored', () => ({ method: 'post', url: `${A()}/groups/${s.groupId}/restore` })],
+    adminExportUserByBody: ['user.exported', () => ({ method: 'post', url: `${A()}/users/export`, body: { userId: 'lead' } })],
     adminEraseUser: ['user.erased', () => ({ method: 'delete', url: `${A()}/users/lead` })],
+    adminEraseUserByBody: ['user.erased', () => ({ method: 'post', url: `${A()}/users/erase`, body: { userId: 'kicked' } })],
     adminApplyErasures: [
       'erasures.applied',
       async () => ({ method: 'post', url: '/v1/admin/erasures/apply', body: { items: (await t.http.get('/v1/admin/erasures').set(asAdmin)).body.items } }),

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { expectError } from '../helpers/errors';
 import { accept, befriend, block, friendsClient, send, sendPending, type FriendsGame } from '../helpers/friends';
+import { pseudonymiseStatement } from '../../src/users/user-erasure.repository';
 import { identityOf } from '../helpers/identities';
 import { asAdmin, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -236,6 +237,105 @@ describe('DELETE /v1/users/:userId', () => {
     const audit = await t.http.get(`/v1/admin/games/${g.gameId}/audit?actorUserId=${pseudonym}`).set(asAdmin);
     expect(audit.status).toBe(200);
     expect(audit.body.items.map((a: { action: string; actorUserId: string }) => [a.action, a.actorUserId])).toEqual([['game.user.banned', pseudonym]]);
+  });
+});
+
+describe('a player named only as an object key', () => {
+  type Row = { id: string; doc: Record<string, unknown> };
+  const historyOf = async (gameId: string) => ({
+    events: await t.db.query<Row>(`SELECT id, body AS doc FROM outbox_events WHERE game_id = $1 AND type <> 'user.erased' ORDER BY era, xid, seq`, [gameId]),
+    audit: await t.db.query<Row>(`SELECT id, payload AS doc FROM audit_entries WHERE game_id = $1 AND action <> 'user.erased' ORDER BY created_at, id`, [gameId]),
+    operator: await t.db.query<Row>(`SELECT id::text, details AS doc FROM operator_audit WHERE game_id = $1 AND action <> 'user.erased' ORDER BY id`, [gameId]),
+  });
+
+  it('is pseudonymised in events, audit entries and operator audit entries: the key becomes the pseudonym, its value stays', async () => {
+    const g = await game();
+    const eve = 'eve-the-keyed';
+    // Eve is named by the game's writes only as a key: of a group's metadata, deep in another's, of a member's.
+    const ranked = await group(g, { creatorUserId: 'bob', metadata: { ranks: { [eve]: 'officer', bob: 'leader' } } });
+    const deep = await group(g, { metadata: { seasons: [{ standings: { top: { [eve]: { wins: 3 } } } }] } });
+    await join(g, ranked, 'carl');
+    expect((await g.patch(`/v1/groups/${ranked}/members/carl`, { metadata: { rivals: { [eve]: 'sworn' } } })).status).toBe(200);
+    // Operator audit details are free JSON; no admin route writes a map keyed by player yet, so the
+    // entry is written as one would be.
+    await t.db.query(`INSERT INTO operator_audit (operator_id, operator_name, action, game_id, target_id, details) VALUES (NULL, 'root', 'group.deleted', $1, $2, $3)`, [
+      g.gameId,
+      deep,
+      { name: 'Deep', standings: { [eve]: 2 } },
+    ]);
+    const before = await historyOf(g.gameId);
+    const naming = (rows: Row[]) => rows.filter((r) => JSON.stringify(r.doc).includes(JSON.stringify(eve))).map((r) => r.id);
+    expect([naming(before.events).length, naming(before.audit).length, naming(before.operator).length]).toEqual([3, 3, 1]);
+
+    const r = await erase(g, eve);
+    expect(r.status).toBe(200);
+    const { pseudonym } = r.body as { pseudonym: string };
+    const after = await historyOf(g.gameId);
+    for (const part of ['events', 'audit', 'operator'] as const) {
+      expect(naming(after[part])).toEqual([]);
+      // The same rows, each with the key swapped and nothing else changed.
+      const swapped = before[part].map((row) => ({ id: row.id, doc: JSON.parse(JSON.stringify(row.doc).split(JSON.stringify(eve)).join(JSON.stringify(pseudonym))) }));
+      expect(after[part]).toEqual(swapped);
+    }
+    const event = after.events.find((e) => (e.doc as { type: string; group?: { id: string } }).type === 'group.created' && (e.doc as { group: { id: string } }).group.id === ranked);
+    expect(event?.doc).toMatchObject({ group: { metadata: { ranks: { [pseudonym]: 'officer', bob: 'leader' } } } });
+    expect(after.audit.find((a) => (a.doc as { after?: unknown }).after)?.doc).toMatchObject({ after: { metadata: { rivals: { [pseudonym]: 'sworn' } } } });
+    expect(after.operator.map((o) => o.doc)).toContainEqual({ name: 'Deep', standings: { [pseudonym]: 2 } });
+  });
+
+  it('a key that only contains the id, or the id inside a longer string, is not the player and stays', async () => {
+    const g = await game();
+    const eve = 'eve-the-keyed';
+    const kept = { ranks: { [`${eve}-alt`]: 'officer' }, motto: `ask ${eve}` };
+    await group(g, { creatorUserId: 'bob', metadata: kept });
+    const before = await historyOf(g.gameId);
+    expect((await erase(g, eve)).status).toBe(200);
+    expect(await historyOf(g.gameId)).toEqual(before);
+  });
+});
+
+describe('the rows to rewrite are found by the indexes of names', () => {
+  interface PlanNode {
+    'Node Type': string;
+    'Relation Name'?: string;
+    'Index Name'?: string;
+    Plans?: PlanNode[];
+  }
+  const flatten = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(flatten)];
+
+  it("in a game with thousands of audit entries, events and operator entries, no rewrite reads the game's history", async () => {
+    const g = await game();
+    const groupId = await group(g, { creatorUserId: 'bob' });
+    await join(g, groupId, 'eve');
+    const svcUserId = (await identityOf(t, g.gameId, 'eve'))!;
+    // Other players' history, and some of eve's: each table as a game's history is, mostly about others.
+    await t.db.query(
+      `INSERT INTO audit_entries (id, game_id, group_id, action, target_id, payload)
+       SELECT svc_uuidv7(), $1, $2, 'member.updated', CASE WHEN n % 50 = 0 THEN 'eve' ELSE 'p' || n END,
+         jsonb_build_object('memberId', gen_random_uuid(), 'after', jsonb_build_object('metadata', jsonb_build_object('rivals', jsonb_build_object('p' || (n + 1), 'sworn'))))
+       FROM generate_series(1, 8000) n`,
+      [g.gameId, groupId],
+    );
+    await t.db.query(
+      `INSERT INTO outbox_events (id, game_id, group_id, type, body)
+       SELECT e.id, $1, $2, 'member.updated', jsonb_build_object('id', e.id, 'type', 'member.updated', 'member', jsonb_build_object('userId', CASE WHEN n % 50 = 0 THEN 'eve' ELSE 'p' || n END))
+       FROM generate_series(1, 8000) n, LATERAL (SELECT substr(md5(random()::text || n), 1, 24) AS id) e`,
+      [g.gameId, groupId],
+    );
+    await t.db.query(
+      `INSERT INTO operator_audit (operator_name, action, game_id, target_id, details)
+       SELECT 'root', 'member.kicked', $1, 'p' || n, jsonb_build_object('groupId', $2::text, 'reason', 'spam') FROM generate_series(1, 3000) n`,
+      [g.gameId, groupId],
+    );
+    await t.db.query('ANALYZE audit_entries, outbox_events, operator_audit');
+
+    const { sql, params } = pseudonymiseStatement({ gameId: g.gameId, externalUserId: 'eve', svcUserId, pseudonym: 'erased_00000000000000000000000000000000' });
+    const [row] = await t.db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+    const nodes = flatten(row['QUERY PLAN'][0].Plan);
+    if (process.env.SHOW_PLANS) console.log(JSON.stringify(row['QUERY PLAN'][0].Plan, null, 1));
+    expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name'])).toEqual([]);
+    const indexes = new Set(nodes.map((n) => n['Index Name']).filter(Boolean));
+    expect([...indexes].filter((i) => /_names$/.test(i!)).sort()).toEqual(['audit_entries_names', 'operator_audit_names', 'outbox_events_names']);
   });
 });
 

@@ -10,7 +10,7 @@ import { joinOk, postGroup } from '../helpers/groups';
 import { identityOf } from '../helpers/identities';
 import { seqUid as uid } from '../helpers/ids';
 import { ISO_MS } from '../helpers/shapes';
-import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { asAdmin, authedGame, bearer, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * EXTENSIONS X7, export: `GET /v1/users/:userId/export` and its admin twin. Every section of the
@@ -321,7 +321,9 @@ describe('a user with a full history (every section)', () => {
 
   it('the admin twin answers the same document for the game; another game, or an unknown one, is 404', async () => {
     const r = await ok(adminExportOf(gameId, me));
-    expect(without(r.body, 'exportedAt')).toEqual(without(doc as unknown as Json, 'exportedAt'));
+    // But for the time and the records of the exports themselves (each export is in the next one's audit).
+    const unrecorded = (d: ExportDoc) => ({ ...without(d as unknown as Json, 'exportedAt'), audit: d.audit.filter((a) => a.action !== 'user.exported') });
+    expect(unrecorded(r.body)).toEqual(unrecorded(doc));
     expectError(await adminExportOf(randomUUID(), me), 404, 'not_found');
     expectError(await adminExportOf('not-a-game', me), 404, 'not_found');
     expectError(await adminExportOf(otherGame.gameId, stranger), 404, 'not_found');
@@ -371,7 +373,10 @@ describe('who can be exported, and errors before the first byte', () => {
     const doc = await exportDoc(auth, invited);
     expect(doc.invitations.map((i) => i.id)).toEqual([inv.id]);
     expect(doc.memberships).toEqual([]);
-    expect(doc.audit.map((a) => [a.action, a.targetId])).toEqual([['member.invited', invited]]);
+    expect(doc.audit.map((a) => [a.action, a.targetId])).toEqual([
+      ['member.invited', invited],
+      ['user.exported', invited],
+    ]);
     expect(doc.events.map((e) => e.type)).toEqual(['invitation.created']);
     expect(doc.friends.visibility).toEqual({ userId: invited, friendsListVisibility: 'private', allowed: ['private', 'friends-only'] });
     expect(await identityOf(t, gameId, invited)).toBeNull();
@@ -414,8 +419,188 @@ describe('who can be exported, and errors before the first byte', () => {
     await joinOk(t, auth, g.id, player);
     const doc = await exportDoc(auth, player);
     expect(doc.memberships).toHaveLength(1);
-    expect(doc.audit.map((a) => a.action)).toEqual(['member.joined']);
+    // The export refused before the erasure recorded nothing; this one records itself.
+    expect(doc.audit.map((a) => a.action)).toEqual(['member.joined', 'user.exported']);
     expect(doc.events.map((e) => e.type)).toEqual(['member.joined']);
+  });
+});
+
+describe('a player named only as an object key', () => {
+  it('is found by the export: events and audit entries holding their id as a key, at any depth, in group and member metadata', async () => {
+    const { auth } = await authedGame(t, 'export keys');
+    const keyed = uid('keyed');
+    const [officer, rival] = [uid('officer'), uid('rival')];
+    const home = await postGroup<{ id: string }>(t, auth, { kind: 'guild', name: 'Home', visibility: 'public' });
+    await joinOk(t, auth, home.id, keyed);
+    const ranked = await postGroup<{ id: string }>(t, auth, {
+      kind: 'guild',
+      name: 'Ranked',
+      visibility: 'public',
+      creatorUserId: officer,
+      metadata: { ranks: { [keyed]: 'officer' } },
+    });
+    const deep = await postGroup<{ id: string }>(t, auth, {
+      kind: 'guild',
+      name: 'Deep',
+      visibility: 'public',
+      metadata: { seasons: [{ standings: { top: { [keyed]: { wins: 3 } } } }] },
+    });
+    await joinOk(t, auth, ranked.id, rival);
+    const patched = await t.http.patch(`/v1/groups/${ranked.id}/members/${enc(rival)}`).set(auth).send({ metadata: { rivals: { [keyed]: 'sworn' } } });
+    expect(patched.status).toBe(200);
+    // Their id only as a value of a field that is not a user field: not theirs (a group named like them).
+    const motto = await postGroup<{ id: string }>(t, auth, { kind: 'guild', name: 'Motto', visibility: 'public', metadata: { motto: keyed } });
+
+    const doc = await exportDoc(auth, keyed);
+    const eventOf = (type: string, groupId: string) => doc.events.find((e) => e.type === type && e.groupId === groupId);
+    expect(eventOf('group.created', ranked.id)).toMatchObject({ group: { metadata: { ranks: { [keyed]: 'officer' } } } });
+    expect(eventOf('group.created', deep.id)).toBeDefined();
+    expect(eventOf('member.updated', ranked.id)).toMatchObject({ member: { userId: rival, metadata: { rivals: { [keyed]: 'sworn' } } } });
+    expect(eventOf('group.created', motto.id)).toBeUndefined();
+    const entryOf = (action: string, targetId: string) => doc.audit.find((a) => a.action === action && a.targetId === targetId);
+    expect(entryOf('group.created', ranked.id)).toMatchObject({ payload: { metadata: { ranks: { [keyed]: 'officer' } } } });
+    expect(entryOf('group.created', deep.id)).toBeDefined();
+    expect(entryOf('member.updated', rival)).toMatchObject({ payload: { after: { metadata: { rivals: { [keyed]: 'sworn' } } } } });
+    expect(entryOf('group.created', motto.id)).toBeUndefined();
+    // Nothing else of the others: their joins are not the player's.
+    expect(doc.events.map((e) => e.type).sort()).toEqual(['group.created', 'group.created', 'member.joined', 'member.updated']);
+  });
+});
+
+describe('every export is recorded', () => {
+  let gameId: string;
+  let auth: Auth;
+  const player = uid('recorded');
+  let groupId: string;
+  const entriesOf = (action: string) =>
+    t.db.query<{ id: string; group_id: string | null; actor_user_id: string | null; target_id: string; payload: Json }>(
+      `SELECT id, group_id, actor_user_id, target_id, payload FROM audit_entries WHERE game_id = $1 AND action = $2 ORDER BY created_at, id`,
+      [gameId, action],
+    );
+  const operatorEntries = () =>
+    t.db.query<{ operator_name: string; action: string; game_id: string; target_id: string }>(
+      `SELECT operator_name, action, game_id, target_id FROM operator_audit WHERE game_id = $1 AND action = 'user.exported' ORDER BY id`,
+      [gameId],
+    );
+
+  beforeAll(async () => {
+    ({ gameId, auth } = await authedGame(t, 'export records'));
+    groupId = (await postGroup<{ id: string }>(t, auth, { kind: 'guild', name: 'Recorded', visibility: 'public' })).id;
+    await joinOk(t, auth, groupId, player);
+  });
+
+  it('the game route writes one game audit entry user.exported naming the user; a 404 writes none', async () => {
+    expectError(await exportOf(auth, uid('nobody')), 404, 'not_found');
+    expect(await entriesOf('user.exported')).toEqual([]);
+    const doc = await exportDoc(auth, player);
+    const entries = await entriesOf('user.exported');
+    expect(entries).toEqual([{ id: expect.any(String), group_id: null, actor_user_id: null, target_id: player, payload: { userId: player } }]);
+    // Written before the snapshot was taken, in a transaction of its own: the export holds its own record.
+    expect(doc.audit.at(-1)).toMatchObject({ id: entries[0].id, action: 'user.exported', targetId: player, payload: { userId: player } });
+    expect(await operatorEntries()).toEqual([]);
+  });
+
+  it('the admin twin writes the operator audit entry naming the game and the user, and the game entry', async () => {
+    const before = (await entriesOf('user.exported')).length;
+    const made = await t.http.post('/v1/admin/operators').set(asAdmin).send({ name: 'Records keeper', role: 'viewer' });
+    const r = await t.http.get(`/v1/admin/games/${gameId}/users/${enc(player)}/export`).set(bearer(made.body.token));
+    expect(r.status).toBe(200);
+    expect(await operatorEntries()).toEqual([{ operator_name: 'Records keeper', action: 'user.exported', game_id: gameId, target_id: player }]);
+    expect(await entriesOf('user.exported')).toHaveLength(before + 1);
+    expect((await t.http.get(`/v1/admin/operator-audit?action=user.exported`).set(asAdmin)).body.items[0]).toMatchObject({
+      operatorName: 'Records keeper',
+      action: 'user.exported',
+      gameId,
+      targetId: player,
+    });
+  });
+
+  it('the records are part of the next export, and an erasure pseudonymises them in both audits', async () => {
+    const doc = await exportDoc(auth, player);
+    expect(doc.audit.filter((a) => a.action === 'user.exported')).toHaveLength(3);
+    const erased = await t.http.delete(`/v1/users/${enc(player)}`).set(auth);
+    expect(erased.status).toBe(200);
+    const { pseudonym } = erased.body as { pseudonym: string };
+    const entries = await entriesOf('user.exported');
+    expect(entries.map((e) => [e.target_id, e.payload])).toEqual(Array(3).fill([pseudonym, { userId: pseudonym }]));
+    expect((await operatorEntries()).map((e) => e.target_id)).toEqual([pseudonym]);
+  });
+});
+
+describe('the body routes, for ids of any length', () => {
+  let gameId: string;
+  let auth: Auth;
+  beforeAll(async () => {
+    ({ gameId, auth } = await authedGame(t, 'export by body'));
+  });
+  const postExport = (body: object, as: Auth = auth) => t.http.post('/v1/users/export').set(as).send(body);
+  const postAdminExport = (body: object, game = gameId) => t.http.post(`/v1/admin/games/${game}/users/export`).set(asAdmin).send(body);
+
+  it('a user id of 100,000 characters joins, is exported by both body routes, and is erased by the body route', async () => {
+    const long = `p${'x'.repeat(99_999)}`;
+    const g = await postGroup<{ id: string }>(t, auth, { kind: 'guild', name: 'Long ids', visibility: 'public' });
+    await joinOk(t, auth, g.id, long);
+    // No path can name them: the request line alone is past what the HTTP server takes.
+    expect((await exportOf(auth, long)).status).toBeGreaterThanOrEqual(400);
+
+    const r = await ok(postExport({ userId: long }));
+    expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(r.headers['content-disposition']).toBe('attachment; filename="guildhall-user-export.json"');
+    const doc = r.body as ExportDoc;
+    expect(doc.userId).toBe(long);
+    expect(doc.memberships.map((m) => m.groupId)).toEqual([g.id]);
+    expect(doc.audit.map((a) => [a.action, a.targetId === long])).toEqual([
+      ['member.joined', true],
+      ['user.exported', true],
+    ]);
+    const twin = await ok(postAdminExport({ userId: long }));
+    expect(without(twin.body, 'exportedAt', 'audit')).toEqual(without(doc as unknown as Json, 'exportedAt', 'audit'));
+
+    const erased = await t.http.post('/v1/users/erase').set(auth).send({ userId: long });
+    expect(erased.status).toBe(200);
+    expect(erased.body).toMatchObject({ userId: long, pseudonym: expect.stringMatching(/^erased_[0-9a-f]{32}$/), removed: { memberships: 1 } });
+    expect(await identityOf(t, gameId, long)).toBeNull();
+    expectError(await postExport({ userId: long }), 404, 'not_found');
+    const [left] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_entries WHERE game_id = $1 AND strpos(target_id, $2) > 0`, [gameId, long]);
+    expect(left.n).toBe(0);
+  });
+
+  it('the admin body route erases with the moderator role, and names the game', async () => {
+    const player = `q${'y'.repeat(20_000)}`;
+    const g = await postGroup<{ id: string }>(t, auth, { kind: 'guild', name: 'Erased by an operator', visibility: 'public' });
+    await joinOk(t, auth, g.id, player);
+    const viewer = (await t.http.post('/v1/admin/operators').set(asAdmin).send({ name: 'Only looks', role: 'viewer' })).body.token as string;
+    expectError(await t.http.post(`/v1/admin/games/${gameId}/users/erase`).set(bearer(viewer)).send({ userId: player }), 403, 'permission_denied');
+    expectError(await t.http.post(`/v1/admin/games/${randomUUID()}/users/erase`).set(asAdmin).send({ userId: player }), 404, 'not_found');
+    const r = await t.http.post(`/v1/admin/games/${gameId}/users/erase`).set(asAdmin).send({ userId: player });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ userId: player, removed: { memberships: 1 } });
+    expect(await identityOf(t, gameId, player)).toBeNull();
+  });
+
+  it('the body is checked: userId a non-empty string without NUL; an unknown game is 404', async () => {
+    for (const body of [{}, { userId: '' }, { userId: 7 }, { userId: 'bad\u0000id' }]) {
+      for (const r of [await postExport(body), await postAdminExport(body), await t.http.post('/v1/users/erase').set(auth).send(body)]) {
+        expectError(r, 400, 'bad_request');
+        expect(r.body.message).toContain('userId');
+      }
+    }
+    expectError(await postAdminExport({ userId: 'anyone' }, randomUUID()), 404, 'not_found');
+    expectError(await postExport({ userId: uid('nobody') }), 404, 'not_found');
+    expectError(await t.http.post('/v1/users/export').send({ userId: 'anyone' }), 401, 'invalid_api_key');
+  });
+
+  it('no route is shadowed: users named "export" and "erase" are still reached by their paths', async () => {
+    const g = await postGroup<{ id: string }>(t, auth, { kind: 'guild', name: 'Namesakes', visibility: 'public' });
+    for (const name of ['export', 'erase']) await joinOk(t, auth, g.id, name);
+    expect((await exportDoc(auth, 'export')).userId).toBe('export');
+    expect((await ok(adminExportOf(gameId, 'erase'))).body.userId).toBe('erase');
+    expect((await ok(t.http.get(`/v1/admin/games/${gameId}/users/export`).set(asAdmin))).body).toMatchObject({ gameId, userId: 'export' });
+    const erased = await t.http.delete('/v1/users/erase').set(auth);
+    expect(erased.status).toBe(200);
+    expect(erased.body.userId).toBe('erase');
+    expect(await identityOf(t, gameId, 'erase')).toBeNull();
+    expect(await identityOf(t, gameId, 'export')).not.toBeNull();
   });
 });
 
@@ -442,8 +627,9 @@ describe('a large history (10,000 friends, 100,000 audit entries)', () => {
     expect(r.headers['content-length']).toBeUndefined();
     const doc = JSON.parse(r.text) as ExportDoc;
     expect(doc.friends.friends).toHaveLength(10_000);
-    // The seeded entries, and the member.joined of the user's one join through the API.
-    expect(doc.audit).toHaveLength(100_000 + 1);
+    // The seeded entries, the member.joined of the user's one join through the API, and this export's own record.
+    expect(doc.audit).toHaveLength(100_000 + 2);
+    expect(doc.audit.at(-1)).toMatchObject({ action: 'user.exported', targetId: big });
     expect(doc.events).toHaveLength(EVENTS + 1);
     expect(doc.friends.tags).toEqual([expect.objectContaining({ name: 'everyone', friendSvcUserIds: expect.any(Array) }), expect.objectContaining({ name: 'nobody', friendSvcUserIds: [] })]);
     expect(doc.friends.tags[0].friendSvcUserIds).toHaveLength(10_000);
@@ -470,7 +656,8 @@ describe('a large history (10,000 friends, 100,000 audit entries)', () => {
     const before = JSON.parse(during) as ExportDoc;
     const after = JSON.parse((await fetchRaw(path, { authorization: auth.authorization })).text) as ExportDoc;
     expect(after.invitations.filter((i) => i.invitedByUserId === late)).toHaveLength(1);
-    expect(after.audit.length).toBe(before.audit.length + 1);
+    // The invitation's entry, and the record of the export read after it.
+    expect(after.audit.length).toBe(before.audit.length + 2);
     expect(after.events.length).toBe(before.events.length + 1);
   });
 
@@ -493,9 +680,9 @@ describe('a large history (10,000 friends, 100,000 audit entries)', () => {
         expect({ section, anchored: nodes.some((n) => anchors.some((a) => (n['Index Cond'] ?? '').includes(a))) }).toEqual({ section, anchored: true });
         used.set(section, nodes.map((n) => n['Index Name']).filter((n): n is string => n !== undefined));
       }
-      // The rows naming a user only as text or inside JSON: the indexes migration 1765100000000 made for them.
-      expect(used.get('audit')).toEqual(['audit_entries_mentions', 'audit_entries_mentions']);
-      expect(used.get('events')).toEqual(['outbox_events_mentions', 'outbox_events_mentions']);
+      // The rows naming a user only as text or inside JSON: the indexes of their names (migration MentionNames).
+      expect(used.get('audit')).toEqual(['audit_entries_names', 'audit_entries_names']);
+      expect(used.get('events')).toEqual(['outbox_events_names', 'outbox_events_names']);
       expect(used.get('invitations')).toEqual(expect.arrayContaining(['invitations_target', 'invitations_sender']));
     } finally {
       await c.end();
@@ -528,7 +715,7 @@ describe('a large history (10,000 friends, 100,000 audit entries)', () => {
     try {
       await other.app.listen(0, '127.0.0.1');
       const port = (other.app.getHttpServer().address() as AddressInfo).port;
-      // A reader that stalls after the first chunk holds the export (and its connection) open.
+      // A reader that stalls after the first chunk holds the export (its spool, not its connection) open.
       const outcome = new Promise<'ended' | 'cut'>((resolve) => {
         const req = httpRequest({ host: '127.0.0.1', port, path: `/v1/users/${enc(big)}/export`, agent: false, headers: { authorization: auth.authorization } }, (res) => {
           res.once('data', () => {

@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiOkResponse, ApiProperty } from '@nestjs/swagger';
 import { AuditEntryDto } from '../../audit/dto/audit.dto';
 import { BanDto, BanHistoryEntryDto } from '../../bans/dto/ban.dto';
+import { EXPORTS_IN_FLIGHT_PER_GAME } from '../../common/bulkhead/game-reads';
 import { EventBodyDto } from '../../events/dto/feed.dto';
 import { BlockDto, FriendRequestDto, FriendshipDto, FriendTagDto, VisibilityDto } from '../../friends/dto/friends.dto';
 import { InvitationWithGroupDto } from '../../invitations/dto/invitation.dto';
@@ -88,12 +89,18 @@ export class UserExportDto {
   events!: EventBodyDto[];
 }
 
-/** What both export routes say of the answer. */
+/** What every export route says of the answer. */
 export const EXPORT_DESCRIPTION =
-  'For access and portability requests (GDPR articles 15 and 20). The document is read from one consistent snapshot and ' +
-  'streamed as it is read: a large history starts arriving at once and never sits whole in memory. A user the game has ' +
-  'never seen (no identity, and no invitation naming them) is 404; every error comes before the first byte. An answer cut ' +
-  'short by a failure mid-stream is not valid JSON: parse it whole before trusting it.';
+  'For access and portability requests (GDPR articles 15 and 20). The document is read from one consistent snapshot into a ' +
+  "spool on the server at the database's pace, and streamed from it at the client's: a large history starts arriving at once, " +
+  'never sits whole in memory, and a slow reader holds no database connection. A user the game has never seen (no identity, ' +
+  'and no invitation naming them) is 404; every error comes before the first byte. Each export is recorded as a game audit ' +
+  `entry user.exported naming the user. A game has at most ${EXPORTS_IN_FLIGHT_PER_GAME} exports in flight per instance (until their last byte is read): ` +
+  'one more is 429 with Retry-After. An answer cut short by a failure mid-stream is not valid JSON: parse it whole before trusting it.';
+
+/** What the body routes add: the id is in the body, so it may be longer than a path carries. */
+export const EXPORT_BY_BODY =
+  'The user id is named in the body, so any id can be exported, however long: a path carries at most 16,384 characters.';
 
 /** The 200 answer: the document, as an attachment. */
 export function ApiUserExport(): MethodDecorator {
