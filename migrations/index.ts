@@ -22,6 +22,8 @@ import { Operators1765400000000 } from './1765400000000-operators';
 import { FriendSuggestions1765500000000 } from './1765500000000-friend-suggestions';
 import { AuditOrderIndex1765600000000 } from './1765600000000-audit-order-index';
 import { LockKeysProcedure1765700000000 } from './1765700000000-lock-keys-procedure';
+import { MentionNames1765800000000 } from './1765800000000-mention-names';
+import { ServiceKeys1765900000000 } from './1765900000000-service-keys';
 
 /** Applied in order on boot (SPEC §8); listed explicitly so source and build agree. */
-export const MIGRATIONS = [Foundation1763700000000, Groups1763800000000, RolesBans1763900000000, LongExternalIds1763950000000, Friends1764000000000, AdminIndexes1764100000000, Webhooks1764200000000, EventFeed1764300000000, WebhookLog1764400000000, JoinRequests1764500000000, MemberCountDeltas1764600000000, WebhookAttemptsParent1764700000000, FeedEras1764800000000, GroupFinding1764900000000, GroupSearch1764950000000, Admissions1765000000000, InvitationInbox1765050000000, Erasure1765100000000, EventTraceContext1765200000000, ApiKeyScopes1765300000000, Operators1765400000000, FriendSuggestions1765500000000, AuditOrderIndex1765600000000, LockKeysProcedure1765700000000];
+export const MIGRATIONS = [Foundation1763700000000, Groups1763800000000, RolesBans1763900000000, LongExternalIds1763950000000, Friends1764000000000, AdminIndexes1764100000000, Webhooks1764200000000, EventFeed1764300000000, WebhookLog1764400000000, JoinRequests1764500000000, MemberCountDeltas1764600000000, WebhookAttemptsParent1764700000000, FeedEras1764800000000, GroupFinding1764900000000, GroupSearch1764950000000, Admissions1765000000000, InvitationInbox1765050000000, Erasure1765100000000, EventTraceContext1765200000000, ApiKeyScopes1765300000000, Operators1765400000000, FriendSuggestions1765500000000, AuditOrderIndex1765600000000, LockKeysProcedure1765700000000, MentionNames1765800000000, ServiceKeys1765900000000];

@@ -8,6 +8,8 @@ import { TRACING } from '../observability/tracing/tracing.module';
 import { createDataSource, runMigrations } from './data-source';
 import { DbMetrics } from './db-metrics';
 import { PgListener } from './pg-listener';
+import { loadConsistencyTokens } from './replica/consistency-key';
+import { ConsistencyTokens } from './replica/consistency-token';
 import { ReplicaReadInterceptor } from './replica/replica-read.interceptor';
 import { ReadSource } from './replica/read-source';
 import { registerReplicaMetrics } from './replica/replica-metrics';
@@ -64,13 +66,14 @@ import { UnitOfWork } from './unit-of-work';
         return router;
       },
     },
+    { provide: ConsistencyTokens, inject: [DataSource], useFactory: loadConsistencyTokens },
     ReplicaReadInterceptor,
     DbMetrics,
     PgListener,
     ReadSource,
     UnitOfWork,
   ],
-  exports: [DataSource, DbMetrics, PgListener, ReadSource, ReplicaReadInterceptor, ReplicaRouter, UnitOfWork],
+  exports: [DataSource, ConsistencyTokens, DbMetrics, PgListener, ReadSource, ReplicaReadInterceptor, ReplicaRouter, UnitOfWork],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(

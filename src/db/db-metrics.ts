@@ -110,6 +110,12 @@ export class DbMetrics {
     );
   }
 
+  /** The pool as it is now: connections in use and requests waiting for one (null before the pool exists). */
+  poolLoad(): { inUse: number; waiting: number } | null {
+    const p = this.pool;
+    return p ? { inUse: p.totalCount - p.idleCount, waiting: p.waitingCount } : null;
+  }
+
   /** Hooks the data source's pool once it is initialised: its checkout is timed, and each new connection ends an outage. */
   instrument(ds: DataSource): void {
     const pool = (ds.driver as unknown as { master?: PoolLike }).master;

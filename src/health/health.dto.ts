@@ -11,10 +11,23 @@ export class ComponentHealthDto {
   @ApiPropertyOptional({ description: 'age of the last completed worker tick' }) ageMs?: number;
 }
 
+/**
+ * How loaded this instance is (docs/security.md, Bulkheads). Reported, never a reason for 503: an
+ * instance taken out of rotation for being busy would only push its load onto the others.
+ */
+export class LoadDto {
+  @ApiProperty({ description: 'true while requests wait for a database connection (every one of the pool is in use)' }) saturated!: boolean;
+  @ApiProperty({ description: "connections of this instance's pool in use" }) dbConnectionsInUse!: number;
+  @ApiProperty({ description: 'DATABASE_POOL_MAX' }) dbConnectionsMax!: number;
+  @ApiProperty({ description: 'requests and tasks waiting for a connection' }) waitingForConnection!: number;
+  @ApiProperty({ description: "expensive reads (searches, feed pages, replays, exports) waiting for a slot of their game's" }) expensiveReadsWaiting!: number;
+}
+
 export class ReadinessDto {
   @ApiProperty({ enum: ['ok', 'degraded'] }) status!: 'ok' | 'degraded';
   @ApiProperty({ type: ComponentHealthDto }) db!: ComponentHealthDto;
   @ApiProperty({ type: ComponentHealthDto }) webhookWorker!: ComponentHealthDto;
+  @ApiProperty({ type: LoadDto }) load!: LoadDto;
   @ApiProperty({ format: 'date-time' }) timestamp!: string;
   @ApiPropertyOptional({ description: 'set while the server drains on SIGINT/SIGTERM' }) reason?: string;
 }

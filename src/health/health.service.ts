@@ -1,9 +1,12 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { GameReads } from '../common/bulkhead/game-reads';
 import { databaseUnavailableCause } from '../common/errors/db-unavailable';
+import type { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
 import { DbMetrics } from '../db/db-metrics';
 import { DeliveryWorker } from '../webhooks/delivery-worker';
-import type { ComponentHealthDto, ReadinessDto } from './health.dto';
+import type { ComponentHealthDto, LoadDto, ReadinessDto } from './health.dto';
 
 /** SPEC §4 /healthz: the database ping times out after 2 s. */
 export const DB_PING_TIMEOUT_MS = 2_000;
@@ -20,6 +23,8 @@ export class HealthService implements OnModuleDestroy {
     private readonly ds: DataSource,
     private readonly worker: DeliveryWorker,
     private readonly db: DbMetrics,
+    private readonly bulkheads: GameReads,
+    @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
   onModuleDestroy(): void {
@@ -36,10 +41,23 @@ export class HealthService implements OnModuleDestroy {
       status: db.ok && webhookWorker.ok && !this.shuttingDown ? 'ok' : 'degraded',
       db,
       webhookWorker,
+      load: this.load(),
       timestamp: new Date().toISOString(),
     };
     if (this.shuttingDown) report.reason = 'the server is shutting down';
     return report;
+  }
+
+  /** Read after the ping, which itself needed a connection: a saturated pool shows in its wait too. */
+  private load(): LoadDto {
+    const pool = this.db.poolLoad() ?? { inUse: 0, waiting: 0 };
+    return {
+      saturated: pool.waiting > 0,
+      dbConnectionsInUse: pool.inUse,
+      dbConnectionsMax: this.settings.databasePoolMax,
+      waitingForConnection: pool.waiting,
+      expensiveReadsWaiting: this.bulkheads.reads.load().waiting,
+    };
   }
 
   private async pingDb(): Promise<ComponentHealthDto> {

@@ -9,7 +9,7 @@ type Operation = Record<string, unknown> & {
 };
 
 const WRITES = new Set(['post', 'put', 'patch', 'delete']);
-const EXAMPLE = '16/B374D848';
+const EXAMPLE = 'q3Xw0Zq9bT1nJ0m3c8Vd5A';
 
 /**
  * The consistency token in the API document (docs/read-replicas.md): a response header of every
@@ -22,9 +22,9 @@ export function addConsistencyHeaders(document: OpenAPIObject): OpenAPIObject {
     ...components.headers,
     Consistency: {
       description:
-        'The consistency token of this write: the database position just past its commit. Send it back as the ' +
-        '`x-svc-consistency` request header of later reads, and a read replica serves them only once it has this write. ' +
-        'Opaque: keep the last one received.',
+        'The consistency token of this write: the database position just past its commit, sealed so it tells nothing. ' +
+        'Send it back as the `x-svc-consistency` request header of later reads, and a read replica serves them only once it has this write. ' +
+        'Opaque: keep the last one received (or, with writes in flight together, each of theirs).',
       schema: { type: 'string', example: EXAMPLE },
     },
   };
@@ -34,9 +34,9 @@ export function addConsistencyHeaders(document: OpenAPIObject): OpenAPIObject {
     in: 'header',
     required: false,
     description:
-      'The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). ' +
-      'Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. ' +
-      'A value that is no token answers 400.',
+      'The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes ' +
+      '(and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads ' +
+      'from a replica. A value that is no token answers 400.',
     schema: { type: 'string', example: EXAMPLE },
   };
   for (const item of Object.values(document.paths)) {

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { latestCommit } from '../../src/db/replica/read-context';
+import { ConsistencyTokens, formatPosition } from '../../src/db/replica/consistency-token';
+import { latestCommitPosition } from '../../src/db/replica/read-context';
 import { ReplicaRouter } from '../../src/db/replica/replica-router';
 import { UnitOfWork } from '../../src/db/unit-of-work';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
@@ -28,6 +29,12 @@ describe('x-svc-consistency', () => {
     await t.close();
   });
 
+  /** The WAL position a token stands for, opened as the service opens it. */
+  const opened = (token: string): string => {
+    const reading = t.app.get(ConsistencyTokens).read(token);
+    if (reading === null || reading === 'unreadable') throw new Error(`not a token of this database: ${token}`);
+    return formatPosition(reading.position);
+  };
   const position = async (): Promise<string> => (await sql.query<{ p: string }>('SELECT pg_current_wal_insert_lsn()::text AS p')).rows[0].p;
 
   it('is on a write answer, at or past the end of the commit record of its transaction', async () => {
@@ -36,8 +43,8 @@ describe('x-svc-consistency', () => {
     // transaction, which would leave the row's xmin pointing past this write's commit.
     const r = await t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'Tokens', visibility: 'public' });
     expect(r.status).toBe(201);
-    const token = r.headers['x-svc-consistency'];
-    expect(token).toMatch(/^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/);
+    expect(r.headers['x-svc-consistency']).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    const token = opened(r.headers['x-svc-consistency']);
     // pg_walinspect reads flushed WAL only: with synchronous_commit off (the embedded server's
     // flags) the WAL writer flushes the write's records within a few hundred milliseconds.
     for (let tries = 0; tries < 100; tries++) {
@@ -62,13 +69,12 @@ describe('x-svc-consistency', () => {
     const uow = t.app.get(UnitOfWork);
     // Nothing staged for the flush: the COMMIT goes on its own, with the position in its round trip.
     await uow.run((tx) => tx.manager.query(`UPDATE games SET name = name WHERE id = $1`, [gameId]));
-    const alone = latestCommit(t.app.get(DataSource));
+    const alone = formatPosition(latestCommitPosition(t.app.get(DataSource))!);
     const c = await t.http.post(`/v1/groups/${a.body.id}/join`).set(auth).send({ userId: 'cid' });
     const tokens = [a, b, c].map((r) => {
       expect(r.status).toBeLessThan(300);
-      return r.headers['x-svc-consistency'] as string;
+      return opened(r.headers['x-svc-consistency'] as string);
     });
-    expect(alone).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
     const { rows } = await sql.query<{ ordered: boolean }>(
       'SELECT $1::pg_lsn < $2::pg_lsn AND $2::pg_lsn < $3::pg_lsn AND $3::pg_lsn < $4::pg_lsn AS ordered',
       [tokens[0], tokens[1], alone, tokens[2]],
@@ -93,7 +99,44 @@ describe('x-svc-consistency', () => {
     expect(t.app.get(ReplicaRouter, { strict: false })).toBeNull();
   });
 
-  it.each(['', 'nope', '0/', '1/2/3', '123456789/0', '16/B374D848 x'])('answers 400 naming the header for %j', async (value) => {
+  it('tells a game nothing of the others: between two of its writes, its tokens carry no distance', async () => {
+    const a = await t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'Quiet A', visibility: 'public' });
+    const other = await authedGame(t, 'busy neighbour');
+    for (let i = 0; i < 20; i++) await t.http.post('/v1/groups').set(other.auth).send({ kind: 'guild', name: `Busy ${i}`, visibility: 'public' });
+    const b = await t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'Quiet B', visibility: 'public' });
+    const [ta, tb] = [a, b].map((r) => r.headers['x-svc-consistency'] as string);
+    // Opaque to the game: neither token is a WAL position, nor any number the game could subtract.
+    for (const token of [ta, tb]) {
+      expect(token).not.toMatch(/\//);
+      expect(token).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    }
+    // Yet the service still orders them.
+    const { rows } = await sql.query<{ ordered: boolean }>('SELECT $1::pg_lsn < $2::pg_lsn AS ordered', [opened(ta), opened(tb)]);
+    expect(rows[0].ordered).toBe(true);
+  });
+
+  it('opens on every instance of the database: the key is made once and shared', async () => {
+    const w = await t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'Shared key', visibility: 'public' });
+    const second = await startTestApp({}, t.db);
+    try {
+      const reading = second.app.get(ConsistencyTokens).read(w.headers['x-svc-consistency'] as string);
+      expect(reading).toEqual({ position: expect.any(BigInt) });
+      const keys = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM service_keys');
+      expect(keys[0].n).toBe(1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('serves a read whose token does not open here (another key, or an earlier release\'s plain position) from the primary, not 400', async () => {
+    const w = await t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'Legacy', visibility: 'public' });
+    for (const token of [await position(), 'AAAAAAAAAAAAAAAAAAAAAA']) {
+      const r = await t.http.get(`/v1/groups/${w.body.id}`).set(auth).set('x-svc-consistency', token);
+      expect(r.status).toBe(200);
+    }
+  });
+
+  it.each(['', 'nope', '0/', '1/2/3', '123456789/0', '16/B374D848 x', 'AAAAAAAAAAAAAAAAAAAAA', 'AAAAAAAAAAAAAAAAAAAAAAA'])('answers 400 naming the header for %j', async (value) => {
     for (const path of ['/v1/groups', '/v1/permissions/check?groupId=x&userId=y&permission=z']) {
       const r = await t.http.get(path).set(auth).set('x-svc-consistency', value);
       expect(r.status).toBe(400);

@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { HealthService } from '../../src/health/health.service';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
@@ -5,7 +6,7 @@ import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 describe('health routes', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ DATABASE_POOL_MAX: '2' });
   });
   afterAll(() => t.close());
 
@@ -20,6 +21,27 @@ describe('health routes', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'ok', db: { ok: true }, webhookWorker: { ok: true } });
     expect(new Date(r.body.timestamp).toISOString()).toBe(r.body.timestamp);
+  });
+
+  it('GET /healthz reports the load: connections in use and waiting, and saturated while requests wait for one', async () => {
+    const quiet = await t.http.get('/healthz');
+    expect(quiet.body.load).toEqual({ saturated: false, dbConnectionsInUse: expect.any(Number), dbConnectionsMax: 2, waitingForConnection: 0, expensiveReadsWaiting: 0 });
+    const { auth } = await authedGame(t);
+    // Every connection of the pool checked out: the next request waits for one.
+    const held = [t.app.get(DataSource).createQueryRunner(), t.app.get(DataSource).createQueryRunner()];
+    for (const r of held) await r.connect();
+    try {
+      const waiting = t.http.get('/v1/groups').set(auth).then((r) => r);
+      await new Promise((r) => setTimeout(r, 100));
+      const busy = await t.http.get('/healthz');
+      expect(busy.body.load).toMatchObject({ saturated: true, dbConnectionsInUse: 2, dbConnectionsMax: 2 });
+      expect(busy.body.load.waitingForConnection).toBeGreaterThanOrEqual(1);
+      for (const r of held.splice(0)) await r.release();
+      expect((await waiting).status).toBe(200);
+    } finally {
+      for (const r of held) await r.release();
+    }
+    expect((await t.http.get('/healthz')).body.load).toMatchObject({ saturated: false, waitingForConnection: 0 });
   });
 
   it('once shutdown has begun, readiness fails with a reason and new requests are refused with 503 and Connection: close', async () => {

@@ -2,42 +2,57 @@
 export const CONSISTENCY_HEADER = 'x-svc-consistency';
 
 const READS = new Set(['GET', 'HEAD']);
+/** The service takes up to this many tokens on one read. */
+const MAX_TOKENS = 16;
 
-/** A token's position, to keep the furthest when answers arrive out of order; null when it is not one. */
-function positionOf(token: string): bigint | null {
-  const m = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/.exec(token);
-  return m ? (BigInt(`0x${m[1]}`) << 32n) | BigInt(`0x${m[2]}`) : null;
+interface Exchange {
+  request: Request;
+  id?: string;
 }
 
 /**
- * Read-your-writes across a service that reads from a replica: remembers the furthest
- * `x-svc-consistency` its writes were answered with, and sends it on every later read, so the
- * replica serves a read only once it has those writes (else the primary does).
+ * Read-your-writes across a service that reads from a replica: remembers the `x-svc-consistency`
+ * its writes were answered with, and sends them on every later read, so the replica serves a read
+ * only once it has those writes (else the primary does).
+ *
+ * Tokens are opaque: the client cannot tell which of two is further. It does not need to. A write
+ * answered after others were answered carries a token at or past theirs, so those are dropped when
+ * its answer comes; tokens of writes that were in flight together are all kept, and a read sends
+ * each (comma-separated; the service takes the furthest).
  */
 export class ConsistencyTracker {
-  private last: string | undefined;
-  private furthest: bigint | null = null;
+  private held: string[] = [];
+  /** The tokens held when each write in flight was sent, by the request's id. */
+  private readonly before = new Map<string, readonly string[]>();
 
-  /** The token sent on reads, once a write has answered one. */
+  /** The header value sent on reads, once a write has answered a token. */
   get token(): string | undefined {
-    return this.last;
+    return this.held.length ? this.held.join(', ') : undefined;
   }
 
   // Arrow properties: openapi-fetch calls a middleware's hooks detached from it.
-  readonly onRequest = ({ request }: { request: Request }): Request => {
-    if (this.last !== undefined && READS.has(request.method) && !request.headers.has(CONSISTENCY_HEADER)) {
-      request.headers.set(CONSISTENCY_HEADER, this.last);
+  readonly onRequest = ({ request, id }: Exchange): Request => {
+    if (!READS.has(request.method)) {
+      if (id !== undefined) this.before.set(id, [...this.held]);
+      return request;
     }
+    const token = this.token;
+    if (token !== undefined && !request.headers.has(CONSISTENCY_HEADER)) request.headers.set(CONSISTENCY_HEADER, token);
     return request;
   };
 
-  readonly onResponse = ({ response }: { response: Response }): Response => {
+  readonly onResponse = ({ response, id }: Exchange & { response: Response }): Response => {
+    const covered = id === undefined ? undefined : this.before.get(id);
+    if (id !== undefined) this.before.delete(id);
     const token = response.headers.get(CONSISTENCY_HEADER);
-    const position = token === null ? null : positionOf(token);
-    if (token !== null && position !== null && (this.furthest === null || position > this.furthest)) {
-      this.furthest = position;
-      this.last = token;
-    }
+    if (token === null || !/^[A-Za-z0-9_-]+$/.test(token)) return response;
+    const kept = this.held.filter((t) => t !== token && !covered?.includes(t));
+    this.held = [...kept, token].slice(-MAX_TOKENS);
     return response;
+  };
+
+  readonly onError = ({ id }: { id?: string }): undefined => {
+    if (id !== undefined) this.before.delete(id);
+    return undefined;
   };
 }

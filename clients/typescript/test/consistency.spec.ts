@@ -30,7 +30,7 @@ it("sends no token before a write, then the last write's on every read", async (
   await client.GET('/v1/groups');
   const created = await client.POST('/v1/groups', { body: { kind: 'guild', name: 'Tokens', visibility: 'public', creatorUserId: 'ann' } });
   const first = created.response.headers.get('x-svc-consistency');
-  expect(first).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+  expect(first).toMatch(/^[A-Za-z0-9_-]{22}$/);
   const read = await client.GET('/v1/groups/{id}', { params: { path: { id: created.data!.id } } });
   expect(read.data?.name).toBe('Tokens');
   const joined = await client.POST('/v1/groups/{id}/join', { params: { path: { id: created.data!.id } }, body: { userId: 'bob' } });
@@ -46,18 +46,46 @@ it("sends no token before a write, then the last write's on every read", async (
   ]);
 });
 
-it('keeps the furthest token when answers come back out of order, and can be shared', () => {
+it('drops the tokens a later write covers, keeps those of writes in flight together, and can be shared', () => {
   const tracker = new ConsistencyTracker();
-  const answer = (token: string) => tracker.onResponse({ response: new Response(null, { headers: { 'x-svc-consistency': token } }) });
-  answer('0/20');
-  answer('1/0');
-  answer('0/FFFFFFFF');
-  answer('garbage');
-  expect(tracker.token).toBe('1/0');
+  const write = (id: string) => tracker.onRequest({ request: new Request('http://x/v1/groups', { method: 'POST' }), id });
+  const answer = (id: string, token: string) => tracker.onResponse({ request: new Request('http://x'), response: new Response(null, { headers: { 'x-svc-consistency': token } }), id });
+
+  // One write, then another sent after its answer: the second's token covers the first's.
+  write('1');
+  answer('1', 'tokenOne');
+  write('2');
+  answer('2', 'tokenTwo');
+  expect(tracker.token).toBe('tokenTwo');
+  // Two writes in flight together, answered in either order: the tracker cannot order them, so it keeps both.
+  write('3');
+  write('4');
+  answer('4', 'tokenFour');
+  answer('3', 'tokenThree');
+  expect(tracker.token).toBe('tokenFour, tokenThree');
+  // A write sent after both answers covers both.
+  write('5');
+  answer('5', 'tokenFive');
+  expect(tracker.token).toBe('tokenFive');
+  answer('6', 'not a token!');
+  expect(tracker.token).toBe('tokenFive');
+
   const read = tracker.onRequest({ request: new Request('http://x/v1/groups') });
-  expect(read.headers.get('x-svc-consistency')).toBe('1/0');
-  const write = tracker.onRequest({ request: new Request('http://x/v1/groups', { method: 'POST' }) });
-  expect(write.headers.get('x-svc-consistency')).toBeNull();
-  const chosen = tracker.onRequest({ request: new Request('http://x/v1/groups', { headers: { 'x-svc-consistency': '0/1' } }) });
-  expect(chosen.headers.get('x-svc-consistency')).toBe('0/1');
+  expect(read.headers.get('x-svc-consistency')).toBe('tokenFive');
+  const sentWrite = tracker.onRequest({ request: new Request('http://x/v1/groups', { method: 'POST' }), id: '7' });
+  expect(sentWrite.headers.get('x-svc-consistency')).toBeNull();
+  const chosen = tracker.onRequest({ request: new Request('http://x/v1/groups', { headers: { 'x-svc-consistency': 'mine' } }) });
+  expect(chosen.headers.get('x-svc-consistency')).toBe('mine');
+});
+
+it('sends the tokens of concurrent writes on a read, and the service takes them', async () => {
+  const { key } = await newGame(s.t);
+  const { fetch, sent } = sentTokens();
+  const client = createGuildhallClient({ baseUrl: s.baseUrl, apiKey: key, fetch });
+  const made = await Promise.all(['One', 'Two', 'Three'].map((name) => client.POST('/v1/groups', { body: { kind: 'guild', name, visibility: 'public' } })));
+  const tokens = made.map((m) => m.response.headers.get('x-svc-consistency'));
+  const read = await client.GET('/v1/groups');
+  expect(read.response.status).toBe(200);
+  // All three were sent before any was answered: none covers another, so the read carries each.
+  expect(sent[sent.length - 1].token!.split(', ').sort()).toEqual([...new Set(tokens)].sort());
 });

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DataSource } from 'typeorm';
-import { formatPosition, parsePosition } from './consistency-token';
+import { parsePosition } from './consistency-token';
 
 /**
  * Where a @ReplicaRead() request's lag-tolerant reads go: entered only on those routes and only
@@ -35,7 +35,6 @@ export function noteCommit(ds: DataSource, position: string | null): void {
 }
 
 /** The furthest commit position seen on `ds`, or null before the first commit. */
-export function latestCommit(ds: DataSource): string | null {
-  const at = latest.get(ds);
-  return at === undefined ? null : formatPosition(at);
+export function latestCommitPosition(ds: DataSource): bigint | null {
+  return latest.get(ds) ?? null;
 }

@@ -8,11 +8,11 @@ import type { ReplicaRouter } from './replica-router';
  * Registered with or without one, so that dashboards and alerts find the families either way.
  */
 export function registerReplicaMetrics(metrics: MetricsRegistry, router: ReplicaRouter | null): void {
-  const none = { replica: 0, primary_lagging: 0, primary_token_wait: 0, primary_replica_unreachable: 0 };
+  const none = { replica: 0, primary_lagging: 0, primary_token_wait: 0, primary_unreadable_token: 0, primary_replica_unreachable: 0 };
   metrics.counterOf(
     {
       name: 'svc_db_replica_reads_total',
-      help: 'Reads of the routes the replica may serve, by outcome: replica (served by it), primary_lagging (it was more than READ_REPLICA_MAX_LAG_MS behind), primary_token_wait (it had not replayed the consistency token within READ_REPLICA_WAIT_MS), primary_replica_unreachable.',
+      help: 'Reads of the routes the replica may serve, by outcome: replica (served by it), primary_lagging (it was more than READ_REPLICA_MAX_LAG_MS behind), primary_token_wait (it had not replayed the consistency token within READ_REPLICA_WAIT_MS), primary_unreadable_token (the token was sealed under another key or by an earlier release), primary_replica_unreachable.',
       labelNames: ['outcome'] as const,
     },
     () => router?.outcomes ?? none,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { from, mergeMap, Observable } from 'rxjs';
-import { CONSISTENCY_HEADER, parsePosition } from './consistency-token';
+import { CONSISTENCY_HEADER, ConsistencyTokens, readTokenList } from './consistency-token';
 import { withReplica } from './read-context';
 import { ReplicaRouter } from './replica-router';
 
@@ -12,13 +12,18 @@ import { ReplicaRouter } from './replica-router';
  */
 @Injectable()
 export class ReplicaReadInterceptor implements NestInterceptor {
-  constructor(@Optional() @Inject(ReplicaRouter) private readonly router: ReplicaRouter | null = null) {}
+  constructor(
+    private readonly tokens: ConsistencyTokens,
+    @Optional() @Inject(ReplicaRouter) private readonly router: ReplicaRouter | null = null,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const router = this.router;
     if (!router || context.getType() !== 'http') return next.handle();
     const raw = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>().headers[CONSISTENCY_HEADER];
-    const token = typeof raw === 'string' ? parsePosition(raw) : null;
+    const reading = typeof raw === 'string' ? readTokenList(this.tokens, raw) : null;
+    // A token that does not open here names a write the replica may lack: the primary has it.
+    const token = reading === null ? null : reading === 'unreadable' ? 'unreadable' : reading.position;
     return from(router.route(token)).pipe(
       mergeMap((replica) => new Observable<unknown>((sub) => withReplica(replica, () => next.handle().subscribe(sub)))),
     );

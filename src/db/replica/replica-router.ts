@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { parsePosition } from './consistency-token';
 
 /** Where a lag-tolerant read went, and why: the families of svc_db_replica_reads_total. */
-export const READ_OUTCOMES = ['replica', 'primary_lagging', 'primary_token_wait', 'primary_replica_unreachable'] as const;
+export const READ_OUTCOMES = ['replica', 'primary_lagging', 'primary_token_wait', 'primary_unreadable_token', 'primary_replica_unreachable'] as const;
 export type ReadOutcome = (typeof READ_OUTCOMES)[number];
 
 export interface ReplicaRouterOptions {
@@ -39,7 +39,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * The replay position seen last is remembered, so a token already replayed costs no query.
  */
 export class ReplicaRouter {
-  readonly outcomes: Record<ReadOutcome, number> = { replica: 0, primary_lagging: 0, primary_token_wait: 0, primary_replica_unreachable: 0 };
+  readonly outcomes: Record<ReadOutcome, number> = { replica: 0, primary_lagging: 0, primary_token_wait: 0, primary_unreadable_token: 0, primary_replica_unreachable: 0 };
   /** Time reads with a token spent waiting for the replica, seconds. */
   tokenWaitSeconds = 0;
 
@@ -66,8 +66,12 @@ export class ReplicaRouter {
     this.retryAfterMs = options.retryAfterMs ?? 1_000;
   }
 
-  /** The replica when it may serve a read carrying `token` (or none), else null: the primary serves it. */
-  async route(token: bigint | null): Promise<DataSource | null> {
+  /**
+   * The replica when it may serve a read carrying `token` (or none), else null: the primary serves
+   * it. An `unreadable` token (sealed under another key, or of an earlier release) names a write
+   * the replica may lack, and no position to wait for: the primary serves it at once.
+   */
+  async route(token: bigint | null | 'unreadable'): Promise<DataSource | null> {
     const outcome = await this.decide(token);
     this.outcomes[outcome]++;
     return outcome === 'replica' ? this.replica : null;
@@ -79,7 +83,8 @@ export class ReplicaRouter {
     return Math.min(this.check.lagMs + (now - this.check.at), now - this.caughtUpAt);
   }
 
-  private async decide(token: bigint | null): Promise<ReadOutcome> {
+  private async decide(token: bigint | null | 'unreadable'): Promise<ReadOutcome> {
+    if (token === 'unreadable') return 'primary_unreadable_token';
     if (!this.replica.isInitialized) {
       this.reconnect();
       return 'primary_replica_unreachable';
