@@ -1377,11 +1377,31 @@ export interface paths {
         };
         /**
          * Everything the game holds about a user, as one JSON document (streamed)
-         * @description For access and portability requests (GDPR articles 15 and 20). The document is read from one consistent snapshot and streamed as it is read: a large history starts arriving at once and never sits whole in memory. A user the game has never seen (no identity, and no invitation naming them) is 404; every error comes before the first byte. An answer cut short by a failure mid-stream is not valid JSON: parse it whole before trusting it.
+         * @description For access and portability requests (GDPR articles 15 and 20). The document is read from one consistent snapshot into a spool on the server at the database's pace, and streamed from it at the client's: a large history starts arriving at once, never sits whole in memory, and a slow reader holds no database connection. A user the game has never seen (no identity, and no invitation naming them) is 404; every error comes before the first byte. Each export is recorded as a game audit entry user.exported naming the user. A game has at most 4 exports in flight per instance (until their last byte is read): one more is 429 with Retry-After. An answer cut short by a failure mid-stream is not valid JSON: parse it whole before trusting it.
          */
         get: operations["exportUser"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The same export as GET /v1/users/{userId}/export, for a user id named in the body (of any length)
+         * @description For access and portability requests (GDPR articles 15 and 20). The document is read from one consistent snapshot into a spool on the server at the database's pace, and streamed from it at the client's: a large history starts arriving at once, never sits whole in memory, and a slow reader holds no database connection. A user the game has never seen (no identity, and no invitation naming them) is 404; every error comes before the first byte. Each export is recorded as a game audit entry user.exported naming the user. A game has at most 4 exports in flight per instance (until their last byte is read): one more is 429 with Retry-After. An answer cut short by a failure mid-stream is not valid JSON: parse it whole before trusting it. The user id is named in the body, so any id can be exported, however long: a path carries at most 16,384 characters.
+         */
+        post: operations["exportUserByBody"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1397,11 +1417,31 @@ export interface paths {
         };
         /**
          * Everything a game holds about a user, as GET /v1/users/{userId}/export answers it for the game's key
-         * @description For access and portability requests (GDPR articles 15 and 20). The document is read from one consistent snapshot and streamed as it is read: a large history starts arriving at once and never sits whole in memory. A user the game has never seen (no identity, and no invitation naming them) is 404; every error comes before the first byte. An answer cut short by a failure mid-stream is not valid JSON: parse it whole before trusting it. An unknown game is 404.
+         * @description For access and portability requests (GDPR articles 15 and 20). The document is read from one consistent snapshot into a spool on the server at the database's pace, and streamed from it at the client's: a large history starts arriving at once, never sits whole in memory, and a slow reader holds no database connection. A user the game has never seen (no identity, and no invitation naming them) is 404; every error comes before the first byte. Each export is recorded as a game audit entry user.exported naming the user. A game has at most 4 exports in flight per instance (until their last byte is read): one more is 429 with Retry-After. An answer cut short by a failure mid-stream is not valid JSON: parse it whole before trusting it. An unknown game is 404. Recorded in the operator audit (user.exported) as well as the game's.
          */
         get: operations["adminExportUser"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/users/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The same export as GET /v1/admin/games/{gameId}/users/{userId}/export, for a user id named in the body (of any length)
+         * @description For access and portability requests (GDPR articles 15 and 20). The document is read from one consistent snapshot into a spool on the server at the database's pace, and streamed from it at the client's: a large history starts arriving at once, never sits whole in memory, and a slow reader holds no database connection. A user the game has never seen (no identity, and no invitation naming them) is 404; every error comes before the first byte. Each export is recorded as a game audit entry user.exported naming the user. A game has at most 4 exports in flight per instance (until their last byte is read): one more is 429 with Retry-After. An answer cut short by a failure mid-stream is not valid JSON: parse it whole before trusting it. An unknown game is 404. Recorded in the operator audit (user.exported) as well as the game's. The user id is named in the body, so any id can be exported, however long: a path carries at most 16,384 characters.
+         */
+        post: operations["adminExportUserByBody"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1423,6 +1463,46 @@ export interface paths {
          * @description One transaction. The memberships, friends graph, tags, visibility, invitations targeted at the user, join requests and bans go, and member counts follow; groups they owned pass to their longest-standing other active member, or to nobody. Every audit entry, retained event and pending webhook delivery naming the user names the pseudonym instead. One `user.erased` event and one game-level audit entry are written, and the erasure is recorded in the ledger (a one-way hash). Afterwards the game has never seen the user. A user the game has never seen is erased all the same: 200 with zero counts.
          */
         delete: operations["eraseUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The same erasure as DELETE /v1/users/{userId}, for a user id named in the body (of any length)
+         * @description One transaction. The memberships, friends graph, tags, visibility, invitations targeted at the user, join requests and bans go, and member counts follow; groups they owned pass to their longest-standing other active member, or to nobody. Every audit entry, retained event and pending webhook delivery naming the user names the pseudonym instead. One `user.erased` event and one game-level audit entry are written, and the erasure is recorded in the ledger (a one-way hash). Afterwards the game has never seen the user. A user the game has never seen is erased all the same: 200 with zero counts. The user id is named in the body, so any id can be erased, however long: a path carries at most 16,384 characters.
+         */
+        post: operations["eraseUserByBody"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/users/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a player from the game, as POST /v1/users/erase does for the game, with the user id in the body
+         * @description An unknown game is 404. The user id is named in the body, so any id can be erased, however long: a path carries at most 16,384 characters.
+         */
+        post: operations["adminEraseUserByBody"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2163,7 +2243,7 @@ export interface components {
             /** @description the operator's name when it acted, or root */
             operatorName: string;
             /** @enum {string} */
-            action: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "erasures.applied" | "member.kicked" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.deleted" | "group.restored";
+            action: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "member.kicked" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.deleted" | "group.restored";
             /** Format: uuid */
             gameId: string | null;
             /** @description what was acted on: a key, group, user, operator or join request id */
@@ -2523,7 +2603,7 @@ export interface components {
              */
             actorUserId: string | null;
             /** @enum {string} */
-            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased";
+            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported";
             /** @description depending on the action: an external user id, a role id, the group id, a webhook id (webhook.*) or the game id (game.config.updated); null when there is none (an open invitation) */
             targetId: string | null;
             payload: {
@@ -3025,6 +3105,13 @@ export interface components {
             /** @description retained events that name the user, in feed order, each body as webhooks received it. An event names the user when its internal id is anywhere in the body, or their external id is the value of a user field (a key ending in UserId, such as userId, targetUserId, ownerUserId, actorSvcUserId). A block of the user by someone else (friend.blocked, friend.unblocked) is left out: the service never tells the blocked party */
             events: components["schemas"]["EventBodyDto"][];
         };
+        UserSubjectDto: {
+            /**
+             * @description the external user id, of any length: ids longer than a path carries (16,384 characters) can be named only here
+             * @example player-1842
+             */
+            userId: string;
+        };
         ErasureCountsDto: {
             /**
              * @description member rows in any status but banned (group bans count under bans)
@@ -3124,7 +3211,7 @@ export interface components {
         AdminAuditItemDto: {
             id: string;
             /** @enum {string} */
-            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased";
+            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported";
             gameId: string;
             gameName: string;
             /** @description null for game-wide actions (bans, config, links) */
@@ -3254,6 +3341,7 @@ export interface components {
         WebhookDto: {
             id: string;
             gameId: string;
+            /** @description as registered, with any credentials in it masked (https://***:***@host/…) */
             url: string;
             /** @description empty = every type */
             events: string[];
@@ -3499,7 +3587,10 @@ export interface components {
             otherCount: number;
         };
         CreateWebhookDto: {
-            /** @example https://studio.example.com/hooks/guildhall */
+            /**
+             * @description http or https, to a public address (unless the server allows private hosts); credentials in it (user:password@) are used for delivery and never shown again
+             * @example https://studio.example.com/hooks/guildhall
+             */
             url: string;
             /** @description empty or omitted = every type */
             events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased")[];
@@ -3515,6 +3606,7 @@ export interface components {
         CreatedWebhookDto: {
             id: string;
             gameId: string;
+            /** @description as registered, with any credentials in it masked (https://***:***@host/…) */
             url: string;
             /** @description empty = every type */
             events: string[];
@@ -3541,6 +3633,7 @@ export interface components {
             standardSecret: string;
         };
         UpdateWebhookDto: {
+            /** @description checked as on create; the url as answers show it (credentials masked) keeps the stored one */
             url?: string;
             /** @description replaces the list; [] = every type */
             events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased")[];
@@ -3587,11 +3680,24 @@ export interface components {
             /** @description age of the last completed worker tick */
             ageMs?: number;
         };
+        LoadDto: {
+            /** @description true while requests wait for a database connection (every one of the pool is in use) */
+            saturated: boolean;
+            /** @description connections of this instance's pool in use */
+            dbConnectionsInUse: number;
+            /** @description DATABASE_POOL_MAX */
+            dbConnectionsMax: number;
+            /** @description requests and tasks waiting for a connection */
+            waitingForConnection: number;
+            /** @description expensive reads (searches, feed pages, replays, exports) waiting for a slot of their game's */
+            expensiveReadsWaiting: number;
+        };
         ReadinessDto: {
             /** @enum {string} */
             status: "ok" | "degraded";
             db: components["schemas"]["ComponentHealthDto"];
             webhookWorker: components["schemas"]["ComponentHealthDto"];
+            load: components["schemas"]["LoadDto"];
             /** Format: date-time */
             timestamp: string;
             /** @description set while the server drains on SIGINT/SIGTERM */
@@ -3602,7 +3708,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The consistency token of this write: the database position just past its commit. Send it back as the `x-svc-consistency` request header of later reads, and a read replica serves them only once it has this write. Opaque: keep the last one received. */
+        /** @description The consistency token of this write: the database position just past its commit, sealed so it tells nothing. Send it back as the `x-svc-consistency` request header of later reads, and a read replica serves them only once it has this write. Opaque: keep the last one received (or, with writes in flight together, each of theirs). */
         Consistency: string;
     };
     pathItems: never;
@@ -5932,7 +6038,7 @@ export interface operations {
             query?: {
                 /** @description an operator id, or root for what the root token did */
                 operatorId?: string;
-                action?: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "erasures.applied" | "member.kicked" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.deleted" | "group.restored";
+                action?: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "member.kicked" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.deleted" | "group.restored";
                 /** @description a previous nextCursor: entries older than it */
                 before?: string;
                 limit?: number;
@@ -6092,7 +6198,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path?: never;
@@ -6254,7 +6360,7 @@ export interface operations {
                 viewer?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path?: never;
@@ -6643,7 +6749,7 @@ export interface operations {
                 viewer?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -7884,7 +7990,7 @@ export interface operations {
                 viewer?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -8058,7 +8164,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -9303,7 +9409,7 @@ export interface operations {
                 status?: "active" | "invited" | "left" | "kicked" | "banned" | "all";
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -9471,7 +9577,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -9859,7 +9965,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -10021,7 +10127,7 @@ export interface operations {
                 gameId?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -10771,7 +10877,7 @@ export interface operations {
                 includeUsed?: "true" | "false";
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -12141,7 +12247,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -12299,7 +12405,7 @@ export interface operations {
                 status?: "pending" | "approved" | "declined" | "cancelled" | "all";
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -12701,7 +12807,7 @@ export interface operations {
                 status?: "pending" | "approved" | "declined" | "cancelled" | "all";
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -13529,7 +13635,7 @@ export interface operations {
                 status?: "pending" | "approved" | "declined" | "cancelled" | "all";
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -14140,10 +14246,10 @@ export interface operations {
                 /** @description the previous nextCursor (an entry id), or an ISO 8601 timestamp (exclusive) */
                 before?: string;
                 /** @description repeatable; OR-combined */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported")[];
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -16374,7 +16480,7 @@ export interface operations {
                 includeExpired?: "true" | "false";
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path?: never;
@@ -16707,7 +16813,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -17003,7 +17109,7 @@ export interface operations {
                 groupId?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -17553,7 +17659,7 @@ export interface operations {
                 includeExpired?: "true" | "false";
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -19452,7 +19558,7 @@ export interface operations {
                 direction?: "in" | "out" | "both";
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -20288,7 +20394,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -20450,7 +20556,7 @@ export interface operations {
                 viewer?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -20749,7 +20855,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -20901,7 +21007,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -21429,7 +21535,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -22371,7 +22477,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -23073,6 +23179,415 @@ export interface operations {
             };
         };
     };
+    exportUserByBody: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": "player-1842"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserSubjectDto"];
+            };
+        };
+        responses: {
+            /** @description the export document, sent as an attachment (content-disposition), streamed in chunks */
+            200: {
+                headers: {
+                    /** @description attachment; filename="guildhall-user-export.json" */
+                    "content-disposition"?: string;
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "exportedAt": "2026-03-14T09:26:53.000Z",
+                     *       "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *       "userId": "player-1842",
+                     *       "memberships": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "userId": "player-1842",
+                     *           "status": "active",
+                     *           "roles": [
+                     *             "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *           ],
+                     *           "metadata": {
+                     *             "region": "eu-west"
+                     *           },
+                     *           "notesPublic": "Raid lead on Tuesdays",
+                     *           "notesPrivate": "Raid lead on Tuesdays",
+                     *           "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *           "leftAt": "2026-03-14T09:26:53.000Z",
+                     *           "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *           "group": {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "name": "Night Watch",
+                     *             "kind": "guild",
+                     *             "softDeletedAt": "2026-03-14T09:26:53.000Z"
+                     *           },
+                     *           "permissionOverrides": [
+                     *             {
+                     *               "memberId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *               "permission": "chat.send",
+                     *               "allowed": true
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "invitations": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "code": "3f9c2a71d04b8e65",
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "targetUserId": "player-1842",
+                     *           "invitedByUserId": "player-2077",
+                     *           "createdBy": "player-1842",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *           "usedAt": "2026-03-14T09:26:53.000Z",
+                     *           "usedBy": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
+                     *           "maxUses": 10,
+                     *           "uses": 10,
+                     *           "group": {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "name": "Night Watch",
+                     *             "kind": "guild"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "joinRequests": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "userId": "player-1842",
+                     *           "message": "Welcome aboard",
+                     *           "status": "pending",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "decidedAt": "2026-03-14T09:26:53.000Z",
+                     *           "decidedByUserId": "player-2077"
+                     *         }
+                     *       ],
+                     *       "bans": {
+                     *         "game": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "bannedAt": "2026-03-14T09:26:53.000Z",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "reason": "Welcome aboard",
+                     *             "bannedBy": "player-1842"
+                     *           }
+                     *         ],
+                     *         "groups": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "userId": "player-1842",
+                     *             "status": "active",
+                     *             "roles": [
+                     *               "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *             ],
+                     *             "metadata": {
+                     *               "region": "eu-west"
+                     *             },
+                     *             "notesPublic": "Raid lead on Tuesdays",
+                     *             "notesPrivate": "Raid lead on Tuesdays",
+                     *             "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *             "leftAt": "2026-03-14T09:26:53.000Z",
+                     *             "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "history": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "scope": "game",
+                     *             "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "kind": "set",
+                     *             "reason": "Welcome aboard",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "eventAt": "2026-03-14T09:26:53.000Z",
+                     *             "actorUserId": "player-1842"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "friends": {
+                     *         "friends": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "friendSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "respondedAt": "2026-03-14T09:26:53.000Z",
+                     *             "tagIds": [
+                     *               "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "requestsSent": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "senderSvcUserId": "player-2077",
+                     *             "targetSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "requestsReceived": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "senderSvcUserId": "player-2077",
+                     *             "targetSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "blocks": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "blockedSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "tags": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "name": "Night Watch",
+                     *             "color": "color",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "updatedAt": "2026-03-14T09:26:53.000Z",
+                     *             "friendSvcUserIds": [
+                     *               "player-2077"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "visibility": {
+                     *           "userId": "player-1842",
+                     *           "friendsListVisibility": "private",
+                     *           "allowed": [
+                     *             "private"
+                     *           ]
+                     *         }
+                     *       },
+                     *       "audit": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "actorUserId": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
+                     *           "action": "group.created",
+                     *           "targetId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "payload": {
+                     *             "region": "eu-west"
+                     *           },
+                     *           "createdAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "events": [
+                     *         {
+                     *           "id": "019a7c3e5f10a1b2c3d4e5f6",
+                     *           "type": "group.created",
+                     *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "occurredAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserExportDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     adminExportUser: {
         parameters: {
             query?: never;
@@ -23418,6 +23933,398 @@ export interface operations {
             };
         };
     };
+    adminExportUserByBody: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": "player-1842"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserSubjectDto"];
+            };
+        };
+        responses: {
+            /** @description the export document, sent as an attachment (content-disposition), streamed in chunks */
+            200: {
+                headers: {
+                    /** @description attachment; filename="guildhall-user-export.json" */
+                    "content-disposition"?: string;
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "exportedAt": "2026-03-14T09:26:53.000Z",
+                     *       "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *       "userId": "player-1842",
+                     *       "memberships": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "userId": "player-1842",
+                     *           "status": "active",
+                     *           "roles": [
+                     *             "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *           ],
+                     *           "metadata": {
+                     *             "region": "eu-west"
+                     *           },
+                     *           "notesPublic": "Raid lead on Tuesdays",
+                     *           "notesPrivate": "Raid lead on Tuesdays",
+                     *           "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *           "leftAt": "2026-03-14T09:26:53.000Z",
+                     *           "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *           "group": {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "name": "Night Watch",
+                     *             "kind": "guild",
+                     *             "softDeletedAt": "2026-03-14T09:26:53.000Z"
+                     *           },
+                     *           "permissionOverrides": [
+                     *             {
+                     *               "memberId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *               "permission": "chat.send",
+                     *               "allowed": true
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "invitations": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "code": "3f9c2a71d04b8e65",
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "targetUserId": "player-1842",
+                     *           "invitedByUserId": "player-2077",
+                     *           "createdBy": "player-1842",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *           "usedAt": "2026-03-14T09:26:53.000Z",
+                     *           "usedBy": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
+                     *           "maxUses": 10,
+                     *           "uses": 10,
+                     *           "group": {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "name": "Night Watch",
+                     *             "kind": "guild"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "joinRequests": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "userId": "player-1842",
+                     *           "message": "Welcome aboard",
+                     *           "status": "pending",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "decidedAt": "2026-03-14T09:26:53.000Z",
+                     *           "decidedByUserId": "player-2077"
+                     *         }
+                     *       ],
+                     *       "bans": {
+                     *         "game": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "bannedAt": "2026-03-14T09:26:53.000Z",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "reason": "Welcome aboard",
+                     *             "bannedBy": "player-1842"
+                     *           }
+                     *         ],
+                     *         "groups": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "userId": "player-1842",
+                     *             "status": "active",
+                     *             "roles": [
+                     *               "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *             ],
+                     *             "metadata": {
+                     *               "region": "eu-west"
+                     *             },
+                     *             "notesPublic": "Raid lead on Tuesdays",
+                     *             "notesPrivate": "Raid lead on Tuesdays",
+                     *             "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *             "leftAt": "2026-03-14T09:26:53.000Z",
+                     *             "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "history": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "scope": "game",
+                     *             "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "kind": "set",
+                     *             "reason": "Welcome aboard",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "eventAt": "2026-03-14T09:26:53.000Z",
+                     *             "actorUserId": "player-1842"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "friends": {
+                     *         "friends": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "friendSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "respondedAt": "2026-03-14T09:26:53.000Z",
+                     *             "tagIds": [
+                     *               "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "requestsSent": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "senderSvcUserId": "player-2077",
+                     *             "targetSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "requestsReceived": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "senderSvcUserId": "player-2077",
+                     *             "targetSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "blocks": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "blockedSvcUserId": "player-2077",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
+                     *         "tags": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "userId": "player-1842",
+                     *             "name": "Night Watch",
+                     *             "color": "color",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "updatedAt": "2026-03-14T09:26:53.000Z",
+                     *             "friendSvcUserIds": [
+                     *               "player-2077"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "visibility": {
+                     *           "userId": "player-1842",
+                     *           "friendsListVisibility": "private",
+                     *           "allowed": [
+                     *             "private"
+                     *           ]
+                     *         }
+                     *       },
+                     *       "audit": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "actorUserId": "01a211ce-3cf4-7d2a-9b1e-6c0f4a8d2e57",
+                     *           "action": "group.created",
+                     *           "targetId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "payload": {
+                     *             "region": "eu-west"
+                     *           },
+                     *           "createdAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "events": [
+                     *         {
+                     *           "id": "019a7c3e5f10a1b2c3d4e5f6",
+                     *           "type": "group.created",
+                     *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "occurredAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserExportDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     eraseUser: {
         parameters: {
             query?: never;
@@ -23509,6 +24416,427 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    eraseUserByBody: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": "player-1842"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserSubjectDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "player-42",
+                     *       "pseudonym": "erased_5f0c6c1e9b2a4d7e8f1a2b3c4d5e6f70",
+                     *       "erasedAt": "2026-03-14T09:26:53.000Z",
+                     *       "removed": {
+                     *         "memberships": 3,
+                     *         "friendships": 12,
+                     *         "friendRequests": 1,
+                     *         "blocks": 0,
+                     *         "tags": 2,
+                     *         "invitations": 1,
+                     *         "joinRequests": 0,
+                     *         "bans": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserErasureDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminEraseUserByBody: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "userId": "player-1842"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserSubjectDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "player-42",
+                     *       "pseudonym": "erased_5f0c6c1e9b2a4d7e8f1a2b3c4d5e6f70",
+                     *       "erasedAt": "2026-03-14T09:26:53.000Z",
+                     *       "removed": {
+                     *         "memberships": 3,
+                     *         "friendships": 12,
+                     *         "friendRequests": 1,
+                     *         "blocks": 0,
+                     *         "tags": 2,
+                     *         "invitations": 1,
+                     *         "joinRequests": 0,
+                     *         "bans": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserErasureDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this group is invite-only: an invitation is required to join it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
                     };
                 };
             };
@@ -23913,7 +25241,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path?: never;
@@ -24043,7 +25371,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path?: never;
@@ -24188,14 +25516,14 @@ export interface operations {
                 /** @description inclusive lower bound on createdAt */
                 since?: string;
                 /** @description repeatable; OR-combined; unknown values are 400 */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported")[];
                 /** @description exact match on the entries' actorUserId, an internal user id (not an external id); a value that is not a uuid matches nothing */
                 actorUserId?: string;
                 /** @description exact match on the stored targetId */
                 targetId?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -24368,7 +25696,7 @@ export interface operations {
                 order?: "asc" | "desc";
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -24555,7 +25883,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -24736,7 +26064,7 @@ export interface operations {
                 q?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -24914,14 +26242,14 @@ export interface operations {
                 /** @description inclusive lower bound on createdAt */
                 since?: string;
                 /** @description repeatable; OR-combined; unknown values are 400 */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported")[];
                 /** @description exact match on the entries' actorUserId, an internal user id (not an external id); a value that is not a uuid matches nothing */
                 actorUserId?: string;
                 /** @description exact match on the stored targetId */
                 targetId?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -26319,7 +27647,7 @@ export interface operations {
                 to?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -26481,7 +27809,7 @@ export interface operations {
                 topN?: number;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -26646,7 +27974,7 @@ export interface operations {
                 to?: string;
             };
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -26798,7 +28126,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -26951,7 +28279,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The last `x-svc-consistency` a write answered: the read sees that write (and everything before it). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
                 "x-svc-consistency"?: string;
             };
             path: {
@@ -28379,6 +29707,13 @@ export interface operations {
                      *         "ok": true,
                      *         "reason": "Welcome aboard",
                      *         "ageMs": 3
+                     *       },
+                     *       "load": {
+                     *         "saturated": true,
+                     *         "dbConnectionsInUse": 3,
+                     *         "dbConnectionsMax": 3,
+                     *         "waitingForConnection": 3,
+                     *         "expensiveReadsWaiting": 3
                      *       },
                      *       "timestamp": "2026-03-14T09:26:53.000Z",
                      *       "reason": "Welcome aboard"
