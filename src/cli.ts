@@ -1,3 +1,4 @@
+import { BulkheadModule } from './common/bulkhead/game-reads';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { existsSync, readFileSync } from 'node:fs';
@@ -33,6 +34,7 @@ class CliModule {
         MetricsModule,
         EventsModule,
         DatabaseModule,
+        BulkheadModule,
         IdentityModule,
         GamesModule,
         PermissionsCoreModule,
