@@ -89,3 +89,28 @@ it('sends the tokens of concurrent writes on a read, and the service takes them'
   // All three were sent before any was answered: none covers another, so the read carries each.
   expect(sent[sent.length - 1].token!.split(', ').sort()).toEqual([...new Set(tokens)].sort());
 });
+
+it('sends a read again without its tokens when an instance of an earlier release cannot read them (a rolling upgrade)', async () => {
+  const { key } = await newGame(s.t);
+  const sent: (string | null)[] = [];
+  // An instance of release 0.0.0 validates the header as a WAL position, and refuses this release's tokens.
+  const olderInstance: typeof globalThis.fetch = async (input, init) => {
+    const request = new Request(input, init);
+    sent.push(request.headers.get('x-svc-consistency'));
+    if (request.method === 'GET' && request.headers.has('x-svc-consistency')) {
+      const body = { code: 'bad_request', status: 400, message: 'x-svc-consistency must be the value of the x-svc-consistency header of a write\'s answer' };
+      return new Response(JSON.stringify(body), { status: 400, headers: { 'content-type': 'application/json' } });
+    }
+    return fetch(request);
+  };
+  const client = createGuildhallClient({ baseUrl: s.baseUrl, apiKey: key, fetch: olderInstance });
+  const created = await client.POST('/v1/groups', { body: { kind: 'guild', name: 'Rolling', visibility: 'public' } });
+  const token = created.response.headers.get('x-svc-consistency');
+  const read = await client.GET('/v1/groups/{id}', { params: { path: { id: created.data!.id } } });
+  expect(read.response.status).toBe(200);
+  expect(read.data?.name).toBe('Rolling');
+  expect(sent).toEqual([null, token, null]);
+  // The tokens stay for the next read, which may reach a newer instance.
+  await client.GET('/v1/groups');
+  expect(sent[3]).toBe(token);
+});
