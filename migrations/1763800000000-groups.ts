@@ -1,10 +1,30 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { lockedTransaction, relationExists } from './online';
 
-/** Groups, members and invitations (SPEC §2-3), with the indexes of every list order. */
+/**
+ * Groups, members and invitations (SPEC §2-3), with the indexes of every list order.
+ *
+ * Online (docs/operations.md, Schema changes): the new tables' foreign keys take a lock that
+ * blocks the writes of games and users, and audit_entries gains one (whose check reads a table
+ * that no build before this one writes).
+ * So it runs in a transaction of its own (`transaction = false`, lockedTransaction) where each
+ * statement waits a few seconds at most for its lock; behind a long transaction it rolls back,
+ * lets the writes queued behind it through and tries again. Its statements commit together:
+ * when invitations exists, an earlier run committed them all. The builds before it write no audit
+ * entry and know none of these tables: every release may run after it.
+ */
 export class Groups1763800000000 implements MigrationInterface {
   name = 'Groups1763800000000';
+  transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
+    await lockedTransaction(q, async () => {
+      if (!(await relationExists(q, 'invitations'))) await this.create(q);
+    });
+  }
+
+  /** Every statement of the migration, committed together. */
+  private async create(q: QueryRunner): Promise<void> {
     await q.query(`
       CREATE TABLE groups (
         id                   uuid PRIMARY KEY,

@@ -1,10 +1,29 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { lockedTransaction, relationExists } from './online';
 
-/** Roles, permissions, member overrides, the permission catalog, and bans (SPEC §2, §3). */
+/**
+ * Roles, permissions, member overrides, the permission catalog, and bans (SPEC §2, §3).
+ *
+ * Online (docs/operations.md, Schema changes): the new tables' foreign keys take a lock that
+ * blocks the writes of groups, members, games and users.
+ * So it runs in a transaction of its own (`transaction = false`, lockedTransaction) where each
+ * statement waits a few seconds at most for its lock; behind a long transaction it rolls back,
+ * lets the writes queued behind it through and tries again. Its statements commit together:
+ * when ban_history exists, an earlier run committed them all. The builds before it know none of
+ * these tables: every release may run after it.
+ */
 export class RolesBans1763900000000 implements MigrationInterface {
   name = 'RolesBans1763900000000';
+  transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
+    await lockedTransaction(q, async () => {
+      if (!(await relationExists(q, 'ban_history'))) await this.create(q);
+    });
+  }
+
+  /** Every statement of the migration, committed together. */
+  private async create(q: QueryRunner): Promise<void> {
     await q.query(`
       CREATE TABLE roles (
         id          uuid PRIMARY KEY,

@@ -1,13 +1,30 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { lockedTransaction, relationExists } from './online';
 
 /**
  * The friends graph (SPEC §2 Friends records, §3 Friend relationship): relationships, friend tags
  * and their attachments, per-user list visibility; and the index the network scope reads games by.
+ *
+ * Online (docs/operations.md, Schema changes): the new tables' foreign keys take a lock that
+ * blocks the writes of games and users, as does the index on games (one row per game: built at once).
+ * So it runs in a transaction of its own (`transaction = false`, lockedTransaction) where each
+ * statement waits a few seconds at most for its lock; behind a long transaction it rolls back,
+ * lets the writes queued behind it through and tries again. Its statements commit together:
+ * when friend_settings exists, an earlier run committed them all. The builds before it know none
+ * of these tables: every release may run after it.
  */
 export class Friends1764000000000 implements MigrationInterface {
   name = 'Friends1764000000000';
+  transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
+    await lockedTransaction(q, async () => {
+      if (!(await relationExists(q, 'friend_settings'))) await this.create(q);
+    });
+  }
+
+  /** Every statement of the migration, committed together. */
+  private async create(q: QueryRunner): Promise<void> {
     // One table for the three relationship types: a pending `request` is one directed row (sender ->
     // target), a friendship two `friend` rows (one per direction), a block one directed `blocked` row.
     // External ids are stored beside the internal ones (identity mappings never change), so lists

@@ -1,10 +1,29 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { lockedTransaction, relationExists } from './online';
 
-/** Webhook endpoints and their deliveries (SPEC §2 Webhook endpoint, §3 Webhook delivery, §6). */
+/**
+ * Webhook endpoints and their deliveries (SPEC §2 Webhook endpoint, §3 Webhook delivery, §6).
+ *
+ * Online (docs/operations.md, Schema changes): webhook_endpoints' foreign key takes a lock that
+ * blocks the writes of games.
+ * So it runs in a transaction of its own (`transaction = false`, lockedTransaction) where each
+ * statement waits a few seconds at most for its lock; behind a long transaction it rolls back,
+ * lets the writes queued behind it through and tries again. Its statements commit together:
+ * when webhook_deliveries exists, an earlier run committed them all. The builds before it know
+ * none of these tables: every release may run after it.
+ */
 export class Webhooks1764200000000 implements MigrationInterface {
   name = 'Webhooks1764200000000';
+  transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
+    await lockedTransaction(q, async () => {
+      if (!(await relationExists(q, 'webhook_deliveries'))) await this.create(q);
+    });
+  }
+
+  /** Every statement of the migration, committed together. */
+  private async create(q: QueryRunner): Promise<void> {
     // Deliveries are enqueued by SQL in the mutation's own transaction: their ids are made there too,
     // time-ordered like every other id (DECISIONS §19).
     await q.query(`

@@ -1,44 +1,64 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexConcurrently, dropIndex, lockedTransaction, relationExists } from './online';
 
 /**
  * Webhooks a receiver can verify with a standard library, inspect and rotate (docs/webhooks.md):
  * the `standard` format, a previous secret that keeps signing until its grace period ends, and the
  * delivery log with one row per attempt.
+ *
+ * Online (docs/operations.md, Schema changes): outside a transaction (`transaction = false`), in
+ * steps that can each run again. The change to webhook_endpoints (a few rows per game, so its
+ * checks read little) and the new attempts table (whose key to webhook_deliveries locks out that
+ * table's writes for a moment) are each made in a transaction of their own where a lock is waited
+ * for a few seconds at most, then tried again. The indexes are built, and the replaced one
+ * dropped, CONCURRENTLY: webhook_deliveries has a row per delivery, written by the release still
+ * serving. Those builds write deliveries with the formats they know and never name the new
+ * columns: every release may run after it.
  */
 export class WebhookLog1764400000000 implements MigrationInterface {
   name = 'WebhookLog1764400000000';
+  transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`
-      ALTER TABLE webhook_endpoints
-        DROP CONSTRAINT webhook_endpoints_format_check,
-        ADD CONSTRAINT webhook_endpoints_format_check CHECK (format IN ('svc', 'discord', 'slack', 'standard')),
-        ADD COLUMN previous_secret text,
-        ADD COLUMN previous_secret_expires_at timestamptz(3),
-        ADD CONSTRAINT webhook_endpoints_previous_secret_expiry CHECK ((previous_secret IS NULL) = (previous_secret_expires_at IS NULL))`);
+    await lockedTransaction(q, async () => {
+      const [{ done }] = (await q.query(
+        `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'webhook_endpoints'::regclass AND attname = 'previous_secret' AND NOT attisdropped) AS done`,
+      )) as { done: boolean }[];
+      if (done) return;
+      await q.query(`
+        ALTER TABLE webhook_endpoints
+          DROP CONSTRAINT webhook_endpoints_format_check,
+          ADD CONSTRAINT webhook_endpoints_format_check CHECK (format IN ('svc', 'discord', 'slack', 'standard')),
+          ADD COLUMN previous_secret text,
+          ADD COLUMN previous_secret_expires_at timestamptz(3),
+          ADD CONSTRAINT webhook_endpoints_previous_secret_expiry CHECK ((previous_secret IS NULL) = (previous_secret_expires_at IS NULL))`);
+    });
     // The sweep finds the previous secrets whose grace period is over without reading every endpoint.
-    await q.query(
-      `CREATE INDEX webhook_endpoints_previous_secret ON webhook_endpoints (previous_secret_expires_at) WHERE previous_secret IS NOT NULL`,
-    );
+    await createIndexConcurrently(q, {
+      name: 'webhook_endpoints_previous_secret',
+      table: 'webhook_endpoints',
+      definition: '(previous_secret_expires_at) WHERE previous_secret IS NOT NULL',
+    });
 
     // The delivery log, newest first, per endpoint and status. An unfiltered page merges the three
     // statuses' runs; the index also serves the endpoint's cascades and the retention sweep, so it
     // replaces the plain endpoint index instead of adding a write to every delivery.
-    await q.query(
-      `CREATE INDEX webhook_deliveries_log ON webhook_deliveries (endpoint_id, status, created_at DESC, id DESC)`,
-    );
-    await q.query(`DROP INDEX webhook_deliveries_endpoint`);
+    await createIndexConcurrently(q, { name: 'webhook_deliveries_log', table: 'webhook_deliveries', definition: '(endpoint_id, status, created_at DESC, id DESC)' });
+    await dropIndex(q, 'webhook_deliveries_endpoint');
 
-    await q.query(`
-      CREATE TABLE webhook_delivery_attempts (
-        delivery_id   uuid NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
-        number        integer NOT NULL,
-        attempted_at  timestamptz(3) NOT NULL,
-        status_code   integer,
-        error         text,
-        duration_ms   integer NOT NULL,
-        PRIMARY KEY (delivery_id, number)
-      )`);
+    await lockedTransaction(q, async () => {
+      if (await relationExists(q, 'webhook_delivery_attempts')) return;
+      await q.query(`
+        CREATE TABLE webhook_delivery_attempts (
+          delivery_id   uuid NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+          number        integer NOT NULL,
+          attempted_at  timestamptz(3) NOT NULL,
+          status_code   integer,
+          error         text,
+          duration_ms   integer NOT NULL,
+          PRIMARY KEY (delivery_id, number)
+        )`);
+    });
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { hasConstraint, lockedTransaction } from './online';
 
 /**
  * The delivery log's attempts without a foreign key to their delivery. The key's check cost the
@@ -13,11 +14,26 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * the key gave is kept by a statement trigger: whatever removes deliveries (an endpoint's deletion,
  * the retention sweep, a game's cascade) removes their attempts in the same statement. Its DELETE
  * is dynamic SQL so that it is planned for the rows at hand each time, not cached like the check.
+ *
+ * Online (docs/operations.md, Schema changes): the key's removal and the trigger take locks that
+ * block the writes of both tables, so they are made in a transaction of their own (`transaction =
+ * false`, lockedTransaction) where each waits a few seconds at most for its lock; behind a long
+ * transaction it rolls back, lets the writes queued behind it through and tries again. Once the
+ * key is gone an earlier run committed it all. The builds before it relied on the key's cascade,
+ * which the trigger does in its place: every release may run after it.
  */
 export class WebhookAttemptsParent1764700000000 implements MigrationInterface {
   name = 'WebhookAttemptsParent1764700000000';
+  transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
+    await lockedTransaction(q, async () => {
+      if (await hasConstraint(q, 'webhook_delivery_attempts', 'webhook_delivery_attempts_delivery_id_fkey')) await this.replaceKey(q);
+    });
+  }
+
+  /** Every statement of the migration, committed together. */
+  private async replaceKey(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE webhook_delivery_attempts DROP CONSTRAINT webhook_delivery_attempts_delivery_id_fkey`);
     await q.query(`
       CREATE FUNCTION webhook_deliveries_drop_attempts() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { lockedTransaction, relationExists } from './online';
 
 /**
  * Friend suggestions kept per (user, game), checked on every read against version counters instead
@@ -20,11 +21,29 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * A kept list holds the internal ids (items) and, apart, the answer as the calling game named it
  * (named, json: sent as stored).
+ *
+ * Online (docs/operations.md, Schema changes): the new tables' foreign keys take a lock that
+ * blocks the writes of users and games, and the triggers one that blocks those of
+ * user_relationships.
+ * So it runs in a transaction of its own (`transaction = false`, lockedTransaction) where each
+ * statement waits a few seconds at most for its lock; behind a long transaction it rolls back,
+ * lets the writes queued behind it through and tries again. Its statements commit together:
+ * when friend_suggestions_stale exists, an earlier run committed them all. The triggers only count
+ * the relationship writes of the builds before it, which read none of this: every release may run
+ * after it.
  */
 export class FriendSuggestions1765500000000 implements MigrationInterface {
   name = 'FriendSuggestions1765500000000';
+  transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
+    await lockedTransaction(q, async () => {
+      if (!(await relationExists(q, 'friend_suggestions_stale'))) await this.create(q);
+    });
+  }
+
+  /** Every statement of the migration, committed together. */
+  private async create(q: QueryRunner): Promise<void> {
     // No foreign key: a counter may outlive its user (a missing row reads as 0), and checking one
     // would cost every friendship write a lookup.
     await q.query(`CREATE TABLE friend_versions (user_id uuid PRIMARY KEY, version bigint NOT NULL)`);

@@ -1,4 +1,5 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
+import { expandIn, type ReleasedMigration } from './release';
 
 /**
  * Mentions by name: the ids a player's export and erasure look for are found among the object keys
@@ -32,8 +33,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * on the migration lock without holding a snapshot while they wait (src/db/data-source.ts), which
  * a concurrent build would otherwise wait for for ever.
  */
-export class MentionNames1765800000000 implements MigrationInterface {
+export class MentionNames1765800000000 implements ReleasedMigration {
   name = 'MentionNames1765800000000';
+  readonly release = expandIn('1.0.0');
   transaction = false;
 
   async up(q: QueryRunner): Promise<void> {

@@ -1,4 +1,5 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
+import { expandIn, type ReleasedMigration } from './release';
 
 /**
  * Keys the instances of one database share, made on first use (src/db/replica/consistency-key.ts):
@@ -8,8 +9,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Expand only: a new table that the previous release neither reads nor writes, so it runs while
  * that release still serves, and that release may run after it (nothing of it changes).
  */
-export class ServiceKeys1765900000000 implements MigrationInterface {
+export class ServiceKeys1765900000000 implements ReleasedMigration {
   name = 'ServiceKeys1765900000000';
+  readonly release = expandIn('1.0.0');
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`

@@ -16,6 +16,7 @@ import { DataSource } from 'typeorm';
 import { HttpMetrics } from './observability/metrics/http-metrics';
 import { consistencyHeaderProblem, installConsistencyHeaders } from './db/replica/consistency-headers';
 import { ConsistencyTokens } from './db/replica/consistency-token';
+import { SchemaWatch } from './db/schema/schema-watch';
 import { rateLimitCheck } from './common/rate-limit/rate-limit-check';
 import { REQUEST_ID_HEADER, requestIdFor } from './common/request-id/request-id';
 import { SvcValidationPipe } from './common/validation/validation.pipe';
@@ -33,6 +34,7 @@ import { mountOpenApi } from './openapi';
 export const BODY_LIMIT_BYTES = 100 * 1024 * 1024;
 export const HEADERS_TIMEOUT_MS = 10_000;
 const HEALTH_PATHS = new Set(['/', '/healthz']);
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const SHUTTING_DOWN = new ApiError('service_unavailable', 'the server is shutting down; retry on another instance', { 'retry-after': '1' });
 export const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -102,6 +104,7 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
   const limit = limiter.enabled ? rateLimitCheck(limiter, settings.trustProxy) : null;
   const health = app.get(HealthService);
   const authenticator = app.get(RequestAuthenticator);
+  const schema = app.get(SchemaWatch);
   adapter.getInstance().addHook('onRequest', (request, reply, done) => {
     request.raw.headers[REQUEST_ID_HEADER] = request.id;
     reply.header(REQUEST_ID_HEADER, request.id);
@@ -113,6 +116,10 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
     }
     const refused = limit && limit(request.raw);
     if (refused) return done(refused);
+    if (WRITES.has(request.method)) {
+      const outgrown = schema.writeRefusal();
+      if (outgrown) return done(outgrown);
+    }
     // Refused before the body is read (DECISIONS §31): an unknown route, a missing or wrong
     // credential. Node discards what of the body still comes (nothing is buffered), and a client
     // still sending it LINGER_MS after the answer is cut off. Closing at once instead would reset

@@ -2,23 +2,32 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createServer as createNetServer } from 'node:net';
 import { Client } from 'pg';
 import { createApp } from './app.factory';
-import { createDataSource, runMigrations } from './db/data-source';
+import { Logger } from '@nestjs/common';
+import { createDataSource, requireMigratedSchema, runMigrations, SchemaIncompatible } from './db/data-source';
+import { RELEASE } from './version';
 import { newEraMessage } from './db/feed-era';
 import { StartupError } from './common/startup-error';
 import { parseSettings, SettingsError, type Settings } from './config/settings';
 
 /**
- * Applies pending migrations before the app is built, so a database that refuses them (a user
- * without the right to create tables) is one line, not the framework's report with its stack.
+ * Settles the schema before the app is built: applies pending migrations (MIGRATE_ON_BOOT, the
+ * default) or requires that there are none, and refuses a database migrated by a newer release
+ * this build may not run beside. A refusal is one line, not the framework's report with its stack.
+ * Answers the migrations it applied.
  */
-async function migrate(url: string): Promise<void> {
+async function settleSchema(url: string, migrateOnBoot: boolean): Promise<string[]> {
   // Before the app's logger exists: said on stderr, like the refusals below.
   const onNewEra = (era: number) => process.stderr.write(`guildhall: ${newEraMessage(era)}\n`);
   const ds = createDataSource({ url, poolMax: 2, applicationName: 'guildhall-migrate', onNewEra });
   try {
     await ds.initialize();
-    await runMigrations(ds, onNewEra);
+    if (!migrateOnBoot) {
+      await requireMigratedSchema(ds);
+      return [];
+    }
+    return await runMigrations(ds, onNewEra);
   } catch (err) {
+    if (err instanceof SchemaIncompatible) throw new StartupError(err.message);
     const e = err as Error & { code?: string; driverError?: { code?: string } };
     const code = e.code ?? e.driverError?.code;
     const fix =
@@ -122,7 +131,7 @@ export async function startServer(
 ): Promise<{ app: NestFastifyApplication; url: string; metricsUrl?: string }> {
   if (!settings.databaseUrl) fail('Invalid setting DATABASE_URL: required (a postgres:// URL)');
   await checkDatabase(settings.databaseUrl);
-  await migrate(settings.databaseUrl);
+  const applied = await settleSchema(settings.databaseUrl, settings.migrateOnBoot);
   await portAvailable(settings);
   const app = await createApp(settings, options);
   try {
@@ -133,5 +142,10 @@ export async function startServer(
   }
   const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
   const metricsUrl = settings.metricsPort === undefined ? undefined : `http://${host}:${settings.metricsPort}/metrics`;
-  return { app, url: settings.baseUrl ?? `http://${host}:${settings.port}`, ...(metricsUrl ? { metricsUrl } : {}) };
+  const url = settings.baseUrl ?? `http://${host}:${settings.port}`;
+  new Logger('Guildhall').log(
+    { release: RELEASE, listen: `${settings.host}:${settings.port}`, migrationsApplied: applied },
+    `Guildhall ${RELEASE} is listening on ${settings.host}:${settings.port}` + (applied.length ? `; applied ${applied.length} migration(s): ${applied.join(', ')}` : ''),
+  );
+  return { app, url, ...(metricsUrl ? { metricsUrl } : {}) };
 }

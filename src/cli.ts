@@ -18,14 +18,18 @@ import { IdentityModule } from './identity/identity.module';
 import { MetricsModule } from './observability/metrics/metrics.module';
 import { parseOperatorArgs, USAGE, UsageError } from './operator/operator-args';
 import { runOperatorCommand } from './operator/operator-commands';
+import { runMigrateCommand, type MigrateCommand } from './operator/migrate-commands';
+import { createDataSource, SchemaIncompatible } from './db/data-source';
 
 @Module({})
 class CliModule {
   static forRoot(settings: Settings) {
-    // The modules register their metrics; the command serves none, whatever METRICS_PORT says (in the
+    // It never migrates: a newer command pointed at a database must not change its schema unasked
+    // (`migrate up` does that); on pending migrations it refuses to run. The modules register
+    // their metrics; the command serves none, whatever METRICS_PORT says (in the
     // Docker image it is set for the server, whose port the command must not try to take). Nor does
     // it trace: it answers no request.
-    const own = { ...settings, metricsPort: undefined, tracing: undefined };
+    const own = { ...settings, metricsPort: undefined, tracing: undefined, migrateOnBoot: false };
     return {
       module: CliModule,
       imports: [
@@ -60,6 +64,10 @@ async function main(argv: string[]): Promise<void> {
   const settings = settingsOrExit(env);
   if (!settings.databaseUrl) fail('set DATABASE_URL, or run `npm start` so the embedded database is up');
   await checkDatabase(settings.databaseUrl);
+  if (command.name === 'migrate:status' || command.name === 'migrate:up' || command.name === 'migrate:down') {
+    process.stdout.write(`${await migrate(settings.databaseUrl, command)}\n`);
+    return;
+  }
 
   // A failure while the context starts (migrations, a timeout) must reach the one-line report below,
   // not the framework's logged stack and exit.
@@ -71,8 +79,19 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** The migrate commands use a plain connection: no module starts, so none can refuse a schema they are there to change. */
+async function migrate(url: string, command: MigrateCommand): Promise<string> {
+  const ds = createDataSource({ url, poolMax: 2, applicationName: 'guildhall-migrate' });
+  try {
+    await ds.initialize();
+    return await runMigrateCommand(ds, command);
+  } finally {
+    if (ds.isInitialized) await ds.destroy().catch(() => undefined);
+  }
+}
+
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof UsageError) fail(err.message);
+  if (err instanceof UsageError || err instanceof SchemaIncompatible) fail(err.message);
   const message = (err as Error)?.message || String(err);
   fail(`the command failed: ${message.split('\n')[0]}`);
 });

@@ -9,6 +9,8 @@ export interface Settings {
   /** Absent only for the development launcher, which supplies an embedded database. */
   databaseUrl: string | undefined;
   databasePoolMax: number;
+  /** Apply pending migrations when the server starts (docs/upgrades.md says when to turn it off). */
+  migrateOnBoot: boolean;
   /** Expensive reads (search, feed pages, replays, exports) one game may run at once on an instance (docs/security.md). */
   gameReadConcurrency: number;
   /** Longest a statement of this service may run (ms, 0 = no limit): a blocked or runaway query gives up. */
@@ -249,6 +251,7 @@ export function parseSettings(env: Env): Settings {
   return {
     databaseUrl: databaseUrl(env),
     databasePoolMax: poolMax,
+    migrateOnBoot: flag(env, 'MIGRATE_ON_BOOT', true),
     gameReadConcurrency: integer(env, 'GAME_READ_CONCURRENCY', Math.max(1, Math.floor(poolMax / 2)), 1, 1000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     databaseIdleInTransactionTimeoutMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 0, 3_600_000),

@@ -5,6 +5,7 @@ import { startNewEraIfRestored, type EraAnnouncer } from './feed-era';
 import { installTimestampParser } from './pg-timestamps';
 import type { SqlSpans } from '../observability/tracing/sql-spans';
 import { ServiceClient, type ServerErrorListener } from './prepared-client';
+import { blockingMigrations, incompatibility, readSchemaState, recordReleases } from './schema/schema-state';
 
 export interface DataSourceConfig {
   url: string;
@@ -96,19 +97,59 @@ async function takeMigrationLock(runner: QueryRunner): Promise<void> {
   }
 }
 
-export async function runMigrations(ds: DataSource, onNewEra?: EraAnnouncer): Promise<void> {
+/** The database has a migration of a newer release that this build may not run beside (docs/upgrades.md). */
+export class SchemaIncompatible extends Error {
+  override name = 'SchemaIncompatible';
+}
+
+/**
+ * Applies the migrations this build has and the database lacks, in order, each in its own
+ * transaction unless it says otherwise, and records what each applied one is to the releases.
+ * Refuses, changing nothing, a database that has a migration of a newer release this build may not
+ * run beside. Answers the names it applied.
+ */
+export async function runMigrations(ds: DataSource, onNewEra?: EraAnnouncer): Promise<string[]> {
+  return withMigrationLock(ds, async (runner) => {
+    const before = await readSchemaState(runner.manager);
+    const blocking = blockingMigrations(before);
+    if (blocking.length) throw new SchemaIncompatible(incompatibility(blocking));
+    const ran = (await ds.runMigrations({ transaction: 'each' })).map((m) => m.name);
+    await recordReleases(runner.manager, [...before.applied, ...ran]);
+    // The connections opened before the schema existed could not check: this one can.
+    await startNewEraIfRestored(runner, onNewEra);
+    return ran;
+  });
+}
+
+/** Runs `work` holding the migration lock, on a connection of its own: one process changes the schema at a time. */
+export async function withMigrationLock<T>(ds: DataSource, work: (runner: QueryRunner) => Promise<T>): Promise<T> {
   const runner = ds.createQueryRunner();
   try {
     await runner.connect();
     await takeMigrationLock(runner);
     try {
-      await ds.runMigrations({ transaction: 'each' });
-      // The connections opened before the schema existed could not check: this one can.
-      await startNewEraIfRestored(runner, onNewEra);
+      return await work(runner);
     } finally {
       await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }
   } finally {
     await runner.release();
+  }
+}
+
+/**
+ * For a process that must not migrate (MIGRATE_ON_BOOT=false, the operator command): the schema
+ * must hold every migration this build has, and none of a newer release it may not run beside.
+ */
+export async function requireMigratedSchema(ds: DataSource): Promise<void> {
+  const state = await readSchemaState(ds.manager);
+  const blocking = blockingMigrations(state);
+  if (blocking.length) throw new SchemaIncompatible(incompatibility(blocking));
+  if (state.pending.length) {
+    const names = state.pending.map((p) => p.name);
+    throw new SchemaIncompatible(
+      `${names.length} migration${names.length === 1 ? ' is' : 's are'} pending on the database (${names.join(', ')}): ` +
+        'apply them first with `guildhall migrate up` (this build), or start the server with MIGRATE_ON_BOOT=true',
+    );
   }
 }

@@ -5,8 +5,9 @@ import { SETTINGS } from '../config/settings.module';
 import { MetricsRegistry } from '../observability/metrics/metrics-registry';
 import type { Tracing } from '../observability/tracing/tracing';
 import { TRACING } from '../observability/tracing/tracing.module';
-import { createDataSource, runMigrations } from './data-source';
+import { createDataSource, requireMigratedSchema, runMigrations } from './data-source';
 import { DbMetrics } from './db-metrics';
+import { SchemaWatch } from './schema/schema-watch';
 import { PgListener } from './pg-listener';
 import { loadConsistencyTokens } from './replica/consistency-key';
 import { ConsistencyTokens } from './replica/consistency-token';
@@ -38,7 +39,9 @@ import { UnitOfWork } from './unit-of-work';
         });
         await ds.initialize();
         metrics.instrument(ds);
-        await runMigrations(ds);
+        // The server's boot has migrated already (or was told not to); this settles what it must.
+        if (settings.migrateOnBoot) await runMigrations(ds);
+        else await requireMigratedSchema(ds);
         return ds;
       },
     },
@@ -68,12 +71,13 @@ import { UnitOfWork } from './unit-of-work';
     },
     { provide: ConsistencyTokens, inject: [DataSource], useFactory: loadConsistencyTokens },
     ReplicaReadInterceptor,
+    SchemaWatch,
     DbMetrics,
     PgListener,
     ReadSource,
     UnitOfWork,
   ],
-  exports: [DataSource, ConsistencyTokens, DbMetrics, PgListener, ReadSource, ReplicaReadInterceptor, ReplicaRouter, UnitOfWork],
+  exports: [DataSource, ConsistencyTokens, SchemaWatch, DbMetrics, PgListener, ReadSource, ReplicaReadInterceptor, ReplicaRouter, UnitOfWork],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(

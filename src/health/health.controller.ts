@@ -3,9 +3,8 @@ import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } f
 import { PublicRoute } from '../common/auth/route-auth.decorator';
 import { LivenessDto, ReadinessDto } from './health.dto';
 import { HealthService } from './health.service';
+import { INTERFACE_VERSION, RELEASE } from '../version';
 
-/** SPEC §9: a constant, not a build identifier. */
-export const SERVICE_VERSION = '0.0.0';
 
 type StatusSettable = { status(code: number): unknown };
 
@@ -19,7 +18,7 @@ export class HealthController {
   @ApiOperation({ operationId: 'getLiveness', summary: 'Liveness; touches no database' })
   @ApiOkResponse({ type: LivenessDto })
   liveness(): LivenessDto {
-    return { name: 'guildhall', version: SERVICE_VERSION };
+    return { name: 'guildhall', version: INTERFACE_VERSION, release: RELEASE };
   }
 
   @Get('healthz')

@@ -2,7 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class LivenessDto {
   @ApiProperty({ example: 'guildhall' }) name!: string;
-  @ApiProperty({ example: '0.0.0', description: 'a constant; does not identify builds' }) version!: string;
+  @ApiProperty({ example: '0.0.0', description: 'a constant; does not identify builds (see release)' }) version!: string;
+  @ApiProperty({ example: '1.0.0', description: "this build's release (semver), as CHANGELOG.md lists them" }) release!: string;
 }
 
 export class ComponentHealthDto {
@@ -25,8 +26,11 @@ export class LoadDto {
 
 export class ReadinessDto {
   @ApiProperty({ enum: ['ok', 'degraded'] }) status!: 'ok' | 'degraded';
+  @ApiProperty({ example: '1.0.0', description: "this build's release (semver)" }) release!: string;
   @ApiProperty({ type: ComponentHealthDto }) db!: ComponentHealthDto;
   @ApiProperty({ type: ComponentHealthDto }) webhookWorker!: ComponentHealthDto;
+  @ApiProperty({ type: ComponentHealthDto, description: 'fails once a newer release has migrated the database beyond what this release may run on (writes are then refused)' })
+  schema!: ComponentHealthDto;
   @ApiProperty({ type: LoadDto }) load!: LoadDto;
   @ApiProperty({ format: 'date-time' }) timestamp!: string;
   @ApiPropertyOptional({ description: 'set while the server drains on SIGINT/SIGTERM' }) reason?: string;

@@ -5,8 +5,10 @@ import { databaseUnavailableCause } from '../common/errors/db-unavailable';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { DbMetrics } from '../db/db-metrics';
+import { SchemaWatch } from '../db/schema/schema-watch';
 import { DeliveryWorker } from '../webhooks/delivery-worker';
 import type { ComponentHealthDto, LoadDto, ReadinessDto } from './health.dto';
+import { RELEASE } from '../version';
 
 /** SPEC §4 /healthz: the database ping times out after 2 s. */
 export const DB_PING_TIMEOUT_MS = 2_000;
@@ -24,6 +26,7 @@ export class HealthService implements OnModuleDestroy {
     private readonly worker: DeliveryWorker,
     private readonly db: DbMetrics,
     private readonly bulkheads: GameReads,
+    private readonly schema: SchemaWatch,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -37,10 +40,14 @@ export class HealthService implements OnModuleDestroy {
 
   async readiness(): Promise<ReadinessDto> {
     const [db, webhookWorker] = await Promise.all([this.pingDb(), Promise.resolve(this.worker.health())]);
+    const schemaProblem = this.schema.incompatible;
+    const schema: ComponentHealthDto = schemaProblem ? { ok: false, reason: schemaProblem } : { ok: true };
     const report: ReadinessDto = {
-      status: db.ok && webhookWorker.ok && !this.shuttingDown ? 'ok' : 'degraded',
+      status: db.ok && webhookWorker.ok && schema.ok && !this.shuttingDown ? 'ok' : 'degraded',
+      release: RELEASE,
       db,
       webhookWorker,
+      schema,
       load: this.load(),
       timestamp: new Date().toISOString(),
     };

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { PUBLIC_OPERATION_EXTENSION } from '../common/auth/route-auth.decorator';
 import { EventBodyDto } from '../events/dto/feed.dto';
-import { SERVICE_VERSION } from '../health/health.controller';
+import { RELEASE } from '../version';
 import { addConsistencyHeaders } from './consistency';
 import { completeErrorAnswers } from './error-answers';
 import { exampleOf, type Components, type Schema } from './examples';
@@ -22,7 +22,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '(each admin operation states the least operator role it needs in `x-svc-operator-role`). Every ' +
         'non-2xx response is the envelope `{ code, status, message, requestId? }`.',
     )
-    .setVersion(SERVICE_VERSION)
+    .setVersion(RELEASE)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'jk_<prefix>.<secret>' }, 'apiKey')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: "jadm_… (SVC_ADMIN_TOKEN, the root) or an operator's jop_<prefix>.<secret>, within its role" }, 'adminToken')
     .addServer('/', 'this server')

@@ -46,3 +46,15 @@ describe('USAGE', () => {
     expect(USAGE).toMatch(/^Usage: node dist\/src\/cli\.js <command> .*npx guildhall .*npm run svc -- /);
   });
 });
+
+describe('migrate', () => {
+  it('takes status, up and down --to <name>', () => {
+    expect(parseOperatorArgs(['migrate', 'status'])).toEqual({ name: 'migrate:status' });
+    expect(parseOperatorArgs(['migrate', 'up'])).toEqual({ name: 'migrate:up' });
+    expect(parseOperatorArgs(['migrate', 'down', '--to', 'Erasure1765100000000'])).toEqual({ name: 'migrate:down', to: 'Erasure1765100000000' });
+  });
+
+  it.each([[['migrate']], [['migrate', 'sideways']], [['migrate', 'down']], [['migrate', 'down', 'X']], [['migrate', 'up', 'now']]])('refuses %j in one line', (argv) => {
+    expect(() => parseOperatorArgs(argv)).toThrow(/usage: migrate status \| up \| down --to <name>$/);
+  });
+});

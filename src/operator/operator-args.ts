@@ -1,5 +1,6 @@
 import { isUuid } from '../common/ids';
 import { isIsoTimestamp } from '../common/validation/is-iso-timestamp';
+import type { MigrateCommand } from './migrate-commands';
 
 /** Every command, what it takes and what it does: the help text and the one-line errors are built from it. */
 const COMMANDS = {
@@ -9,6 +10,10 @@ const COMMANDS = {
   'key:revoke': { args: '<keyId>', about: 'revoke an API key, at once on every running instance' },
   'erasures:export': { args: '[<since>]', about: 'print the erasure ledger as JSON, oldest first: keep it outside the backups' },
   'erasures:apply': { args: '<file>', about: 'after a restore, before traffic: erase again every user a ledger file names' },
+  migrate: {
+    args: 'status | up | down --to <name>',
+    about: "the schema: list this build's migrations and the database's; apply the pending ones; revert those after <name>",
+  },
   help: { args: '', about: 'this text' },
 } as const;
 
@@ -20,7 +25,8 @@ export type OperatorCommand =
   | { name: 'key:mint' | 'key:list'; gameId: string }
   | { name: 'key:revoke'; keyId: string }
   | { name: 'erasures:export'; since?: Date }
-  | { name: 'erasures:apply'; file: string };
+  | { name: 'erasures:apply'; file: string }
+  | MigrateCommand;
 
 export const USAGE = [
   'Usage: node dist/src/cli.js <command>   (or: npx guildhall <command>, npm run svc -- <command>)',
@@ -65,10 +71,22 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorCommand {
     case 'erasures:apply':
       if (args.length !== 1 || !args[0]) throw usageError(name, 'erasures:apply takes one file, as erasures:export wrote it');
       return { name, file: args[0] };
+    case 'migrate':
+      return migrateCommand(args);
     default:
       // JSON quoting keeps a pasted newline or control character from breaking the one line.
       throw new UsageError(`unknown command ${JSON.stringify(name)}; commands: ${Object.keys(COMMANDS).join(', ')}`);
   }
+}
+
+function migrateCommand(args: readonly string[]): MigrateCommand {
+  const [verb, ...rest] = args;
+  if ((verb === 'status' || verb === 'up') && rest.length === 0) return { name: `migrate:${verb}` };
+  if (verb === 'down') {
+    if (rest.length === 2 && rest[0] === '--to' && rest[1]) return { name: 'migrate:down', to: rest[1] };
+    throw usageError('migrate', 'migrate down needs --to <name>: the last migration to keep (`migrate status` lists them)');
+  }
+  throw usageError('migrate', `${verb === undefined ? 'migrate needs' : `${JSON.stringify(verb)} is not`} status, up or down --to <name>`);
 }
 
 function oneId(name: CommandName, args: readonly string[], what: string): string {

@@ -1,3 +1,4 @@
+import type { MigrateCommand } from './migrate-commands';
 import { readFile } from 'node:fs/promises';
 import { ApiError } from '../common/errors/api-error';
 import { SvcValidationPipe } from '../common/validation/validation.pipe';
@@ -13,7 +14,7 @@ import { usageError, type OperatorCommand } from './operator-args';
  */
 export async function runOperatorCommand(
   { games, ledger }: { games: GamesService; ledger: ErasureLedgerService },
-  command: Exclude<OperatorCommand, { name: 'help' }>,
+  command: Exclude<OperatorCommand, { name: 'help' } | MigrateCommand>,
 ): Promise<string> {
   switch (command.name) {
     case 'erasures:export':
@@ -72,7 +73,7 @@ async function ledgerFile(file: string): Promise<ErasureEntryDto[]> {
 }
 
 /** An unknown id is a bad argument like any other: one line of help, not a 404 envelope. */
-async function unknownIsUsage<T>(name: OperatorCommand['name'], problem: string, work: Promise<T>): Promise<T> {
+async function unknownIsUsage<T>(name: Exclude<OperatorCommand, MigrateCommand>['name'], problem: string, work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {

@@ -196,7 +196,7 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
 
   describe('a bad argument prints one line of help and exits 1, changing nothing', () => {
     const cases: [string, string[], RegExp][] = [
-      ['an unknown command', ['game:delete', 'x'], /unknown command "game:delete"; commands: .*key:list, key:revoke, erasures:export, erasures:apply, help$/],
+      ['an unknown command', ['game:delete', 'x'], /unknown command "game:delete"; commands: .*key:list, key:revoke, erasures:export, erasures:apply, migrate, help$/],
       ['key:mint without a game id', ['key:mint'], /key:mint takes one game id; usage: key:mint <gameId>$/],
       ['key:mint with a malformed id', ['key:mint', 'not-a-uuid'], /"not-a-uuid" is not a valid game id \(a UUID\); usage: key:mint <gameId>$/],
       ['key:list without a game id', ['key:list'], /key:list takes one game id; usage: key:list <gameId>$/],

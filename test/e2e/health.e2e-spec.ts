@@ -1,3 +1,4 @@
+import { RELEASE } from '../../src/version';
 import { DataSource } from 'typeorm';
 import { HealthService } from '../../src/health/health.service';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
@@ -13,7 +14,7 @@ describe('health routes', () => {
   it('GET / answers name and the constant version 0.0.0 without credentials', async () => {
     const r = await t.http.get('/');
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ name: 'guildhall', version: '0.0.0' });
+    expect(r.body).toEqual({ name: 'guildhall', version: '0.0.0', release: RELEASE });
   });
 
   it('GET /healthz reports ok with the database and the worker heartbeat', async () => {

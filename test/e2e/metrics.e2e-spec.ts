@@ -1,3 +1,4 @@
+import { RELEASE } from '../../src/version';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, http, killAll, requireBuild, ROOT, startServerProcess } from '../helpers/process';
@@ -111,6 +112,7 @@ describe('metrics', () => {
   it('counts what the requests above did', async () => {
     const e = await scrape();
 
+    expect(value(e, 'svc_build_info', { version: RELEASE, node: process.version })).toBe(1);
     expect(value(e, 'svc_http_requests_total', { route: '/v1/groups/:id/join', method: 'POST', status_class: '2xx' })).toBe(3);
     expect(value(e, 'svc_http_requests_total', { route: '/v1/whoami', status_class: '4xx' })).toBeGreaterThan(1);
     expect(value(e, 'svc_http_request_duration_seconds_count', { route: '/v1/permissions/check', status_class: '2xx' })).toBe(2);

@@ -1,3 +1,4 @@
+import { RELEASE } from '../../src/version';
 import { DataSource } from 'typeorm';
 import { ERROR_STATUS } from '../../src/common/errors/error-codes';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -14,7 +15,7 @@ describe('OpenAPI document', () => {
     const r = await t.http.get('/openapi.json');
     expect(r.status).toBe(200);
     expect(r.body.openapi).toMatch(/^3\./);
-    expect(r.body.info).toMatchObject({ title: 'Guildhall', version: '0.0.0' });
+    expect(r.body.info).toMatchObject({ title: 'Guildhall', version: RELEASE });
     const documented = new Set<string>();
     for (const [path, ops] of Object.entries<Record<string, unknown>>(r.body.paths)) {
       for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${path}`);

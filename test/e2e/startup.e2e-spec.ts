@@ -1,3 +1,4 @@
+import { RELEASE } from '../../src/version';
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { Client } from 'pg';
@@ -224,7 +225,7 @@ describe('server start-up (built dist/src/main.js as a process)', () => {
     const server = await startServerProcess(db.url);
     const r = await http(`${server.url}/`);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ name: 'guildhall', version: '0.0.0' });
+    expect(r.body).toEqual({ name: 'guildhall', version: '0.0.0', release: RELEASE });
     const rows = await db.query<{ name: string }>('SELECT name FROM schema_migrations');
     expect(rows.length).toBeGreaterThan(0);
     const health = await http(`${server.url}/healthz`);
