@@ -170,7 +170,9 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
         for (const d of batch) void attempt(d);
         continue;
       }
-      if (!window.inFlight && !unrecorded && (foundNothing() || this.stopping) && !this.wakeRequested) return;
+      // Stopping, a wake no longer counts: no claim follows it, and waiting on it would hold the
+      // shutdown to its cap.
+      if (!window.inFlight && !unrecorded && (this.stopping || (foundNothing() && !this.wakeRequested))) return;
       // A send or a record finishing, a wake, or the top-up interval (so slow receivers never keep
       // due attempts of others waiting).
       const t = setTimeout(this.changed.resolve, TOP_UP_MS);

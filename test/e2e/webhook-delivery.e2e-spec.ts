@@ -849,6 +849,36 @@ describe('shutdown', () => {
       if (!closed) await w.close();
     }
   });
+  it('closing the app is not held up by a wake that came in during the last claim (another instance\'s commit)', async () => {
+    const rx = await receiver(() => ({ status: 200, delayMs: 1_000 }));
+    const w = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true' }, t.db);
+    let closed = false;
+    try {
+      const { auth } = await game();
+      await hook(auth, { url: rx.url });
+      await ban(auth);
+      const worker = w.app.get(DeliveryWorker);
+      const until = Date.now() + 10_000;
+      while (rx.received.length === 0 && Date.now() < until) {
+        void worker.tick();
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(rx.received).toHaveLength(1);
+      // The send is in flight. Shutdown begins; a commit announced during the tick's last claim,
+      // before it, left the tick asked to go round once more (a claim it will never make now).
+      const inside = worker as unknown as { stopping: boolean; wakeRequested: boolean };
+      const started = Date.now();
+      const closing = w.close();
+      while (!inside.stopping) await new Promise((r) => setTimeout(r, 5));
+      inside.wakeRequested = true;
+      await closing;
+      closed = true;
+      // The in-flight send (1 s) is waited for; the wake, after shutdown began, is not a reason to stay.
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      if (!closed) await w.close();
+    }
+  });
 });
 
 describe('several workers on one database', () => {
