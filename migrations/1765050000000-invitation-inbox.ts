@@ -28,7 +28,8 @@ import { backfillInBatches, createIndexConcurrently, dropIndex, lockedStatement,
  * schema is the one the first form of this migration left (an ALTER, an UPDATE of every row and
  * SET NOT NULL in one transaction), plus the trigger and its function. A later contract migration
  * drops both; it may ship in any release after 1.0.0, as long as releases are rolled one at a time
- * (1.0.0 always sends game_id). It is not written yet.
+ * (1.0.0 always sends game_id). It is not written yet; it must drop them with IF EXISTS, since a
+ * database that applied the first form of this migration never had them.
  */
 export class InvitationInbox1765050000000 implements MigrationInterface {
   name = 'InvitationInbox1765050000000';

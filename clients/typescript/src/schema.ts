@@ -3669,10 +3669,15 @@ export interface components {
             /** @example guildhall */
             name: string;
             /**
-             * @description a constant; does not identify builds
+             * @description a constant; does not identify builds (see release)
              * @example 0.0.0
              */
             version: string;
+            /**
+             * @description this build's release (semver), as CHANGELOG.md lists them
+             * @example 1.0.0
+             */
+            release: string;
         };
         ComponentHealthDto: {
             ok: boolean;
@@ -3695,8 +3700,15 @@ export interface components {
         ReadinessDto: {
             /** @enum {string} */
             status: "ok" | "degraded";
+            /**
+             * @description this build's release (semver)
+             * @example 1.0.0
+             */
+            release: string;
             db: components["schemas"]["ComponentHealthDto"];
             webhookWorker: components["schemas"]["ComponentHealthDto"];
+            /** @description fails once a newer release has migrated the database beyond what this release may run on (writes are then refused) */
+            schema: components["schemas"]["ComponentHealthDto"];
             load: components["schemas"]["LoadDto"];
             /** Format: date-time */
             timestamp: string;
@@ -29673,7 +29685,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "name": "guildhall",
-                     *       "version": "0.0.0"
+                     *       "version": "0.0.0",
+                     *       "release": "1.0.0"
                      *     }
                      */
                     "application/json": components["schemas"]["LivenessDto"];
@@ -29698,12 +29711,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "status": "ok",
+                     *       "release": "1.0.0",
                      *       "db": {
                      *         "ok": true,
                      *         "reason": "Welcome aboard",
                      *         "ageMs": 3
                      *       },
                      *       "webhookWorker": {
+                     *         "ok": true,
+                     *         "reason": "Welcome aboard",
+                     *         "ageMs": 3
+                     *       },
+                     *       "schema": {
                      *         "ok": true,
                      *         "reason": "Welcome aboard",
                      *         "ageMs": 3
