@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
 import { isoNN } from '../common/time';
 import { UnitOfWork, type Tx } from '../db/unit-of-work';
-import type { FriendsContext } from '../game-config/game-config.service';
+import type { FriendsContext } from '../game-config/friends-context';
 import { IdentityService } from '../identity/identity.service';
 import type { AcceptFriendRequestResultDto, FriendRequestsDto, SendFriendRequestResultDto } from './dto/friends.dto';
 import { friendLockKeys } from './friend-locks';

@@ -1,6 +1,6 @@
 import { isoNN } from '../common/time';
 import type { ListVisibility } from '../game-config/game-config';
-import type { FriendsContext } from '../game-config/game-config.service';
+import type { FriendsContext } from '../game-config/friends-context';
 import type { BlockDto, FriendRequestDto, FriendshipDto, FriendTagDto, VisibilityDto } from './dto/friends.dto';
 import type { FriendListRow, FriendTagRow, RelationshipRow } from './friend-rows';
 import { effectiveVisibility } from './list-access';

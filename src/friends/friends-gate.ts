@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
-import { GameConfigService, type FriendsContext } from '../game-config/game-config.service';
+import type { FriendsContext } from '../game-config/friends-context';
+import { GameConfigService } from '../game-config/game-config.service';
 
 /**
  * The switches in front of every friends route (SPEC §4 Friends): `friends.enabled=false` answers

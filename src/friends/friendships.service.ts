@@ -11,7 +11,7 @@ import { iso } from '../common/time';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork } from '../db/unit-of-work';
-import type { FriendsContext } from '../game-config/game-config.service';
+import type { FriendsContext } from '../game-config/friends-context';
 import { IdentityService } from '../identity/identity.service';
 import type { FriendsListQueryDto, FriendshipDto, RelationshipDto } from './dto/friends.dto';
 import { friendLockKeys } from './friend-locks';

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { PgListener } from '../db/pg-listener';
 import type { Tx } from '../db/unit-of-work';
-import type { FriendsContext } from './game-config.service';
+import type { FriendsContext } from './friends-context';
 
 /**
  * Any game's config or networkId change is announced on this channel. A game's read scope depends

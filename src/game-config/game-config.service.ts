@@ -7,16 +7,9 @@ import { recordOperatorAction } from '../operators/operator-audit';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import type { GameConfigDto, PatchGameConfigDto } from './dto/game-config.dto';
 import { diffConfig, mergeConfig, resolveConfig, validateConfig, type GameConfig } from './game-config';
+import type { FriendsContext } from './friends-context';
 import { FriendsContextCache } from './friends-context-cache';
 import { GameConfigRepository, type GameConfigRow } from './game-config.repository';
-
-/** The config a friends route works with: the calling game's and the games its reads span. */
-export interface FriendsContext {
-  gameId: string;
-  config: GameConfig;
-  /** Games whose friendships are read: the network's (SPEC §2 scope rule) or the calling game alone. */
-  readGameIds: string[];
-}
 
 /** Per-game config (SPEC §2 Game config, §4 admin config routes). */
 @Injectable()

@@ -8,6 +8,7 @@ import { PeriodicTask } from '../common/scheduling/periodic-task';
 import { PgListener } from '../db/pg-listener';
 import type { Tracing } from '../observability/tracing/tracing';
 import { TRACING } from '../observability/tracing/tracing.module';
+import { AttemptSpans } from './attempt-spans';
 import { AUTO_DISABLE_AFTER, retryDelayMs } from './backoff';
 import { DELIVERIES_CHANNEL } from './delivery-channel';
 import { DeliverySender, type AttemptResult } from './delivery-sender';
@@ -56,6 +57,9 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     (err, results) => logFailure(this.logger, err, 'could not record delivery attempts', { deliveryIds: results.map((r) => r.id) }),
   );
 
+  /** One span per attempt, when traces are on. */
+  private readonly attemptSpans: AttemptSpans | null;
+
   constructor(
     private readonly registry: SchedulerRegistry,
     private readonly ds: DataSource,
@@ -63,8 +67,10 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly listener: PgListener,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly sender: DeliverySender,
-    @Optional() @Inject(TRACING) private readonly tracing: Tracing | null = null,
-  ) {}
+    @Optional() @Inject(TRACING) tracing: Tracing | null = null,
+  ) {
+    this.attemptSpans = tracing && new AttemptSpans(tracing);
+  }
 
   get enabled(): boolean {
     return this.settings.webhookWorkerEnabled;
@@ -135,7 +141,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
       emptyClaim !== null && emptyClaim.sharesFreed === sharesFreed && freed - emptyClaim.freed < CLAIM_AT_LEAST;
     const attempt = async (d: ClaimedDelivery) => {
       window.add(d.endpointId);
-      const span = this.tracing?.attempts.start(d);
+      const span = this.attemptSpans?.start(d);
       const result = await this.send(d, span?.headers);
       const record = attemptRecord(d, result);
       span?.end(record);

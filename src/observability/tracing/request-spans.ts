@@ -9,7 +9,7 @@ import {
 // Types only: the instance is the one @nestjs/platform-fastify creates.
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { ATTR_REQUEST_ID } from './attributes';
-import type { Tracing } from './tracing';
+import type { TraceScope } from './trace-scope';
 
 /**
  * One SERVER span per request, named by its method and route template (`POST /v1/groups/:id/join`,
@@ -18,7 +18,7 @@ import type { Tracing } from './tracing';
  * the rate limiter, the body and the answer; each route's handler runs with the span active, so
  * the statements it sends become its children.
  */
-export function traceRequests(fastify: FastifyInstance, tracing: Tracing): void {
+export function traceRequests(fastify: FastifyInstance, tracing: TraceScope): void {
   const contexts = new WeakMap<FastifyRequest, Context>();
 
   fastify.addHook('onRequest', (request, reply, done) => {

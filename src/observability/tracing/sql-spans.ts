@@ -14,7 +14,7 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import { ATTR_DB_BATCHED_WITH, ATTR_DB_RESPONSE_RETURNED_ROWS, ATTR_DB_SYSTEM } from './attributes';
 import { summarizeStatement } from './statement-summary';
-import type { Tracing } from './tracing';
+import type { TraceScope } from './trace-scope';
 
 /** Where a connection points, for the span's server attributes. */
 export interface DbTarget {
@@ -31,7 +31,7 @@ export interface DbTarget {
  * (PostgreSQL quotes values in some).
  */
 export class SqlSpans {
-  constructor(private readonly tracing: Tracing) {}
+  constructor(private readonly tracing: TraceScope) {}
 
   /**
    * The span of `text`, sent now with `batchedWith` in the same round trip (BEGIN, a lock's CALL,

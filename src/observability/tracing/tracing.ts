@@ -3,9 +3,9 @@ import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, trace, type C
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { TracerProvider } from '@opentelemetry/sdk-trace';
 import type { FastifyInstance } from 'fastify';
-import { AttemptSpans } from './attempt-spans';
 import { traceRequests } from './request-spans';
 import { SqlSpans } from './sql-spans';
+import type { TraceScope } from './trace-scope';
 
 /**
  * The longest the last export may hold up shutdown: within the 35 s a stop is given, after the
@@ -25,11 +25,10 @@ export interface TraceCarrier {
  * span a piece of work belongs to is kept in this instance's own AsyncLocalStorage, and passed
  * explicitly to the tracer, so apps built side by side in one process (the tests) keep theirs apart.
  */
-export class Tracing {
+export class Tracing implements TraceScope {
   private readonly current = new AsyncLocalStorage<Context>();
   private readonly propagator = new W3CTraceContextPropagator();
   readonly sql = new SqlSpans(this);
-  readonly attempts = new AttemptSpans(this);
 
   constructor(
     readonly tracer: Tracer,

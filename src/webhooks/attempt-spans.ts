@@ -7,7 +7,6 @@ import {
   ATTR_SERVER_PORT,
   ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
-import type { AttemptRecord, ClaimedDelivery } from '../../webhooks/webhook-rows';
 import {
   ATTR_EVENT_ID,
   ATTR_EVENT_TYPE,
@@ -16,10 +15,11 @@ import {
   ATTR_WEBHOOK_ENDPOINT_ID,
   ATTR_WEBHOOK_FORMAT,
   ATTR_WEBHOOK_OUTCOME,
-} from './attributes';
-import type { Tracing } from './tracing';
+} from '../observability/tracing/attributes';
+import type { TraceScope } from '../observability/tracing/trace-scope';
+import type { AttemptRecord, ClaimedDelivery } from './webhook-rows';
 
-export const ATTEMPT_SPAN_NAME = 'webhook attempt';
+const ATTEMPT_SPAN_NAME = 'webhook attempt';
 
 /** A started attempt: the headers that carry its span to the receiver, and how to end it. */
 export interface AttemptSpan {
@@ -35,7 +35,7 @@ export interface AttemptSpan {
  * and port.
  */
 export class AttemptSpans {
-  constructor(private readonly tracing: Tracing) {}
+  constructor(private readonly tracing: TraceScope) {}
 
   start(d: ClaimedDelivery): AttemptSpan {
     const attributes: Attributes = {
