@@ -18,6 +18,7 @@ import { IdentityModule } from './identity/identity.module';
 import { MetricsModule } from './observability/metrics/metrics.module';
 import { parseOperatorArgs, USAGE, UsageError } from './operator/operator-args';
 import { runOperatorCommand } from './operator/operator-commands';
+import { cliOperator } from './operator/cli-operator';
 import { runMigrateCommand, type MigrateCommand } from './operator/migrate-commands';
 import { createDataSource, SchemaIncompatible } from './db/data-source';
 
@@ -73,7 +74,14 @@ async function main(argv: string[]): Promise<void> {
   // not the framework's logged stack and exit.
   const ctx = await NestFactory.createApplicationContext(CliModule.forRoot(settings), { logger: false, abortOnError: false });
   try {
-    process.stdout.write(`${await runOperatorCommand({ games: ctx.get(GamesService), ledger: ctx.get(ErasureLedgerService) }, command)}\n`);
+    const context = {
+      games: ctx.get(GamesService),
+      ledger: ctx.get(ErasureLedgerService),
+      by: cliOperator(),
+      // npm runs a script in the package's folder and passes the operator's own as INIT_CWD.
+      cwd: process.env.INIT_CWD || process.cwd(),
+    };
+    process.stdout.write(`${await runOperatorCommand(context, command)}\n`);
   } finally {
     await ctx.close();
   }

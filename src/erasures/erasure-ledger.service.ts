@@ -50,9 +50,9 @@ export class ErasureLedgerService {
   /**
    * Re-applies entries in one transaction: the ledger gains those it lacks, and every user of an
    * entry's game whose id hashes to it is erased again (no second ledger entry: it has one).
+   * `by` (an operator, root, or the operator command) is recorded in the operator audit.
    */
-  /** `by`: the operator of the admin route (the operator command has none). */
-  apply(items: readonly ErasureEntryDto[], by?: ActingOperator): Promise<ApplyErasuresResultDto> {
+  apply(items: readonly ErasureEntryDto[], by: ActingOperator): Promise<ApplyErasuresResultDto> {
     return this.uow.run(async (tx) => {
       await this.repo.insertMissing(tx.manager, items);
       const byGame = new Map<string, string[]>();
@@ -64,7 +64,7 @@ export class ErasureLedgerService {
           erased++;
         }
       }
-      if (by) await recordOperatorAction(tx.manager, by, { action: 'erasures.applied', details: { applied: items.length, erased } });
+      await recordOperatorAction(tx.manager, by, { action: 'erasures.applied', details: { applied: items.length, erased } });
       return { applied: items.length, erased };
     });
   }

@@ -26,7 +26,7 @@ export class GamesService {
     private readonly keyCache: ApiKeyCache,
   ) {}
 
-  /** `by`: the operator of an admin request, recorded in the operator audit (the CLI has none). */
+  /** `by`: who is recorded in the operator audit (the dev launcher's demo game has no one). */
   async createGame(name: string, by?: ActingOperator): Promise<AdminGameDto> {
     const game = await this.uow.run(async (tx) => {
       const created = await this.repo.insertGame(tx.manager, uuidv7(), name);
@@ -37,9 +37,9 @@ export class GamesService {
   }
 
   /** Creates a game together with its first key, for the operator command and the dev launcher. */
-  async createGameWithKey(name: string): Promise<{ game: AdminGameDto; key: MintedApiKeyDto }> {
-    const game = await this.createGame(name);
-    const key = await this.mintKey(game.id);
+  async createGameWithKey(name: string, by?: ActingOperator): Promise<{ game: AdminGameDto; key: MintedApiKeyDto }> {
+    const game = await this.createGame(name, by);
+    const key = await this.mintKey(game.id, {}, by);
     return { game: { ...game, apiKeyCount: 1 }, key };
   }
 
@@ -86,7 +86,7 @@ export class GamesService {
   }
 
   /** Idempotent; the original revokedAt is kept. Effective at once on every instance. */
-  async revokeKey(gameId: string, keyId: string, by?: ActingOperator): Promise<ApiKeyDto> {
+  async revokeKey(gameId: string, keyId: string, by: ActingOperator): Promise<ApiKeyDto> {
     if (!isUuid(gameId) || !isUuid(keyId)) throw ApiError.notFound('API key');
     const key = await this.uow.run(async (tx) => {
       const changed = await this.repo.revokeKey(tx.manager, gameId, keyId);
@@ -94,7 +94,7 @@ export class GamesService {
       if (row && changed) {
         tx.afterCommit(() => this.keyCache.evict(row.prefix));
         tx.notify(API_KEYS_CHANNEL, row.prefix);
-        if (by) await recordOperatorAction(tx.manager, by, { action: 'api_key.revoked', gameId, targetId: row.id, details: { prefix: row.prefix } });
+        await recordOperatorAction(tx.manager, by, { action: 'api_key.revoked', gameId, targetId: row.id, details: { prefix: row.prefix } });
       }
       return row;
     });
@@ -106,10 +106,10 @@ export class GamesService {
   }
 
   /** revokeKey for a key named by its id alone (the operator command's `key:revoke`). */
-  async revokeKeyById(keyId: string): Promise<ApiKeyDto> {
+  async revokeKeyById(keyId: string, by: ActingOperator): Promise<ApiKeyDto> {
     const key = isUuid(keyId) ? await this.repo.findKeyById(keyId) : null;
     if (!key) throw ApiError.notFound('API key');
-    return this.revokeKey(key.gameId, key.id);
+    return this.revokeKey(key.gameId, key.id, by);
   }
 
   async whoami(ctx: GameContext): Promise<WhoamiDto> {

@@ -1,43 +1,62 @@
 import type { MigrateCommand } from './migrate-commands';
-import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
-import { SvcValidationPipe } from '../common/validation/validation.pipe';
-import { ApplyErasuresDto, type ErasureEntryDto } from '../erasures/dto/erasure.dto';
+import type { ErasureEntryDto } from '../erasures/dto/erasure.dto';
 import type { ErasureLedgerService } from '../erasures/erasure-ledger.service';
-import type { ApiKeyDto } from '../games/dto/api-key.dto';
+import type { ApiKeyDto, MintedApiKeyDto } from '../games/dto/api-key.dto';
 import type { GamesService } from '../games/games.service';
+import { ledgerText, readLedgerFile, writeNewLedgerFile } from './ledger-file';
 import { usageError, type OperatorCommand } from './operator-args';
+
+export interface OperatorContext {
+  games: GamesService;
+  ledger: ErasureLedgerService;
+  /** Recorded in the operator audit with each change: `cli`, with the OS user and host. */
+  by: ActingOperator;
+  /** Where a relative file name starts. */
+  cwd: string;
+}
 
 /**
  * Runs one command through the service methods the admin routes call, so its effects are theirs
- * (a revocation is announced to every instance). Returns the text to print.
+ * (a revocation is announced to every instance, a change is in the operator audit). Returns the
+ * text to print.
  */
 export async function runOperatorCommand(
-  { games, ledger }: { games: GamesService; ledger: ErasureLedgerService },
+  { games, ledger, by, cwd }: OperatorContext,
   command: Exclude<OperatorCommand, { name: 'help' } | MigrateCommand>,
 ): Promise<string> {
   switch (command.name) {
-    case 'erasures:export':
-      return JSON.stringify({ items: await wholeLedger(ledger, command.since) }, null, 1);
+    case 'erasures:export': {
+      if (command.out === undefined) return ledgerText(await wholeLedger(ledger, command.since));
+      let count = 0;
+      await writeNewLedgerFile(resolve(cwd, command.out), command.out, async () => {
+        const items = await wholeLedger(ledger, command.since);
+        count = items.length;
+        return `${ledgerText(items)}\n`;
+      });
+      return `wrote ${count} ledger entr${count === 1 ? 'y' : 'ies'} to ${command.out}`;
+    }
     case 'erasures:apply': {
-      const items = await ledgerFile(command.file);
-      const { applied, erased } = await ledger.apply(items);
+      const items = await readLedgerFile(resolve(cwd, command.file), command.file);
+      const { applied, erased } = await ledger.apply(items, by);
       return `applied ${applied} ledger entr${applied === 1 ? 'y' : 'ies'}; erased ${erased} user${erased === 1 ? '' : 's'} again`;
     }
     case 'game:create': {
-      const { game, key } = await games.createGameWithKey(command.gameName);
-      return `game ${game.id} "${game.name}"\nAPI key ${key.key}\n(the key is shown only now)`;
+      const { game, key } = await games.createGameWithKey(command.gameName, by);
+      return `game ${game.id} "${game.name}"\n${formatMinted(key)}`;
     }
     case 'key:mint': {
-      const key = await unknownIsUsage(command.name, `no game has the id ${command.gameId}`, games.mintKey(command.gameId));
-      return `API key ${key.key}\n(the key is shown only now)`;
+      const key = await unknownIsUsage(command.name, `no game has the id ${command.gameId}`, games.mintKey(command.gameId, command.options, by));
+      return formatMinted(key);
     }
     case 'key:list': {
       const { items } = await unknownIsUsage(command.name, `no game has the id ${command.gameId}`, games.listKeys(command.gameId));
       return formatKeys(items);
     }
     case 'key:revoke': {
-      const key = await unknownIsUsage(command.name, `no API key has the id ${command.keyId}`, games.revokeKeyById(command.keyId));
+      const key = await unknownIsUsage(command.name, `no API key has the id ${command.keyId}`, games.revokeKeyById(command.keyId, by));
       return `API key ${key.id} (${key.prefix}) of game ${key.gameId} is revoked since ${key.revokedAt}`;
     }
   }
@@ -55,23 +74,6 @@ async function wholeLedger(ledger: ErasureLedgerService, since?: Date): Promise<
   return items;
 }
 
-/** A ledger file as erasures:export writes it, checked as the apply route checks its body: all or nothing. */
-async function ledgerFile(file: string): Promise<ErasureEntryDto[]> {
-  let body: unknown;
-  try {
-    body = JSON.parse(await readFile(file, 'utf8'));
-  } catch (err) {
-    throw usageError('erasures:apply', `cannot read ${JSON.stringify(file)} as JSON (${(err as Error).message.split('\n')[0]})`);
-  }
-  try {
-    const dto = (await new SvcValidationPipe().transform(body, { type: 'body', metatype: ApplyErasuresDto })) as ApplyErasuresDto;
-    return dto.items;
-  } catch (err) {
-    if (err instanceof ApiError) throw usageError('erasures:apply', `${file} is not a ledger: ${err.message}; nothing was applied`);
-    throw err;
-  }
-}
-
 /** An unknown id is a bad argument like any other: one line of help, not a 404 envelope. */
 async function unknownIsUsage<T>(name: Exclude<OperatorCommand, MigrateCommand>['name'], problem: string, work: Promise<T>): Promise<T> {
   try {
@@ -82,10 +84,26 @@ async function unknownIsUsage<T>(name: Exclude<OperatorCommand, MigrateCommand>[
   }
 }
 
+const scopesOf = (k: ApiKeyDto) => k.scopes.join(',');
+
+/** A new key: the secret once, then what `key:list` and `key:revoke` know it by. */
+export function formatMinted(k: MintedApiKeyDto): string {
+  return [
+    `API key ${k.key}`,
+    `id       ${k.id}`,
+    `scopes   ${scopesOf(k)}`,
+    `expires  ${k.expiresAt ?? 'never'}`,
+    '(the key is shown only now)',
+  ].join('\n');
+}
+
 /** The keys as an aligned table, newest first as the admin listing orders them. */
 export function formatKeys(keys: readonly ApiKeyDto[]): string {
   if (!keys.length) return 'no API keys (key:mint <gameId> mints one)';
-  const rows = [['ID', 'PREFIX', 'CREATED', 'REVOKED'], ...keys.map((k) => [k.id, k.prefix, k.createdAt, k.revokedAt ?? '-'])];
+  const rows = [
+    ['ID', 'PREFIX', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED'],
+    ...keys.map((k) => [k.id, k.prefix, scopesOf(k), k.createdAt, k.expiresAt ?? 'never', k.revokedAt ?? '-']),
+  ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }

@@ -1,6 +1,6 @@
 /**
- * What the operator audit records: every change made through the admin routes. Kept as one list
- * so the docs, the API document's enum and the `action` filter agree.
+ * What the operator audit records: every change made through the admin routes or the operator
+ * command. Kept as one list so the docs, the API document's enum and the `action` filter agree.
  */
 export const OPERATOR_AUDIT_ACTIONS = [
   'game.created',

@@ -23,6 +23,9 @@ export interface OperatorAuditRow {
   details: Record<string, unknown>;
 }
 
+/** Whose entries: a named operator's, or those of the root token or the operator command (no operator id, told apart by name). */
+export type AuditedBy = { operatorId: string } | { name: 'root' | 'cli' };
+
 const COLUMNS = `id, name, role, created_at AS "createdAt", last_used_at AS "lastUsedAt"`;
 
 /** Operators and their audit (migration 1765400000000-operators). */
@@ -77,10 +80,11 @@ export class OperatorsRepository {
    * Newest first, keyset on id; `before` is exclusive. The order names the table's column: a bare
    * `id` would be the text the select answers, which sorts 9 after 10.
    */
-  audit(q: { operatorId?: string | null; action?: string; before?: string; limit: number }): Promise<OperatorAuditRow[]> {
+  audit(q: { by?: AuditedBy; action?: string; before?: string; limit: number }): Promise<OperatorAuditRow[]> {
     const params: unknown[] = [q.limit];
     const where: string[] = [];
-    if (q.operatorId !== undefined) where.push(q.operatorId === null ? 'x.operator_id IS NULL' : `x.operator_id = $${params.push(q.operatorId)}::uuid`);
+    if (q.by && 'operatorId' in q.by) where.push(`x.operator_id = $${params.push(q.by.operatorId)}::uuid`);
+    else if (q.by) where.push(`x.operator_id IS NULL AND x.operator_name = $${params.push(q.by.name)}`);
     if (q.action !== undefined) where.push(`x.action = $${params.push(q.action)}`);
     if (q.before !== undefined) where.push(`x.id < $${params.push(q.before)}::bigint`);
     return sqlRows<OperatorAuditRow>(

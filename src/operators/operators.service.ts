@@ -10,7 +10,7 @@ import { iso, isoNN } from '../common/time';
 import { UnitOfWork } from '../db/unit-of-work';
 import type { CreatedOperatorDto, CreateOperatorDto, OperatorAuditPageDto, OperatorAuditQueryDto, OperatorDto, OperatorListDto } from './dto/operator.dto';
 import { recordOperatorAction } from './operator-audit';
-import { OperatorsRepository, type OperatorAuditRow, type OperatorRow } from './operators.repository';
+import { OperatorsRepository, type AuditedBy, type OperatorAuditRow, type OperatorRow } from './operators.repository';
 
 const AUDIT_DEFAULT_LIMIT = 50;
 const AUDIT_CAP = 100;
@@ -65,13 +65,13 @@ export class OperatorsService implements OperatorLookup {
 
   async audit(q: OperatorAuditQueryDto): Promise<OperatorAuditPageDto> {
     const limit = parsePageLimit(q.limit, AUDIT_DEFAULT_LIMIT, AUDIT_CAP);
-    let operatorId: string | null | undefined;
+    let by: AuditedBy | undefined;
     if (q.operatorId !== undefined) {
-      if (q.operatorId === 'root') operatorId = null;
-      else if (isUuid(q.operatorId)) operatorId = q.operatorId;
-      else throw ApiError.badRequest('operatorId must be an operator id or root');
+      if (q.operatorId === 'root' || q.operatorId === 'cli') by = { name: q.operatorId };
+      else if (isUuid(q.operatorId)) by = { operatorId: q.operatorId };
+      else throw ApiError.badRequest('operatorId must be an operator id, root or cli');
     }
-    const rows = await this.repo.audit({ operatorId, action: q.action, before: q.before, limit: limit + 1 });
+    const rows = await this.repo.audit({ by, action: q.action, before: q.before, limit: limit + 1 });
     return toPage(rows, limit, toAuditDto, (r) => r.id);
   }
 

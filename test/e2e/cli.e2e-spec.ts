@@ -35,15 +35,17 @@ const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as 
   scripts: Record<string, string>;
 };
 
-/** The rows of `key:list`: id, prefix, created, revoked ('-' while live). */
-function keyRows(stdout: string): { id: string; prefix: string; createdAt: string; revokedAt: string }[] {
+/** The rows of `key:list`: id, prefix, scopes, created, expiry ('never' for none), revoked ('-' while live). */
+function keyRows(stdout: string): { id: string; prefix: string; scopes: string; createdAt: string; expiresAt: string; revokedAt: string }[] {
   const [header, ...rows] = lines(stdout);
-  expect(header.split(/\s+/)).toEqual(['ID', 'PREFIX', 'CREATED', 'REVOKED']);
+  expect(header.split(/\s+/)).toEqual(['ID', 'PREFIX', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED']);
   return rows.map((row) => {
-    const [id, prefix, createdAt, revokedAt] = row.split(/\s+/);
-    return { id, prefix, createdAt, revokedAt };
+    const [id, prefix, scopes, createdAt, expiresAt, revokedAt] = row.split(/\s+/);
+    return { id, prefix, scopes, createdAt, expiresAt, revokedAt };
   });
 }
+
+const MINT_USAGE = 'usage: key:mint <gameId> \\[--scopes read\\|read,write\\] \\[--expires-in <n>s\\|m\\|h\\|d\\]';
 
 describe('operator command (built dist/src/cli.js as a process)', () => {
   let db: TestDatabase;
@@ -137,6 +139,36 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
     expect(await db.query('SELECT id FROM api_keys')).toHaveLength(before.length);
   });
 
+  it('key:mint --scopes read --expires-in 30d prints the key and its id; the key reads only, and expires then', async () => {
+    const scoped = (await cli(['game:create', 'Scoped keys'])).stdout.match(UUID)![0];
+    const r = await cli(['key:mint', scoped, '--scopes', 'read', '--expires-in', '30d']);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    const key = r.stdout.match(KEY_PATTERN)![0];
+    const [row] = await db.query<{ id: string; scopes: string[]; created_at: Date; expires_at: Date }>(
+      'SELECT id, scopes, created_at, expires_at FROM api_keys WHERE prefix = $1',
+      [key.split('.')[0]],
+    );
+    expect(lines(r.stdout)).toEqual([
+      `API key ${key}`,
+      `id       ${row.id}`,
+      'scopes   read',
+      `expires  ${row.expires_at.toISOString()}`,
+      '(the key is shown only now)',
+    ]);
+    expect(row.scopes).toEqual(['read']);
+    expect(row.expires_at.getTime() - row.created_at.getTime()).toBe(30 * 86_400_000);
+
+    const me = await whoami(key);
+    expect(me.body).toMatchObject({ keyId: row.id, scopes: ['read'], expiresAt: row.expires_at.toISOString() });
+    const write = await http(`${await serverUrl()}/v1/groups`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: { kind: 'guild', name: 'x', visibility: 'public' } });
+    expect({ status: write.status, code: write.body?.code }).toEqual({ status: 403, code: 'permission_denied' });
+
+    const listed = keyRows((await cli(['key:list', scoped])).stdout);
+    expect(listed).toHaveLength(2);
+    expect(listed[0]).toEqual({ id: row.id, prefix: key.split('.')[0], scopes: 'read', createdAt: expect.any(String), expiresAt: row.expires_at.toISOString(), revokedAt: '-' });
+    expect(listed[1]).toMatchObject({ scopes: 'read,write', expiresAt: 'never' });
+  });
+
   it('key:list <gameId> lists the keys, newest first, with their prefix and dates and never a secret', async () => {
     expect(gameId).not.toBe('');
     const r = await cli(['key:list', gameId]);
@@ -148,7 +180,7 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
       [gameId],
     );
     expect(keyRows(r.stdout)).toEqual(
-      stored.map((k) => ({ id: k.id, prefix: k.prefix, createdAt: k.created_at.toISOString(), revokedAt: '-' })),
+      stored.map((k) => ({ id: k.id, prefix: k.prefix, scopes: 'read,write', createdAt: k.created_at.toISOString(), expiresAt: 'never', revokedAt: '-' })),
     );
     expect(keyRows(r.stdout).map((k) => k.prefix)).toContain(firstKey.split('.')[0]);
   });
@@ -197,8 +229,14 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
   describe('a bad argument prints one line of help and exits 1, changing nothing', () => {
     const cases: [string, string[], RegExp][] = [
       ['an unknown command', ['game:delete', 'x'], /unknown command "game:delete"; commands: .*key:list, key:revoke, erasures:export, erasures:apply, migrate, help$/],
-      ['key:mint without a game id', ['key:mint'], /key:mint takes one game id; usage: key:mint <gameId>$/],
-      ['key:mint with a malformed id', ['key:mint', 'not-a-uuid'], /"not-a-uuid" is not a valid game id \(a UUID\); usage: key:mint <gameId>$/],
+      ['key:mint without a game id', ['key:mint'], new RegExp(`key:mint takes one game id; ${MINT_USAGE}$`)],
+      ['key:mint with a malformed id', ['key:mint', 'not-a-uuid'], new RegExp(`"not-a-uuid" is not a valid game id \\(a UUID\\); ${MINT_USAGE}$`)],
+      ['key:mint with an unknown option', ['key:mint', UNKNOWN_ID, '--name', 'ci'], new RegExp(`unknown option "--name"; ${MINT_USAGE}$`)],
+      ['key:mint with a bad duration', ['key:mint', UNKNOWN_ID, '--expires-in', '30x'], /--expires-in "30x" is not a duration: a whole number of s, m, h or d \(90d, 12h\); usage: key:mint /],
+      ['key:mint with a duration out of range', ['key:mint', UNKNOWN_ID, '--expires-in=20s'], /--expires-in "20s": must be an integer number of seconds from 60 to 315360000 \(10 years\); usage: key:mint /],
+      ['key:mint with a bad scope', ['key:mint', UNKNOWN_ID, '--scopes', 'write'], /--scopes "write": must be \["read"\] or \["read", "write"\]: distinct scopes, read always among them; usage: key:mint /],
+      ['key:mint with an option missing its value', ['key:mint', UNKNOWN_ID, '--scopes'], /--scopes needs a value: --scopes read\|read,write; usage: key:mint /],
+      ['key:list with an option', ['key:list', UNKNOWN_ID, '--all'], /unknown option "--all"; usage: key:list <gameId>$/],
       ['key:list without a game id', ['key:list'], /key:list takes one game id; usage: key:list <gameId>$/],
       ['key:list with two ids', ['key:list', UNKNOWN_ID, UNKNOWN_ID], /key:list takes one game id; usage: key:list <gameId>$/],
       ['key:list with a malformed id', ['key:list', '42'], /"42" is not a valid game id \(a UUID\); usage: key:list <gameId>$/],
@@ -220,7 +258,7 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
 
     it('the malformed and missing arguments are refused before any database work', async () => {
       const nowhere = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x' };
-      for (const args of [['game:delete'], ['key:list'], ['key:revoke', 'x'], ['game:create']]) {
+      for (const args of [['game:delete'], ['key:list'], ['key:revoke', 'x'], ['game:create'], ['key:mint', UNKNOWN_ID, '--expires-in', '1y']]) {
         const r = await cli(args, nowhere);
         expect(r.code).toBe(1);
         expect(r.stderr).toMatch(/usage: |commands: /);

@@ -279,15 +279,16 @@ export async function startServerProcess(
   return { proc, port, url };
 }
 
-/** Runs a program found on PATH (npm, npx) in the repository, bounded; never rejects. */
+/** Runs a program found on PATH (npm, npx, sh) in the repository or `cwd`, bounded; never rejects. */
 export function runProgram(
   program: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = 30_000,
+  cwd = ROOT,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res) => {
-    execFile(program, args, { cwd: ROOT, env, timeout: timeoutMs }, (err, stdout, stderr) => {
+    execFile(program, args, { cwd, env, timeout: timeoutMs }, (err, stdout, stderr) => {
       res({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr });
     });
   });

@@ -13,6 +13,11 @@ export interface TestDatabase {
   name: string;
   /** A plain client on this database, for arranging and inspecting rows. */
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+  /**
+   * A new database holding what this one holds now, as a backup taken now would restore it. Close
+   * every app on this one first: a copy needs no one else connected.
+   */
+  copy(): Promise<TestDatabase>;
   drop(): Promise<void>;
 }
 
@@ -23,18 +28,34 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   if (!serverUrl || !template) throw new Error('the test global setup did not run');
   // The run's pid is in the template name; clones carry it too, so teardown finds them.
   const runPid = template.split('_')[2];
+  return cloneDatabase(serverUrl, template, runPid);
+}
+
+async function cloneDatabase(serverUrl: string, template: string, runPid: string): Promise<TestDatabase> {
   const name = `gh_t_${runPid}_${randomBytes(5).toString('hex')}`;
   const admin = new Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
-  await admin.end();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  } finally {
+    await admin.end();
+  }
   const url = databaseUrl(serverUrl, name);
-  const client = new Client({ connectionString: url });
+  let client = new Client({ connectionString: url });
   await client.connect();
   return {
     url,
     name,
     query: async <R>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as R[],
+    copy: async () => {
+      await client.end();
+      try {
+        return await cloneDatabase(serverUrl, name, runPid);
+      } finally {
+        client = new Client({ connectionString: url });
+        await client.connect();
+      }
+    },
     drop: async () => {
       await client.end();
       const c = new Client({ connectionString: serverUrl });

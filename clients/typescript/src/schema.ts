@@ -2237,10 +2237,10 @@ export interface components {
             at: string;
             /**
              * Format: uuid
-             * @description null when the root token did it
+             * @description null when the root token or the operator command did it
              */
             operatorId: string | null;
-            /** @description the operator's name when it acted, or root */
+            /** @description the operator's name when it acted, root (the root token) or cli (the operator command) */
             operatorName: string;
             /** @enum {string} */
             action: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "member.kicked" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.deleted" | "group.restored";
@@ -2248,6 +2248,7 @@ export interface components {
             gameId: string | null;
             /** @description what was acted on: a key, group, user, operator or join request id */
             targetId: string | null;
+            /** @description what the action changed; from the operator command also osUser and host, where it ran */
             details: {
                 [key: string]: unknown;
             };
@@ -6048,7 +6049,7 @@ export interface operations {
     adminListOperatorAudit: {
         parameters: {
             query?: {
-                /** @description an operator id, or root for what the root token did */
+                /** @description an operator id, root for what the root token did, or cli for what the operator command did */
                 operatorId?: string;
                 action?: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "member.kicked" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.deleted" | "group.restored";
                 /** @description a previous nextCursor: entries older than it */

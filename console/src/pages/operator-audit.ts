@@ -15,9 +15,10 @@ const USER_TARGET = /^(member\.kicked|group\.ban_|game\.ban_|identity\.linked)/;
 const GROUP_TARGET = /^group\.(deleted|restored)$/;
 
 /**
- * What operators (and the root token) changed through the admin routes, newest first, 50 a page,
- * by operator and by action. Every role reads it. The operator filter is a list of names for who
- * may read the operators (owners), an id otherwise; a name in the list filters by its operator.
+ * What operators (and the root token) changed through the admin routes, and the operator command
+ * (`cli`) on the database, newest first, 50 a page, by operator and by action. Every role reads
+ * it. The operator filter is a list of names for who may read the operators (owners), an id
+ * otherwise; a name in the list filters by its operator.
  */
 export async function operatorAuditPage({ main, route, signal }: PageContext): Promise<void> {
   const q = route.query;
@@ -41,14 +42,15 @@ export async function operatorAuditPage({ main, route, signal }: PageContext): P
     h('a', { href: href(route.path) }, 'Clear'),
   );
   const results = h('section', { 'aria-label': 'Operator audit entries' });
-  main.append(pageHeader('Operator audit', h('p', { class: 'muted' }, 'Every change made through the admin routes, and who made it.')), form, results);
+  main.append(pageHeader('Operator audit', h('p', { class: 'muted' }, 'Every change made through the admin routes or the operator command, and who made it.')), form, results);
   await load(results, async () => {
     const page = await api<CursorPage<OperatorAuditEntry>>('/v1/admin/operator-audit', { query: { operatorId, action, before, limit: PAGE }, signal });
     if (page.items.length === 0) return empty(before ? 'No older entries.' : 'No entry matches.');
     return [
       table('Operator audit', [
         { label: 'When', cell: (e) => h('time', { datetime: e.at }, when(e.at)) },
-        { label: 'Operator', cell: (e) => h('a', { href: hrefWith(route, { operatorId: e.operatorId ?? 'root', before: '' }), title: 'Only this operator' }, e.operatorName) },
+        // Without an id it was the root token or the operator command, whose names are their filters.
+        { label: 'Operator', cell: (e) => h('a', { href: hrefWith(route, { operatorId: e.operatorId ?? e.operatorName, before: '' }), title: 'Only this operator' }, e.operatorName) },
         { label: 'Action', cell: (e) => h('code', { class: 'action' }, e.action) },
         { label: 'Game', cell: (e) => (e.gameId ? h('a', { href: href(['games', e.gameId]) }, idCode(e.gameId)) : '—') },
         { label: 'Target', cell: target },
@@ -60,13 +62,15 @@ export async function operatorAuditPage({ main, route, signal }: PageContext): P
 }
 
 /**
- * Owners pick an operator by name (root included), the names arriving with the operators' list;
- * other roles, who cannot list operators, give an id. A deleted operator keeps their entries: their
+ * Owners pick an operator by name (root and cli included), the names arriving with the operators'
+ * list; other roles, who cannot list operators, give an id. A deleted operator keeps their entries: their
  * id stays a choice while it is the filter.
  */
 function operatorControl(current: string, signal: AbortSignal): HTMLElement {
   if (can('listOperators')) {
-    const control = select('operatorId', [['', 'any'], ['root', 'root (the admin token)'], ...(current && current !== 'root' ? [[current, current] as [string, string]] : [])], current);
+    const builtIn: Array<[string, string]> = [['root', 'root (the admin token)'], ['cli', 'cli (the operator command)']];
+    const other = current && !builtIn.some(([value]) => value === current) ? [[current, current] as [string, string]] : [];
+    const control = select('operatorId', [['', 'any'], ...builtIn, ...other], current);
     void api<{ items: Operator[] }>('/v1/admin/operators', { signal })
       .then(({ items }) => {
         for (const o of items) {
@@ -78,7 +82,7 @@ function operatorControl(current: string, signal: AbortSignal): HTMLElement {
       .catch(() => undefined);
     return control;
   }
-  return h('input', { name: 'operatorId', value: current, autocomplete: 'off', spellcheck: 'false', size: 36, placeholder: 'an operator id, or root' });
+  return h('input', { name: 'operatorId', value: current, autocomplete: 'off', spellcheck: 'false', size: 36, placeholder: 'an operator id, root or cli' });
 }
 
 function target(e: OperatorAuditEntry): Child {

@@ -16,11 +16,16 @@ export function roleAllows(role: OperatorRole, needed: OperatorRole): boolean {
   return OPERATOR_ROLES.indexOf(role) >= OPERATOR_ROLES.indexOf(needed);
 }
 
-/** Who made an admin request: a named operator, or the root token (id null, name `root`). */
+/**
+ * Who made a change: a named operator, the root token (id null, name `root`), or the operator
+ * command (id null, name `cli`).
+ */
 export interface ActingOperator {
   id: string | null;
   name: string;
   role: OperatorRole;
+  /** Where the operator command ran: it holds the database URL, not a token, so the audit names the account and machine. */
+  origin?: { osUser: string; host: string };
 }
 
 export const ROOT_OPERATOR: ActingOperator = Object.freeze({ id: null, name: 'root', role: 'owner' });

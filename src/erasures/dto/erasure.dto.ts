@@ -27,6 +27,19 @@ export class ErasureEntryDto {
   erasedAt!: string;
 }
 
+/**
+ * A ledger refused, and where: the route's 400 names the entry and field (`items.3.erasedAt`), the
+ * operator command the line of the file.
+ */
+export class LedgerProblem extends ApiError {
+  constructor(
+    readonly path: readonly (string | number)[],
+    readonly reason: string,
+  ) {
+    super('bad_request', path.length ? `${path.join('.')} ${reason}` : reason);
+  }
+}
+
 const SUBJECT_HASH = /^[0-9a-f]{64}$/;
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -36,15 +49,15 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
  * millisecond (the column's precision): another form of the same instant, or a finer one, would
  * be stored as something other than what was exported.
  */
-function parseEntry(raw: unknown, at: string): ErasureEntryDto {
-  if (!isPlainObject(raw)) throw ApiError.badRequest(`${at} must be a ledger entry (a JSON object)`);
+function parseEntry(raw: unknown, at: readonly (string | number)[]): ErasureEntryDto {
+  if (!isPlainObject(raw)) throw new LedgerProblem(at, 'must be a ledger entry (a JSON object)');
   const { id, gameId, subjectHash, erasedAt } = raw;
-  if (typeof id !== 'string' || !isUuid(id)) throw ApiError.badRequest(`${at}.id must be a lowercase UUID`);
-  if (typeof gameId !== 'string' || !isUuid(gameId)) throw ApiError.badRequest(`${at}.gameId must be a lowercase UUID`);
-  if (typeof subjectHash !== 'string' || !SUBJECT_HASH.test(subjectHash)) throw ApiError.badRequest(`${at}.subjectHash must be 64 lowercase hex characters`);
+  if (typeof id !== 'string' || !isUuid(id)) throw new LedgerProblem([...at, 'id'], 'must be a lowercase UUID');
+  if (typeof gameId !== 'string' || !isUuid(gameId)) throw new LedgerProblem([...at, 'gameId'], 'must be a lowercase UUID');
+  if (typeof subjectHash !== 'string' || !SUBJECT_HASH.test(subjectHash)) throw new LedgerProblem([...at, 'subjectHash'], 'must be 64 lowercase hex characters');
   const when = instant.read(erasedAt);
   if (when === undefined) {
-    throw ApiError.badRequest(`${at}.erasedAt must be a timestamp as the ledger lists it: UTC with milliseconds, years 1-9999 (2026-01-01T00:00:00.000Z)`);
+    throw new LedgerProblem([...at, 'erasedAt'], 'must be a timestamp as the ledger lists it: UTC with milliseconds, years 1-9999 (2026-01-01T00:00:00.000Z)');
   }
   return { id, gameId, subjectHash, erasedAt: when };
 }
@@ -52,11 +65,11 @@ function parseEntry(raw: unknown, at: string): ErasureEntryDto {
 /** Checked by hand: class-validator takes an array where an entry belongs, and is slow over 100,000 entries. */
 function parseApplyErasures(raw: unknown): ApplyErasuresDto {
   const body = raw === undefined || raw === null || raw === '' ? {} : raw;
-  if (!isPlainObject(body)) throw ApiError.badRequest('request body must be a JSON object');
+  if (!isPlainObject(body)) throw new LedgerProblem([], 'request body must be a JSON object');
   const { items } = body;
-  if (!Array.isArray(items)) throw ApiError.badRequest('items must be an array of ledger entries');
-  if (items.length > MAX_APPLY_ENTRIES) throw ApiError.badRequest(`items must hold at most ${MAX_APPLY_ENTRIES} entries`);
-  return { items: items.map((item, i) => parseEntry(item, `items.${i}`)) };
+  if (!Array.isArray(items)) throw new LedgerProblem(['items'], 'must be an array of ledger entries');
+  if (items.length > MAX_APPLY_ENTRIES) throw new LedgerProblem(['items'], `must hold at most ${MAX_APPLY_ENTRIES} entries`);
+  return { items: items.map((item, i) => parseEntry(item, ['items', i])) };
 }
 
 export class ListErasuresQueryDto extends PageQueryDto {

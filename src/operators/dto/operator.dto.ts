@@ -51,12 +51,13 @@ export class OperatorWhoamiDto {
 export class OperatorAuditEntryDto {
   @ApiProperty({ description: 'increasing; pass the last one seen as before for the next page' }) id!: string;
   @ApiProperty({ format: 'date-time' }) at!: string;
-  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'null when the root token did it' }) operatorId!: string | null;
-  @ApiProperty({ description: 'the operator\'s name when it acted, or root' }) operatorName!: string;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'null when the root token or the operator command did it' }) operatorId!: string | null;
+  @ApiProperty({ description: 'the operator\'s name when it acted, root (the root token) or cli (the operator command)' }) operatorName!: string;
   @ApiProperty({ enum: OPERATOR_AUDIT_ACTIONS }) action!: string;
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) gameId!: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'what was acted on: a key, group, user, operator or join request id' }) targetId!: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: true }) details!: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'what the action changed; from the operator command also osUser and host, where it ran' })
+  details!: Record<string, unknown>;
 }
 
 export class OperatorAuditPageDto {
@@ -66,9 +67,9 @@ export class OperatorAuditPageDto {
 }
 
 export class OperatorAuditQueryDto {
-  @ApiPropertyOptional({ description: 'an operator id, or root for what the root token did' })
+  @ApiPropertyOptional({ description: 'an operator id, root for what the root token did, or cli for what the operator command did' })
   @IsOptional()
-  @IsString({ message: 'operatorId must be an operator id or root' })
+  @IsString({ message: 'operatorId must be an operator id, root or cli' })
   operatorId?: string;
 
   @ApiPropertyOptional({ enum: OPERATOR_AUDIT_ACTIONS })
