@@ -140,6 +140,23 @@ export interface Outcome {
  * balancer draining a backend, `drain` takes an instance out before it is stopped (requests in flight
  * finish), and an instance is added only once its /healthz answered 200. Every request is recorded.
  */
+/** The record of a request about to be sent to `instance`, completed when its answer comes. */
+export function startOutcome(instance: Instance, op: string, method: string, path: string): Outcome {
+  return {
+    op,
+    method,
+    path,
+    instance: instance.name,
+    release: instance.build.label,
+    sentTo: instance.state,
+    start: Date.now(),
+    end: 0,
+    status: 0,
+    retryAfter: null,
+    requestId: null,
+  };
+}
+
 export class Balancer {
   readonly outcomes: Outcome[] = [];
   private rotation: Instance[] = [];
@@ -176,19 +193,7 @@ export class Balancer {
     init: { headers?: Record<string, string>; body?: unknown; to?: Instance; timeoutMs?: number } = {},
   ): Promise<{ outcome: Outcome; res: HttpResult | null }> {
     const instance = init.to ?? this.pick();
-    const outcome: Outcome = {
-      op,
-      method,
-      path,
-      instance: instance.name,
-      release: instance.build.label,
-      sentTo: instance.state,
-      start: Date.now(),
-      end: 0,
-      status: 0,
-      retryAfter: null,
-      requestId: null,
-    };
+    const outcome = startOutcome(instance, op, method, path);
     instance.inFlight++;
     let res: HttpResult | null = null;
     try {

@@ -1,6 +1,6 @@
 import { sleep } from '../../helpers/process';
 import { openSse, type SseStream } from '../../helpers/sse';
-import type { Balancer, Outcome } from './fleet';
+import { startOutcome, type Balancer, type Outcome } from './fleet';
 
 /**
  * The load of the rolling upgrade: players joining and leaving open groups, targeted invitations
@@ -201,19 +201,7 @@ export async function followStream(b: Balancer, key: string): Promise<{ ids: str
   const loop = async () => {
     while (!stopped) {
       const instance = b.pick();
-      const outcome: Outcome = {
-        op: 'stream',
-        method: 'GET',
-        path: '/v1/events',
-        instance: instance.name,
-        release: instance.build.label,
-        sentTo: instance.state,
-        start: Date.now(),
-        end: 0,
-        status: 0,
-        retryAfter: null,
-        requestId: null,
-      };
+      const outcome = startOutcome(instance, 'stream', 'GET', '/v1/events');
       try {
         const s = await openSse(instance.base, '/v1/events', { authorization: `Bearer ${key}`, ...(lastId ? { 'last-event-id': lastId } : {}) });
         outcome.end = Date.now();
