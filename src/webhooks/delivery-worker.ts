@@ -8,7 +8,7 @@ import { PeriodicTask } from '../common/scheduling/periodic-task';
 import { PgListener } from '../db/pg-listener';
 import type { Tracing } from '../observability/tracing/tracing';
 import { TRACING } from '../observability/tracing/tracing.module';
-import { AttemptSpans } from './attempt-spans';
+import type { AttemptSpans } from './attempt-spans';
 import { AUTO_DISABLE_AFTER, retryDelayMs } from './backoff';
 import { DELIVERIES_CHANNEL } from './delivery-channel';
 import { DeliverySender, type AttemptResult } from './delivery-sender';
@@ -69,7 +69,9 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly sender: DeliverySender,
     @Optional() @Inject(TRACING) tracing: Tracing | null = null,
   ) {
-    this.attemptSpans = tracing && new AttemptSpans(tracing);
+    // Loaded only when traces are on, like the rest of the OpenTelemetry code (see TracingModule).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    this.attemptSpans = tracing && new (require('./attempt-spans') as typeof import('./attempt-spans')).AttemptSpans(tracing);
   }
 
   get enabled(): boolean {
