@@ -10,6 +10,7 @@ import { ApiError } from './common/errors/api-error';
 import { RequestAuthenticator, type AuthenticatedRequest } from './common/auth/request-authenticator';
 import { routeCredentialOf, stampRouteCredentials } from './common/auth/route-credential';
 import { jsonBodyProblem, parsedBodyProblem } from './common/http/json-body';
+import { cutSilentConnectionsOnClose } from './common/http/silent-connections';
 import { RateLimiter } from './common/rate-limit/rate-limiter';
 import { HealthService } from './health/health.service';
 import { DataSource } from 'typeorm';
@@ -70,9 +71,10 @@ type JsonParser = (req: unknown, body: Buffer, done: (err: Error | null, value?:
 
 /**
  * Builds the application exactly as production runs it (pipes, filters, guards, adapter),
- * initialised but not yet listening. `main.ts` and the tests both start from here.
+ * initialised but not yet listening. `main.ts` and the tests both start from here; the signals are
+ * the launcher's to handle (graceful-stop.ts).
  */
-export async function createApp(settings: Settings, { shutdownHooks = true } = {}): Promise<NestFastifyApplication> {
+export async function createApp(settings: Settings): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     logger: false,
@@ -142,9 +144,8 @@ export async function createApp(settings: Settings, { shutdownHooks = true } = {
     else done();
   });
   app.get(HttpMetrics).install(adapter.getInstance());
+  cutSilentConnectionsOnClose(adapter.getInstance());
   app.useGlobalPipes(new SvcValidationPipe());
-  // A launcher that owns more than the app (the embedded database) handles the signals itself.
-  if (shutdownHooks) app.enableShutdownHooks();
 
   // An empty body sent as application/json means "no body" (DECISIONS §17), not malformed JSON.
   const json = adapter.getInstance().getDefaultJsonParser('error', 'error') as unknown as JsonParser;

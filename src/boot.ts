@@ -5,27 +5,28 @@ import { createApp } from './app.factory';
 import { Logger } from '@nestjs/common';
 import { createDataSource, requireMigratedSchema, runMigrations, SchemaIncompatible } from './db/data-source';
 import { RELEASE } from './version';
-import { newEraMessage } from './db/feed-era';
+import { currentEra, newEraMessage } from './db/feed-era';
 import { StartupError } from './common/startup-error';
 import { parseSettings, SettingsError, type Settings } from './config/settings';
+import { bootLine } from './boot-line';
+import { stopOnSignals, type StopOptions } from './graceful-stop';
 
 /**
  * Settles the schema before the app is built: applies pending migrations (MIGRATE_ON_BOOT, the
  * default) or requires that there are none, and refuses a database migrated by a newer release
  * this build may not run beside. A refusal is one line, not the framework's report with its stack.
- * Answers the migrations it applied.
+ * Answers the migrations it applied and the feed era new events get.
  */
-async function settleSchema(url: string, migrateOnBoot: boolean): Promise<string[]> {
+async function settleSchema(settings: Settings, url: string): Promise<{ applied: string[]; era: number }> {
   // Before the app's logger exists: said on stderr, like the refusals below.
-  const onNewEra = (era: number) => process.stderr.write(`guildhall: ${newEraMessage(era)}\n`);
+  const onNewEra = (era: number) => bootLine(settings.nodeEnv === 'production', 'warn', 'FeedEra', newEraMessage(era));
   const ds = createDataSource({ url, poolMax: 2, applicationName: 'guildhall-migrate', onNewEra });
   try {
     await ds.initialize();
-    if (!migrateOnBoot) {
-      await requireMigratedSchema(ds);
-      return [];
-    }
-    return await runMigrations(ds, onNewEra);
+    let applied: string[] = [];
+    if (settings.migrateOnBoot) applied = await runMigrations(ds, onNewEra);
+    else await requireMigratedSchema(ds);
+    return { applied, era: await currentEra(ds) };
   } catch (err) {
     if (err instanceof SchemaIncompatible) throw new StartupError(err.message);
     const e = err as Error & { code?: string; driverError?: { code?: string } };
@@ -76,19 +77,13 @@ function listenFailure(err: NodeJS.ErrnoException, { port, host }: Settings): Er
   return err;
 }
 
-/** Prints one readable line and exits non-zero: what an operator sees when start-up is refused. */
+/** Prints one readable line and exits non-zero: what the operator command says when it is refused. */
 export function fail(message: string): never {
   process.stderr.write(`guildhall: ${message}\n`);
   process.exit(1);
 }
 
-/** The one line for a start-up that failed: the cause and its fix, never a stack. */
-export function failStartup(err: unknown): never {
-  if (err instanceof StartupError) fail(err.message);
-  fail(`start-up failed: ${(err as Error)?.message ?? String(err)}`);
-}
-
-/** Settings from the environment, or exit with the one line naming the bad setting. */
+/** Settings from the environment, or exit with the one line naming the bad setting (the operator command). */
 export function settingsOrExit(env: NodeJS.ProcessEnv = process.env): Settings {
   try {
     return parseSettings(env);
@@ -115,7 +110,7 @@ export async function checkDatabase(url: string, timeoutMs = 5_000): Promise<voi
     await client.connect();
     await client.query('SELECT 1');
   } catch (err) {
-    fail(
+    throw new StartupError(
       `cannot reach the database at ${describeDatabase(url)} (${(err as Error).message || String(err)}): ` +
         'start it, or correct DATABASE_URL',
     );
@@ -124,16 +119,20 @@ export async function checkDatabase(url: string, timeoutMs = 5_000): Promise<voi
   }
 }
 
-/** Connects, migrates and listens. Resolves with the running app, its base URL and, with METRICS_PORT, its metrics address. */
+/**
+ * Connects, migrates and listens, and stops on SIGTERM or SIGINT (`stop` adds what the launcher
+ * needs then). Resolves with the running app, its base URL and, with METRICS_PORT, its metrics address.
+ */
 export async function startServer(
   settings: Settings,
-  options: { shutdownHooks?: boolean } = {},
+  stop: StopOptions = {},
 ): Promise<{ app: NestFastifyApplication; url: string; metricsUrl?: string }> {
-  if (!settings.databaseUrl) fail('Invalid setting DATABASE_URL: required (a postgres:// URL)');
+  if (!settings.databaseUrl) throw new StartupError('Invalid setting DATABASE_URL: required (a postgres:// URL)');
   await checkDatabase(settings.databaseUrl);
-  const applied = await settleSchema(settings.databaseUrl, settings.migrateOnBoot);
+  const { applied, era } = await settleSchema(settings, settings.databaseUrl);
   await portAvailable(settings);
-  const app = await createApp(settings, options);
+  const app = await createApp(settings);
+  stopOnSignals(app, stop);
   try {
     await app.listen({ port: settings.port, host: settings.host });
   } catch (err) {
@@ -143,9 +142,13 @@ export async function startServer(
   const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
   const metricsUrl = settings.metricsPort === undefined ? undefined : `http://${host}:${settings.metricsPort}/metrics`;
   const url = settings.baseUrl ?? `http://${host}:${settings.port}`;
+  const listen = `${settings.host}:${settings.port}`;
+  const metrics = settings.metricsPort === undefined ? null : `${settings.host}:${settings.metricsPort}`;
   new Logger('Guildhall').log(
-    { release: RELEASE, listen: `${settings.host}:${settings.port}`, migrationsApplied: applied },
-    `Guildhall ${RELEASE} is listening on ${settings.host}:${settings.port}` + (applied.length ? `; applied ${applied.length} migration(s): ${applied.join(', ')}` : ''),
+    { release: RELEASE, listen, metrics, migrationsApplied: applied, era },
+    `Guildhall ${RELEASE} is listening on ${listen}; metrics ${metrics ? `on ${metrics}` : 'off'}; ` +
+      (applied.length ? `applied ${applied.length} migration(s): ${applied.join(', ')}` : 'no migration applied') +
+      `; feed era ${era}`,
   );
   return { app, url, ...(metricsUrl ? { metricsUrl } : {}) };
 }

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkDatabase, fail, settingsOrExit } from './boot';
+import { StartupError } from './common/startup-error';
 import type { Settings } from './config/settings';
 import { SettingsModule } from './config/settings.module';
 import { TracingModule } from './observability/tracing/tracing.module';
@@ -99,7 +100,7 @@ async function migrate(url: string, command: MigrateCommand): Promise<string> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof UsageError || err instanceof SchemaIncompatible) fail(err.message);
+  if (err instanceof UsageError || err instanceof SchemaIncompatible || err instanceof StartupError) fail(err.message);
   const message = (err as Error)?.message || String(err);
   fail(`the command failed: ${message.split('\n')[0]}`);
 });

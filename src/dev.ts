@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { failStartup, settingsOrExit, startServer } from './boot';
+import { startServer } from './boot';
+import { failStartup } from './boot-line';
+import { parseSettings } from './config/settings';
 import { ensureDatabase, freePort, startEmbeddedPostgres, writableFolder, type EmbeddedPostgres } from './db/embedded-postgres';
 import { GamesService } from './games/games.service';
 
@@ -15,7 +16,7 @@ import { GamesService } from './games/games.service';
 async function main(): Promise<void> {
   const env = { ...process.env };
   const dataDir = resolve(env.SVC_DATA_DIR || '.data');
-  settingsOrExit(env);
+  parseSettings(env);
   writableFolder(dataDir);
 
   const urlFile = join(dataDir, 'database-url');
@@ -32,11 +33,14 @@ async function main(): Promise<void> {
   env.SVC_ADMIN_TOKEN ||= persisted(join(dataDir, 'admin-token'), () => `jadm_${randomBytes(24).toString('base64url')}`);
   env.NODE_ENV ||= 'development';
   // Metrics on, on their own port: the one after PORT when it is free, else any free one.
-  env.METRICS_PORT ||= String(await metricsPortFor(settingsOrExit(env)));
+  env.METRICS_PORT ||= String(await metricsPortFor(parseSettings(env)));
 
-  const settings = settingsOrExit(env);
-  const { app, url, metricsUrl } = await startServer(settings, { shutdownHooks: false });
-  stopInOrder(app, pg);
+  const settings = parseSettings(env);
+  // The server drains and closes first, then the embedded database stops.
+  const { app, url, metricsUrl } = await startServer(settings, {
+    onSignal: (signal) => process.stdout.write(`\n${signal}: stopping...\n`),
+    alsoStop: async () => pg?.stop(),
+  });
 
   const demo = await demoGame(app.get(GamesService), join(dataDir, 'demo.json'));
 
@@ -78,26 +82,6 @@ function isFree(port: number, host: string): Promise<boolean> {
 function shown(dir: string): string {
   const rel = relative(process.cwd(), dir);
   return rel && !rel.startsWith('..') ? rel : dir;
-}
-
-/**
- * On SIGINT/SIGTERM the server drains and closes first, then the embedded database stops, then
- * the process exits; a second signal exits at once.
- */
-function stopInOrder(app: NestFastifyApplication, pg: EmbeddedPostgres | undefined): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(130);
-    stopping = true;
-    process.stdout.write(`\n${signal}: stopping...\n`);
-    void app
-      .close()
-      .catch(() => undefined)
-      .then(() => pg?.stop())
-      .then(() => process.exit(0));
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 /**

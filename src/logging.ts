@@ -41,10 +41,13 @@ function canResolve(name: string): boolean {
   }
 }
 
-/** Nest's start-up chatter: one line per module and per route, useful only when debugging. */
-const BOOT_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+/**
+ * Nest's start-up chatter: one line per module and per route, and its "starting" and "started",
+ * useful only when debugging. The server's own start line (boot.ts) says what an operator needs.
+ */
+const BOOT_CONTEXTS = new Set(['NestFactory', 'NestApplication', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
 
-/** Sends Nest's start-up chatter to debug, so an info log starts with what matters. */
+/** Sends Nest's start-up chatter to debug, so an info log starts with the one start line. */
 export function quietBoot(inner: LoggerService): LoggerService {
   const context = (params: unknown[]) => params[params.length - 1];
   return {

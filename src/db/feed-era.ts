@@ -40,6 +40,12 @@ const SWITCH_LOCK_TIMEOUT = '5s';
 
 const rowsOf = <R>(result: unknown): R[] => (Array.isArray(result) ? result : (result as { rows: R[] }).rows);
 
+/** The era new events get: the start-up line names it, so a restore's new era shows in the log. */
+export async function currentEra(db: Queryable): Promise<number> {
+  const [state] = rowsOf<{ era: number }>(await db.query('SELECT era FROM feed_state'));
+  return state.era;
+}
+
 /**
  * Starts a new feed era when the database was restored from another cluster (docs/event-feed.md):
  * new events then sort after every restored one, which keep their ids and their order. Run on every

@@ -1,8 +1,7 @@
 import { RELEASE } from '../../src/version';
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { Client } from 'pg';
-import { createTestDatabase, databaseUrl, type TestDatabase } from '../helpers/test-db';
+import { createEmptyDatabase, createTestDatabase, databaseUrl, type TestDatabase } from '../helpers/test-db';
 import {
   canConnect,
   freePort,
@@ -24,36 +23,6 @@ import {
  * SPEC §8 "Server settings" against the BUILT server (dist/src/main.js) run as a process of its
  * own: refused start-ups, migrations on boot, concurrent boots and graceful shutdown.
  */
-
-/** A brand-new EMPTY database on the test server (named so the global teardown finds it too). */
-async function createEmptyDatabase(): Promise<{ url: string; name: string; query: TestDatabase['query']; drop(): Promise<void> }> {
-  const serverUrl = process.env.GH_TEST_SERVER_URL;
-  const template = process.env.GH_TEST_TEMPLATE;
-  if (!serverUrl || !template) throw new Error('the test global setup did not run');
-  const name = `gh_t_${template.split('_')[2]}_empty_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = databaseUrl(serverUrl, name);
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  return {
-    url,
-    name,
-    query: async <R>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as R[],
-    drop: async () => {
-      await client.end().catch(() => undefined);
-      const c = new Client({ connectionString: serverUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
 
 /**
  * Runs a server expected to refuse to start; while it runs, probes `port` continually so a
