@@ -14,7 +14,7 @@ export class EventMetrics {
     const lag = db.scrapeQuery<{ lag: number }>(HORIZON_LAG_SQL);
     metrics.gauge({
       name: 'svc_feed_horizon_lag_seconds',
-      help: 'The newest event written against the newest one feed and stream readers can see (creation times, seconds): events committed behind a transaction still open wait this long. 0 when all are readable.',
+      help: 'Age of the oldest committed event that feed and stream readers cannot see yet (seconds since its creation): it grows while a transaction left open holds the horizon, whether or not anything new is written. 0 when all are readable.',
       async collect() {
         const rows = await lag.get();
         // NaN while it cannot be measured (the database is away): a gap, never a reassuring 0.

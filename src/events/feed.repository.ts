@@ -50,19 +50,29 @@ const HORIZON = `(SELECT coalesce(
 const VISIBLE = (o: string) => `(${o}.era, ${o}.xid) < ((SELECT era FROM feed_state), ${HORIZON})`;
 
 /**
- * How far the horizon holds readers back, in seconds: the newest event written (committed) against
- * the newest one a reader can see, by their creation times; 0 when every committed event is
- * readable. A transaction left open holds back every event committed after it began, and this
- * grows with it. Walks outbox_events_created from the newest row down to the first readable one.
+ * How far the horizon holds readers back, in seconds: the age of the oldest committed event readers
+ * cannot see yet (its creation time against now), 0 when every committed event is readable. It
+ * grows for as long as the horizon is stuck, whether or not anything is written meanwhile; an event
+ * of a transaction still open is not counted (it is not committed). Hidden rows sort at the end of
+ * each game's feed index, so one probe per game finds them: the games are walked as the restore
+ * check walks them (feed-era.ts), one index step each. The probe is ordered as that index: a plain
+ * min(created_at) is planned on outbox_events_created instead, which reads every event per game.
  */
-export const HORIZON_LAG_SQL = `WITH h AS MATERIALIZED (SELECT s.era, ${HORIZON} AS horizon FROM feed_state s),
-  newest AS (SELECT max(created_at) AS at FROM outbox_events),
-  visible AS (
-    SELECT o.created_at AS at FROM outbox_events o CROSS JOIN h
-    WHERE (o.era, o.xid) < (h.era, h.horizon) ORDER BY o.created_at DESC LIMIT 1
-  )
-  SELECT coalesce(greatest(0, extract(epoch FROM (SELECT at FROM newest)
-    - coalesce((SELECT at FROM visible), (SELECT min(created_at) FROM outbox_events)))), 0)::float8 AS lag`;
+export const HORIZON_LAG_SQL = `WITH RECURSIVE games AS (
+    (SELECT game_id FROM outbox_events ORDER BY game_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT o.game_id FROM outbox_events o WHERE o.game_id > g.game_id ORDER BY o.game_id LIMIT 1)
+    FROM games g WHERE g.game_id IS NOT NULL
+  ), h AS MATERIALIZED (SELECT s.era, ${HORIZON} AS horizon FROM feed_state s)
+  SELECT coalesce(greatest(0, extract(epoch FROM now() - min(hidden.at))), 0)::float8 AS lag
+  FROM games g CROSS JOIN h CROSS JOIN LATERAL (
+    SELECT min(x.created_at) AS at FROM (
+      SELECT o.created_at FROM outbox_events o
+      WHERE o.game_id = g.game_id AND (o.era, o.xid) >= (h.era, h.horizon)
+      ORDER BY o.era, o.xid, o.seq
+    ) x
+  ) hidden
+  WHERE g.game_id IS NOT NULL`;
 
 interface Row {
   body: SvcEvent;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DbMetrics } from '../db/db-metrics';
 import { MetricsRegistry } from '../observability/metrics/metrics-registry';
+import { AUTO_DISABLE_AFTER } from './backoff';
 import { DeliveryWorker } from './delivery-worker';
 import { WEBHOOK_BACKLOG_SQL } from './webhooks.repository';
 
@@ -9,7 +10,8 @@ interface Backlog {
   waiting: number;
   muted: number;
   oldest: number;
-  disabled: number;
+  disabledByFailures: number;
+  disabledByOperator: number;
 }
 
 /**
@@ -44,10 +46,12 @@ export class WebhookMetrics {
     });
     metrics.gauge({
       name: 'svc_webhook_endpoints_disabled',
-      help: 'Webhook endpoints of every game disabled after 25 consecutive failed attempts (or by an operator); their deliveries wait, muted.',
+      help: `Webhook endpoints of every game that are disabled, by reason: failures (${AUTO_DISABLE_AFTER} consecutive failed attempts), operator (disabled through the API). Their deliveries wait, muted.`,
+      labelNames: ['reason'] as const,
       async collect() {
         const b = await read();
-        this.set(b ? b.disabled : Number.NaN);
+        this.set({ reason: 'failures' }, b ? b.disabledByFailures : Number.NaN);
+        this.set({ reason: 'operator' }, b ? b.disabledByOperator : Number.NaN);
       },
     });
     metrics.counterOf(

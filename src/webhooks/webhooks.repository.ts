@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import { sqlRows } from '../db/sql';
+import { AUTO_DISABLE_AFTER } from './backoff';
 import type { WebhookFormat } from './payload-formats';
 import type { ClaimRoom } from './delivery-window';
 import { ENDPOINT_COLUMNS, type AttemptRecord, type ClaimedDelivery, type EndpointRow } from './webhook-rows';
@@ -25,14 +26,17 @@ export const CLAIM_LEASE_SECONDS = 25;
  * The webhook backlog for the metrics, in one statement on the pending-deliveries index: pending
  * deliveries due now, waiting for a later attempt (a retry's backoff, or in flight under a claim's
  * lease), or muted (their endpoint is disabled); how long the oldest due one has waited past its
- * due time; and the disabled endpoints.
+ * due time; and the disabled endpoints, by why. An endpoint disabled by its failures keeps their
+ * count until it is re-enabled (recordResults), and one an operator disabled cannot have reached
+ * that many without being disabled by them first. docs/observability.md gives the same figures in SQL.
  */
 export const WEBHOOK_BACKLOG_SQL = `SELECT
     count(*) FILTER (WHERE w.disabled_at IS NULL AND d.next_attempt_at <= now())::int AS due,
     count(*) FILTER (WHERE w.disabled_at IS NULL AND d.next_attempt_at > now())::int AS waiting,
     count(*) FILTER (WHERE w.disabled_at IS NOT NULL)::int AS muted,
     coalesce(extract(epoch FROM now() - min(d.next_attempt_at) FILTER (WHERE w.disabled_at IS NULL AND d.next_attempt_at <= now())), 0)::float8 AS oldest,
-    (SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NOT NULL)::int AS disabled
+    (SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NOT NULL AND consecutive_failures >= ${AUTO_DISABLE_AFTER})::int AS "disabledByFailures",
+    (SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NOT NULL AND consecutive_failures < ${AUTO_DISABLE_AFTER})::int AS "disabledByOperator"
   FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
   WHERE d.status = 'pending'`;
 
@@ -180,7 +184,9 @@ export class WebhooksRepository {
    * (stamped with the claim's time, the row's last_attempt_at). A result applies only to the
    * attempt it belongs to (a row claimed again after its lease ran out is left to its new
    * claimant). Each endpoint's run of consecutive failures restarts at its last success in the
-   * batch and grows by the failures after it; at `disableAfter` the endpoint is disabled.
+   * batch and grows by the failures after it; at `disableAfter` the endpoint is disabled. Once
+   * disabled, a success still in flight leaves the count alone: it is how the metrics tell an
+   * endpoint disabled by its failures from one an operator disabled, until it is re-enabled.
    */
   async recordResults(m: EntityManager, results: AttemptRecord[], disableAfter: number): Promise<void> {
     await sqlRows(
@@ -209,7 +215,7 @@ export class WebhooksRepository {
          FROM d JOIN runs USING (endpoint_id) GROUP BY d.endpoint_id, runs.last_ok
        )
        UPDATE webhook_endpoints w SET
-         consecutive_failures = CASE WHEN t.reset THEN 0 ELSE w.consecutive_failures END + t.failures,
+         consecutive_failures = CASE WHEN t.reset AND w.disabled_at IS NULL THEN 0 ELSE w.consecutive_failures END + t.failures,
          disabled_at = CASE
            WHEN w.disabled_at IS NULL AND CASE WHEN t.reset THEN 0 ELSE w.consecutive_failures END + t.failures >= $8 THEN now()
            ELSE w.disabled_at END

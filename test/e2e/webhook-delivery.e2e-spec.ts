@@ -755,6 +755,9 @@ describe('recording results in batches', () => {
     // A result recorded twice counts once: the row is no longer pending at that attempt.
     await repo.recordResults(m, [ok(x), ok(x)], AUTO_DISABLE_AFTER);
     await repo.recordResults(m, [ok(x)], AUTO_DISABLE_AFTER);
+    // That success came in after the endpoint was disabled: its failures stay counted, so the
+    // metrics still tell it disabled by them (svc_webhook_endpoints_disabled{reason="failures"}).
+    expect(await endpointState(h.id)).toEqual(after);
 
     const rows = new Map((await deliveries(h.id)).map((r) => [r.id, r]));
     expect([a, b, c, d, e, f, g, x].map((id) => [rows.get(id)!.status, rows.get(id)!.last_status])).toEqual([

@@ -25,8 +25,11 @@ export interface RunningPrometheus {
   stop(): Promise<void>;
 }
 
-/** Starts Prometheus scraping `targets` (host:port) every `scrapeInterval`, with `ruleFiles` loaded. */
-export async function startPrometheus(targets: string[], ruleFiles: string[], scrapeInterval = '1s'): Promise<RunningPrometheus> {
+/**
+ * Starts Prometheus scraping `targets` (host:port) every `scrapeInterval` (each scrape given as long),
+ * with `ruleFiles` loaded and evaluated every `evaluationInterval`.
+ */
+export async function startPrometheus(targets: string[], ruleFiles: string[], scrapeInterval = '1s', evaluationInterval = scrapeInterval): Promise<RunningPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'guildhall-prometheus-'));
   const port = await freePort();
   const config = join(dir, 'prometheus.yml');
@@ -35,7 +38,7 @@ export async function startPrometheus(targets: string[], ruleFiles: string[], sc
     [
       'global:',
       `  scrape_interval: ${scrapeInterval}`,
-      `  evaluation_interval: ${scrapeInterval}`,
+      `  evaluation_interval: ${evaluationInterval}`,
       'rule_files:',
       ...ruleFiles.map((f) => `  - ${JSON.stringify(f)}`),
       'scrape_configs:',

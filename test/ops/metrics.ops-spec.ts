@@ -173,7 +173,8 @@ describe('metrics under load, through a real Prometheus', () => {
     expect(await value('sum(svc_webhook_attempts_total{outcome="retry"})')).toBeGreaterThan(0);
     expect(await value('sum(svc_webhook_attempts_total{outcome="failed"})')).toBeGreaterThan(0);
     // the 503 and 410 receivers fail 25 times in a row: their endpoints are disabled, their deliveries muted
-    expect(await value('max(svc_webhook_endpoints_disabled)')).toBeGreaterThanOrEqual(1);
+    expect(await value('max(svc_webhook_endpoints_disabled{reason="failures"})')).toBeGreaterThanOrEqual(1);
+    expect(await value('max(svc_webhook_endpoints_disabled{reason="operator"})')).toBe(0);
     expect(await value('max(svc_webhook_deliveries_pending{state="muted"})')).toBeGreaterThan(0);
     expect(await value('sum(svc_permission_cache_lookups_total{result="hit"})')).toBeGreaterThanOrEqual(20);
     expect(await value('sum(svc_rate_limit_refusals_total{bucket="key"})')).toBeGreaterThan(0);
@@ -199,12 +200,17 @@ describe('metrics under load, through a real Prometheus', () => {
     const rules = groups.flatMap((g) => g.rules);
 
     expect(rules.map((r) => r.name).sort()).toEqual([
+      'GuildhallAllInstancesDown',
+      'GuildhallDatabasePoolSaturated',
       'GuildhallDatabaseUnavailable',
       'GuildhallFeedLagging',
+      'GuildhallInstanceDown',
+      'GuildhallReadReplicaLagging',
       'GuildhallServerErrors',
       'GuildhallSlowRequests',
       'GuildhallWebhookBacklogGrowing',
       'GuildhallWebhookDeliveryLate',
+      'GuildhallWebhookEndpointDisabled',
     ]);
     expect(rules.filter((r) => r.health !== 'ok')).toEqual([]);
     expect(rules.filter((r) => r.state === 'firing')).toEqual([]);

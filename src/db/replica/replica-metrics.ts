@@ -2,9 +2,16 @@ import type { MetricsRegistry } from '../../observability/metrics/metrics-regist
 import type { ReplicaRouter } from './replica-router';
 
 /**
+ * A scrape measures the lag itself unless reads have within this long (the age of the measurement
+ * counts as lag); it waits for that at most this long, as DbMetrics' scrape-time queries do.
+ */
+const SCRAPE_MEASURE_AFTER_MS = 1_000;
+const SCRAPE_TIMEOUT_MS = 2_000;
+
+/**
  * The replica's families, kept as plain numbers by the router and read at scrape time: where the
  * lag-tolerant reads went (and why the primary served them), the time reads waited for a token,
- * and the replica's lag as last measured (NaN before the first measurement, or without a replica).
+ * and the replica's lag (NaN without a replica, or while it cannot be measured).
  * Registered with or without one, so that dashboards and alerts find the families either way.
  */
 export function registerReplicaMetrics(metrics: MetricsRegistry, router: ReplicaRouter | null): void {
@@ -26,9 +33,9 @@ export function registerReplicaMetrics(metrics: MetricsRegistry, router: Replica
   );
   metrics.gauge({
     name: 'svc_db_replica_lag_seconds',
-    help: 'How far behind the primary the replica was at its last measurement, plus that measurement\'s age (measured at most every 100 ms, while reads come).',
-    collect() {
-      const lag = router?.lagMs() ?? null;
+    help: 'How far behind the primary the replica is: its last measurement plus that measurement\'s age, measured at most every 100 ms while reads come, and at a scrape when none has for 1 s. NaN without a replica, or when it cannot be measured.',
+    async collect() {
+      const lag = (await router?.scrapeLagMs(SCRAPE_MEASURE_AFTER_MS, SCRAPE_TIMEOUT_MS)) ?? null;
       this.set(lag === null ? Number.NaN : lag / 1000);
     },
   });

@@ -83,6 +83,28 @@ export class ReplicaRouter {
     return Math.min(this.check.lagMs + (now - this.check.at), now - this.caughtUpAt);
   }
 
+  /**
+   * The lag for the metrics (ms), measured now when no read has measured it for `maxAgeMs`: without
+   * reads, the last measurement's age would count as lag, and a quiet replica that replays every
+   * write would look further behind at every scrape. Null when it cannot be measured within
+   * `timeoutMs`, or the replica is unreachable.
+   */
+  async scrapeLagMs(maxAgeMs: number, timeoutMs: number): Promise<number | null> {
+    if (!this.replica.isInitialized || Date.now() < this.downUntil) return null;
+    if (!this.check || Date.now() - this.check.at >= maxAgeMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const measured = await Promise.race([
+        this.measure().then(
+          () => true,
+          () => false,
+        ),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+      ]).finally(() => clearTimeout(timer));
+      if (!measured) return null;
+    }
+    return this.lagMs();
+  }
+
   private async decide(token: bigint | null | 'unreadable'): Promise<ReadOutcome> {
     if (token === 'unreadable') return 'primary_unreadable_token';
     if (!this.replica.isInitialized) {
