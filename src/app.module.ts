@@ -21,6 +21,7 @@ import { BansModule } from './bans/bans.module';
 import { FriendsModule } from './friends/friends.module';
 import { GameConfigModule } from './game-config/game-config.module';
 import { IdentityLinksModule } from './identity/identity-links.module';
+import { ApiKeyUsesModule } from './games/api-key-uses.module';
 import { GamesModule } from './games/games.module';
 import { GroupsModule } from './groups/groups.module';
 import { InvitationsModule } from './invitations/invitations.module';
@@ -55,6 +56,7 @@ export class AppModule {
         BulkheadModule,
         IdentityModule,
         GamesModule,
+        ApiKeyUsesModule,
         OperatorsModule,
         GroupsModule,
         MembersModule,

@@ -71,12 +71,12 @@ export class GamesRepository {
   /** The expiry counts from the database's clock, as createdAt does: expiresAt - createdAt = lifetime. */
   async insertKey(
     manager: EntityManager,
-    key: Pick<ApiKeyEntity, 'id' | 'gameId' | 'prefix' | 'secretHash' | 'scopes'> & { lifetimeSeconds: number | null },
+    key: Pick<ApiKeyEntity, 'id' | 'gameId' | 'prefix' | 'secretHash' | 'scopes' | 'name'> & { lifetimeSeconds: number | null },
   ): Promise<ApiKeyEntity> {
     await manager.query(
-      `INSERT INTO api_keys (id, game_id, prefix, secret_hash, scopes, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + $6::int * interval '1 second')`,
-      [key.id, key.gameId, key.prefix, key.secretHash, key.scopes, key.lifetimeSeconds],
+      `INSERT INTO api_keys (id, game_id, prefix, secret_hash, scopes, expires_at, name)
+       VALUES ($1, $2, $3, $4, $5, now() + $6::int * interval '1 second', $7)`,
+      [key.id, key.gameId, key.prefix, key.secretHash, key.scopes, key.lifetimeSeconds, key.name],
     );
     return manager.findOneByOrFail(ApiKeyEntity, { id: key.id });
   }
@@ -103,6 +103,23 @@ export class GamesRepository {
   /** A key by its id alone, for the operator command, which is not told the game. */
   findKeyById(keyId: string): Promise<ApiKeyEntity | null> {
     return this.ds.manager.findOneBy(ApiKeyEntity, { id: keyId });
+  }
+
+  /**
+   * Each key's latest use (key id → epoch ms), in one statement. Only ever forward: another
+   * instance may have written a later use of the same key first, and that one stands. The filter
+   * spares the rows it would not change a new row version; GREATEST keeps the value from going
+   * back whatever the plan or the isolation. Sorted by id, so that two instances' writes lock the
+   * keys they share in the same order (the unit of work retries a deadlock should one occur).
+   */
+  async recordKeyUses(manager: EntityManager, uses: ReadonlyMap<string, number>): Promise<void> {
+    const ids = [...uses.keys()].sort();
+    await manager.query(
+      `UPDATE api_keys k SET last_used_at = GREATEST(coalesce(k.last_used_at, '-infinity'), u.at)
+       FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, at)
+       WHERE k.id = u.id AND coalesce(k.last_used_at, '-infinity') < u.at`,
+      [ids, ids.map((id) => new Date(uses.get(id)!).toISOString())],
+    );
   }
 
   /** The key with this prefix: the auth hot path's only query, on the unique prefix index. */

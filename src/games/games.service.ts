@@ -78,8 +78,12 @@ export class GamesService {
         secretHash: minted.secretHash,
         scopes,
         lifetimeSeconds: options.expiresIn ?? null,
+        name: options.name ?? null,
       });
-      if (by) await recordOperatorAction(tx.manager, by, { action: 'api_key.minted', gameId, targetId: key.id, details: { prefix: key.prefix, scopes, expiresAt: key.expiresAt } });
+      if (by) {
+        const details = { prefix: key.prefix, name: key.name, scopes, expiresAt: key.expiresAt };
+        await recordOperatorAction(tx.manager, by, { action: 'api_key.minted', gameId, targetId: key.id, details });
+      }
       return key;
     });
     return { ...toKeyDto(row), key: minted.key };
@@ -152,5 +156,7 @@ function toKeyDto(k: ApiKeyEntity): ApiKeyDto {
     revokedAt: iso(k.revokedAt),
     scopes: k.scopes,
     expiresAt: iso(k.expiresAt),
+    name: k.name,
+    lastUsedAt: iso(k.lastUsedAt),
   };
 }

@@ -51,7 +51,7 @@ function refusal(argv: string[]): string {
 }
 
 describe('key:mint options, as the admin route takes its body', () => {
-  const MINT_USAGE = 'usage: key:mint <gameId> [--scopes read|read,write] [--expires-in <n>s|m|h|d]';
+  const MINT_USAGE = 'usage: key:mint <gameId> [--name <name>] [--scopes read|read,write] [--expires-in <n>s|m|h|d]';
 
   it('reads --scopes and --expires-in, before or after the id, with a space or =', () => {
     expect(parseOperatorArgs(['key:mint', ID, '--scopes', 'read', '--expires-in', '30d'])).toEqual({
@@ -65,11 +65,17 @@ describe('key:mint options, as the admin route takes its body', () => {
       options: { scopes: ['read', 'write'], expiresIn: 12 * 3600 },
     });
     expect(parseOperatorArgs(['key:mint', ID, '--expires-in', '60s']).name).toBe('key:mint');
+    expect(parseOperatorArgs(['key:mint', ID, '--name', 'nightly export', '--scopes=read'])).toEqual({
+      name: 'key:mint',
+      gameId: ID,
+      options: { name: 'nightly export', scopes: ['read'] },
+    });
+    expect(parseOperatorArgs(['key:mint', `--name=${'é'.repeat(64)}`, ID]).name).toBe('key:mint');
     expect(parseOperatorArgs(['key:mint', ID, '--expires-in', '3650d']).name).toBe('key:mint');
   });
 
   it.each<[string, string[], string]>([
-    ['an unknown option', [ID, '--name', 'ci'], 'unknown option "--name"'],
+    ['an unknown option', [ID, '--nmae', 'ci'], 'unknown option "--nmae"'],
     ['an unknown option with =', [ID, '--label=ci'], 'unknown option "--label"'],
     ['a missing value at the end', [ID, '--scopes'], '--scopes needs a value: --scopes read|read,write'],
     ['an option where the value belongs', ['--expires-in', '--scopes', 'read', ID], '--expires-in needs a value: --expires-in <n>s|m|h|d'],
@@ -84,6 +90,10 @@ describe('key:mint options, as the admin route takes its body', () => {
     ['write without read', [ID, '--scopes', 'write'], '--scopes "write": must be ["read"] or ["read", "write"]'],
     ['a scope twice', [ID, '--scopes', 'read,read'], '--scopes "read,read": must be'],
     ['an empty scope', [ID, '--scopes', 'read,'], '--scopes "read,": must be'],
+    ['an empty name', [ID, '--name='], '--name needs a value: --name <name>'],
+    ['a blank name', [ID, '--name', '   '], '--name "   ": must be a string of 1-64 characters, not blank, without control characters'],
+    ['a name over 64 characters', [ID, '--name', 'x'.repeat(65)], `--name "${'x'.repeat(65)}": must be a string of 1-64 characters`],
+    ['a name with a newline', [ID, '--name', 'two\nlines'], '--name "two\\nlines": must be a string of 1-64 characters'],
   ])('refuses %s in one line naming the option', (_case, args, problem) => {
     const message = refusal(['key:mint', ...args]);
     expect(message.startsWith(problem)).toBe(true);
@@ -139,7 +149,7 @@ describe('parseDuration', () => {
 
 describe('USAGE', () => {
   it('names every command, its options and the three ways to run it', () => {
-    for (const text of ['game:create "<name>"', 'key:mint <gameId>', 'key:list <gameId>', 'key:revoke <keyId>', 'help', '--scopes read|read,write', '--expires-in <n>s|m|h|d', '--out <file>']) {
+    for (const text of ['game:create "<name>"', 'key:mint <gameId>', 'key:list <gameId>', 'key:revoke <keyId>', 'help', '--name <name>', '--scopes read|read,write', '--expires-in <n>s|m|h|d', '--out <file>']) {
       expect(USAGE).toContain(text);
     }
     expect(USAGE).toMatch(/^Usage: node dist\/src\/cli\.js <command> .*npx guildhall .*npm run svc -- /);

@@ -24,11 +24,15 @@ const COMMANDS = {
     args: '<gameId>',
     about: 'mint another API key for a game: prints the key (shown only then) and its id',
     options: {
+      '--name': { value: '<name>', about: 'a label to know the key by in key:list, 1-64 characters (default: none)' },
       '--scopes': { value: 'read|read,write', about: 'what the key may do: a read key is refused every change (default read,write)' },
       '--expires-in': { value: '<n>s|m|h|d', about: 'how long the key works, 60s to 3650d (default: it never expires)' },
     },
   },
-  'key:list': { args: '<gameId>', about: "list a game's API keys: id, prefix, scopes, created, expiry, revoked (never the secret)" },
+  'key:list': {
+    args: '<gameId>',
+    about: "list a game's API keys: id, prefix, name, scopes, created, last used (to the minute), expiry, revoked (never the secret)",
+  },
   'key:revoke': { args: '<keyId>', about: 'revoke an API key, at once on every running instance' },
   'erasures:export': {
     args: '[<since>]',
@@ -158,11 +162,13 @@ export function parseDuration(text: string): number | undefined {
   return m ? Number(m[1]) * SECONDS_PER_UNIT[m[2] as keyof typeof SECONDS_PER_UNIT] : undefined;
 }
 
-const MINT_OPTION: Record<keyof MintApiKeyDto, string> = { scopes: '--scopes', expiresIn: '--expires-in' };
+const MINT_OPTION: Record<keyof MintApiKeyDto, string> = { name: '--name', scopes: '--scopes', expiresIn: '--expires-in' };
 
 /** The options of `key:mint` as the body of the admin route's mint, held to that body's own rules. */
 function mintOptions(options: ReadonlyMap<string, string>): MintApiKeyDto {
   const body = new MintApiKeyDto();
+  const name = options.get(MINT_OPTION.name);
+  if (name !== undefined) body.name = name;
   const scopes = options.get(MINT_OPTION.scopes);
   if (scopes !== undefined) body.scopes = scopes.split(',').map((s) => s.trim()) as ApiKeyScope[];
   const lifetime = options.get(MINT_OPTION.expiresIn);

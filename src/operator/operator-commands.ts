@@ -91,18 +91,22 @@ export function formatMinted(k: MintedApiKeyDto): string {
   return [
     `API key ${k.key}`,
     `id       ${k.id}`,
+    ...(k.name === null ? [] : [`name     ${k.name}`]),
     `scopes   ${scopesOf(k)}`,
     `expires  ${k.expiresAt ?? 'never'}`,
     '(the key is shown only now)',
   ].join('\n');
 }
 
-/** The keys as an aligned table, newest first as the admin listing orders them. */
+/**
+ * The keys as an aligned table, newest first as the admin listing orders them. LAST USED is `-`
+ * until a use is written, which is up to a minute after it.
+ */
 export function formatKeys(keys: readonly ApiKeyDto[]): string {
   if (!keys.length) return 'no API keys (key:mint <gameId> mints one)';
   const rows = [
-    ['ID', 'PREFIX', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED'],
-    ...keys.map((k) => [k.id, k.prefix, scopesOf(k), k.createdAt, k.expiresAt ?? 'never', k.revokedAt ?? '-']),
+    ['ID', 'PREFIX', 'NAME', 'SCOPES', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED'],
+    ...keys.map((k) => [k.id, k.prefix, k.name ?? '-', scopesOf(k), k.createdAt, k.lastUsedAt ?? '-', k.expiresAt ?? 'never', k.revokedAt ?? '-']),
   ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');

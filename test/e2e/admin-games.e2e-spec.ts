@@ -93,6 +93,8 @@ describe('admin games and API keys', () => {
         revokedAt: null,
         scopes: ['read', 'write'],
         expiresAt: null,
+        name: null,
+        lastUsedAt: null,
         key: expect.stringMatching(/^jk_[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/),
       });
       const secret = r.body.key.split('.')[1];

@@ -80,13 +80,13 @@ it('each command that changes something writes one entry as cli, with the OS use
   const asCli = { operator_id: null, operator_name: 'cli' };
   expect((await entries()).slice(seen)).toEqual([
     { ...asCli, action: 'game.created', game_id: gameId, target_id: gameId, details: { name: 'Audited', ...ORIGIN } },
-    { ...asCli, action: 'api_key.minted', game_id: gameId, target_id: first.id, details: { prefix: first.prefix, scopes: ['read', 'write'], expiresAt: null, ...ORIGIN } },
+    { ...asCli, action: 'api_key.minted', game_id: gameId, target_id: first.id, details: { prefix: first.prefix, name: null, scopes: ['read', 'write'], expiresAt: null, ...ORIGIN } },
     {
       ...asCli,
       action: 'api_key.minted',
       game_id: gameId,
       target_id: keyId,
-      details: { prefix: second.prefix, scopes: ['read'], expiresAt: second.expires_at!.toISOString(), ...ORIGIN },
+      details: { prefix: second.prefix, name: null, scopes: ['read'], expiresAt: second.expires_at!.toISOString(), ...ORIGIN },
     },
     { ...asCli, action: 'api_key.revoked', game_id: gameId, target_id: keyId, details: { prefix: second.prefix, ...ORIGIN } },
     { ...asCli, action: 'erasures.applied', game_id: null, target_id: null, details: { applied: 1, erased: 0, ...ORIGIN } },

@@ -35,17 +35,25 @@ const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as 
   scripts: Record<string, string>;
 };
 
-/** The rows of `key:list`: id, prefix, scopes, created, expiry ('never' for none), revoked ('-' while live). */
-function keyRows(stdout: string): { id: string; prefix: string; scopes: string; createdAt: string; expiresAt: string; revokedAt: string }[] {
+const KEY_COLUMNS = ['ID', 'PREFIX', 'NAME', 'SCOPES', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED'] as const;
+
+/**
+ * The rows of `key:list`: id, prefix, name and last use ('-' for none), scopes, created, expiry
+ * ('never' for none), revoked ('-' while live). A name may hold spaces, and so does a title: each
+ * cell is read where its title starts.
+ */
+function keyRows(stdout: string) {
   const [header, ...rows] = lines(stdout);
-  expect(header.split(/\s+/)).toEqual(['ID', 'PREFIX', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED']);
+  const starts = KEY_COLUMNS.map((title) => header.indexOf(title));
+  expect(header.split(/\s{2,}/)).toEqual([...KEY_COLUMNS]);
+  const cell = (row: string, i: number) => row.slice(starts[i], starts[i + 1]).trim();
   return rows.map((row) => {
-    const [id, prefix, scopes, createdAt, expiresAt, revokedAt] = row.split(/\s+/);
-    return { id, prefix, scopes, createdAt, expiresAt, revokedAt };
+    const [id, prefix, name, scopes, createdAt, lastUsedAt, expiresAt, revokedAt] = KEY_COLUMNS.map((_, i) => cell(row, i));
+    return { id, prefix, name, scopes, createdAt, lastUsedAt, expiresAt, revokedAt };
   });
 }
 
-const MINT_USAGE = 'usage: key:mint <gameId> \\[--scopes read\\|read,write\\] \\[--expires-in <n>s\\|m\\|h\\|d\\]';
+const MINT_USAGE = 'usage: key:mint <gameId> \\[--name <name>\\] \\[--scopes read\\|read,write\\] \\[--expires-in <n>s\\|m\\|h\\|d\\]';
 
 describe('operator command (built dist/src/cli.js as a process)', () => {
   let db: TestDatabase;
@@ -165,7 +173,16 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
 
     const listed = keyRows((await cli(['key:list', scoped])).stdout);
     expect(listed).toHaveLength(2);
-    expect(listed[0]).toEqual({ id: row.id, prefix: key.split('.')[0], scopes: 'read', createdAt: expect.any(String), expiresAt: row.expires_at.toISOString(), revokedAt: '-' });
+    expect(listed[0]).toEqual({
+      id: row.id,
+      prefix: key.split('.')[0],
+      name: '-',
+      scopes: 'read',
+      createdAt: expect.any(String),
+      lastUsedAt: '-',
+      expiresAt: row.expires_at.toISOString(),
+      revokedAt: '-',
+    });
     expect(listed[1]).toMatchObject({ scopes: 'read,write', expiresAt: 'never' });
   });
 
@@ -180,10 +197,47 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
       [gameId],
     );
     expect(keyRows(r.stdout)).toEqual(
-      stored.map((k) => ({ id: k.id, prefix: k.prefix, scopes: 'read,write', createdAt: k.created_at.toISOString(), expiresAt: 'never', revokedAt: '-' })),
+      stored.map((k) => ({
+        id: k.id,
+        prefix: k.prefix,
+        name: '-',
+        scopes: 'read,write',
+        createdAt: k.created_at.toISOString(),
+        // The server has used them: '-' until it writes its uses (once a minute), then that time.
+        lastUsedAt: expect.stringMatching(/^(-|\d{4}-\d\d-\d\dT[\d:.]+Z)$/),
+        expiresAt: 'never',
+        revokedAt: '-',
+      })),
     );
     expect(keyRows(r.stdout).map((k) => k.prefix)).toContain(firstKey.split('.')[0]);
   });
+
+  // Four commands and a server started and stopped: more than the file's minute on a busy machine.
+  it('key:mint --name names the key, in its output and key:list; LAST USED shows its use once the server wrote it, at the latest as it stops', async () => {
+    const named = (await cli(['game:create', 'Named keys'])).stdout.match(UUID)![0];
+    const r = await cli(['key:mint', named, '--name', 'nightly export', '--scopes', 'read']);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    const key = r.stdout.match(KEY_PATTERN)![0];
+    const [row] = await db.query<{ id: string; name: string }>('SELECT id, name FROM api_keys WHERE prefix = $1', [key.split('.')[0]]);
+    expect(row.name).toBe('nightly export');
+    expect(lines(r.stdout)).toEqual([`API key ${key}`, `id       ${row.id}`, 'name     nightly export', 'scopes   read', 'expires  never', '(the key is shown only now)']);
+    const unused = keyRows((await cli(['key:list', named])).stdout).find((k) => k.id === row.id);
+    expect(unused).toMatchObject({ name: 'nightly export', scopes: 'read', lastUsedAt: '-' });
+
+    // A server of its own, stopped as an operator stops one: it writes the uses it noted as it shuts down.
+    const own = await startServerProcess(db.url);
+    const before = Date.now();
+    expect((await http(`${own.url}/v1/whoami`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    const after = Date.now();
+    own.proc.child.kill('SIGTERM');
+    const exit = await own.proc.waitForExit(10_000);
+    expect(exit.code === 0 || exit.signal === 'SIGTERM').toBe(true);
+
+    const used = keyRows((await cli(['key:list', named])).stdout).find((k) => k.id === row.id)!;
+    expect(used.name).toBe('nightly export');
+    expect(Date.parse(used.lastUsedAt)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(used.lastUsedAt)).toBeLessThanOrEqual(after);
+  }, 180_000);
 
   it('key:revoke <keyId> revokes the key on a running server at once; the other key still works', async () => {
     const before = await whoami(firstKey);
@@ -231,7 +285,9 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
       ['an unknown command', ['game:delete', 'x'], /unknown command "game:delete"; commands: .*key:list, key:revoke, erasures:export, erasures:apply, migrate, help$/],
       ['key:mint without a game id', ['key:mint'], new RegExp(`key:mint takes one game id; ${MINT_USAGE}$`)],
       ['key:mint with a malformed id', ['key:mint', 'not-a-uuid'], new RegExp(`"not-a-uuid" is not a valid game id \\(a UUID\\); ${MINT_USAGE}$`)],
-      ['key:mint with an unknown option', ['key:mint', UNKNOWN_ID, '--name', 'ci'], new RegExp(`unknown option "--name"; ${MINT_USAGE}$`)],
+      ['key:mint with an unknown option', ['key:mint', UNKNOWN_ID, '--label', 'ci'], new RegExp(`unknown option "--label"; ${MINT_USAGE}$`)],
+      ['key:mint with a name over 64 characters', ['key:mint', UNKNOWN_ID, '--name', 'n'.repeat(65)], /--name "n{65}": must be a string of 1-64 characters, not blank, without control characters; usage: key:mint /],
+      ['key:mint with a blank name', ['key:mint', UNKNOWN_ID, '--name=  '], /--name " {2}": must be a string of 1-64 characters/],
       ['key:mint with a bad duration', ['key:mint', UNKNOWN_ID, '--expires-in', '30x'], /--expires-in "30x" is not a duration: a whole number of s, m, h or d \(90d, 12h\); usage: key:mint /],
       ['key:mint with a duration out of range', ['key:mint', UNKNOWN_ID, '--expires-in=20s'], /--expires-in "20s": must be an integer number of seconds from 60 to 315360000 \(10 years\); usage: key:mint /],
       ['key:mint with a bad scope', ['key:mint', UNKNOWN_ID, '--scopes', 'write'], /--scopes "write": must be \["read"\] or \["read", "write"\]: distinct scopes, read always among them; usage: key:mint /],

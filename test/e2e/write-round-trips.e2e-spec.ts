@@ -15,10 +15,12 @@ describe('round trips of the hot writes', () => {
   let auth: Record<string, string>;
   beforeAll(async () => {
     t = await startTestApp({ WEBHOOK_WORKER_ENABLED: 'false' });
-    // The member-count folder and the suggestions refresher query on the same pool on their own
-    // clocks: their statements are not the write's, and a tick inside a measured call would count them.
+    // The member-count folder, the suggestions refresher and the writer of API key uses query on the
+    // same pool on their own clocks: their statements are not the write's, and a tick inside a
+    // measured call would count them.
     t.app.get(SchedulerRegistry).deleteInterval('member-count-folder');
     t.app.get(SchedulerRegistry).deleteInterval('friend-suggestions');
+    t.app.get(SchedulerRegistry).deleteInterval('api-key-uses');
     ({ auth } = await authedGame(t, 'round trips'));
   });
   afterAll(() => t.close());

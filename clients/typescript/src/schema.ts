@@ -2101,6 +2101,16 @@ export interface components {
              * @description from then on the key is refused (401 invalid_api_key); null = never
              */
             expiresAt: string | null;
+            /**
+             * @description the name given at the mint; null = none
+             * @example ci deploy
+             */
+            name: string | null;
+            /**
+             * Format: date-time
+             * @description when the key last authenticated a request, accurate to about a minute: each instance notes the uses it sees and writes them once a minute (and when it shuts down); null = no use recorded yet
+             */
+            lastUsedAt: string | null;
         };
         ApiKeyListDto: {
             items: components["schemas"]["ApiKeyDto"][];
@@ -2122,6 +2132,11 @@ export interface components {
              * @example 7776000
              */
             expiresIn?: number;
+            /**
+             * @description a label for operators, shown in key listings (1-64 characters, not blank, no control characters; not unique); omitted = none
+             * @example ci deploy
+             */
+            name?: string;
         };
         MintedApiKeyDto: {
             id: string;
@@ -2148,6 +2163,16 @@ export interface components {
              * @description from then on the key is refused (401 invalid_api_key); null = never
              */
             expiresAt: string | null;
+            /**
+             * @description the name given at the mint; null = none
+             * @example ci deploy
+             */
+            name: string | null;
+            /**
+             * Format: date-time
+             * @description when the key last authenticated a request, accurate to about a minute: each instance notes the uses it sees and writes them once a minute (and when it shuts down); null = no use recorded yet
+             */
+            lastUsedAt: string | null;
             /** @description the full key jk_<prefix>.<secret>, returned only once */
             key: string;
         };
@@ -4677,7 +4702,9 @@ export interface operations {
                      *             "read",
                      *             "write"
                      *           ],
-                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *           "name": "ci deploy",
+                     *           "lastUsedAt": "2026-03-14T09:26:53.000Z"
                      *         }
                      *       ]
                      *     }
@@ -4801,7 +4828,8 @@ export interface operations {
                  *       "scopes": [
                  *         "read"
                  *       ],
-                 *       "expiresIn": 7776000
+                 *       "expiresIn": 7776000,
+                 *       "name": "ci deploy"
                  *     }
                  */
                 "application/json": components["schemas"]["MintApiKeyDto"];
@@ -4826,6 +4854,8 @@ export interface operations {
                      *         "write"
                      *       ],
                      *       "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *       "name": "ci deploy",
+                     *       "lastUsedAt": "2026-03-14T09:26:53.000Z",
                      *       "key": "jk_a1b2c3d4.5f4dcc3b5aa765d61d8327deb882cf99"
                      *     }
                      */
@@ -5036,7 +5066,9 @@ export interface operations {
                      *         "read",
                      *         "write"
                      *       ],
-                     *       "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *       "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *       "name": "ci deploy",
+                     *       "lastUsedAt": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKeyDto"];

@@ -18,3 +18,11 @@ export interface ApiKeyLookup {
 }
 
 export const API_KEY_LOOKUP = Symbol('API_KEY_LOOKUP');
+
+/** Where the authentication of a request notes which key it accepted; provided by the games module. */
+export interface ApiKeyUseLog {
+  /** Kept in memory: noting a use costs the request no database round trip (SPEC §5). */
+  note(keyId: string): void;
+}
+
+export const API_KEY_USE_LOG = Symbol('API_KEY_USE_LOG');

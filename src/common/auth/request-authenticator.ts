@@ -4,7 +4,7 @@ import type { Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.module';
 import { ApiError } from '../errors/api-error';
 import { ACTING_OPERATOR, type WithActingOperator } from './acting-operator.decorator';
-import { API_KEY_LOOKUP, type ApiKeyLookup, type ResolvedApiKey } from './api-key-lookup';
+import { API_KEY_LOOKUP, API_KEY_USE_LOG, type ApiKeyLookup, type ApiKeyUseLog, type ResolvedApiKey } from './api-key-lookup';
 import { bearerToken, parseApiKey, secretMatches, secretMatchesCached, tokensEqual } from './api-key-format';
 import { keyRefusal } from './api-key-scopes';
 import { GAME_CONTEXT, type WithGameContext } from './game-context';
@@ -26,6 +26,7 @@ export class RequestAuthenticator {
   constructor(
     @Inject(SETTINGS) private readonly settings: Settings,
     @Inject(API_KEY_LOOKUP) private readonly keys: ApiKeyLookup,
+    @Inject(API_KEY_USE_LOG) private readonly keyUses: ApiKeyUseLog,
     @Inject(OPERATOR_LOOKUP) private readonly operators: OperatorLookup,
   ) {}
 
@@ -75,6 +76,7 @@ export class RequestAuthenticator {
       // Checked per request, not when cached: a cached key may expire while it sits in memory.
       const refusal = keyRefusal(key, req.method);
       if (refusal) throw refusal;
+      this.keyUses.note(key.keyId);
       req[GAME_CONTEXT] = { gameId: key.gameId, keyId: key.keyId, keyPrefix: key.prefix, scopes: key.scopes, expiresAt: key.expiresAt };
     };
     const key = this.keys.resolve(parsed.prefix);

@@ -31,10 +31,17 @@ describe('what a build may run beside', () => {
 });
 
 describe('the migrations and the releases', () => {
-  it('lists the releases in order, ending with this build\'s, each a section of CHANGELOG.md', () => {
-    expect(RELEASES[RELEASES.length - 1]).toBe(RELEASE);
+  it('lists the releases in order, ending with this build\'s or the one in preparation, each a section of CHANGELOG.md', () => {
     const changelog = readFileSync(join(__dirname, '../../../CHANGELOG.md'), 'utf8');
-    for (const r of RELEASES.slice(1)) expect(changelog).toMatch(new RegExp(`^## \\[${r.replace(/\./g, '\\.')}\\]`, 'm'));
+    const last = RELEASES[RELEASES.length - 1];
+    // Migrations of the next release are marked with it before it ships; CHANGELOG lists them under [Unreleased].
+    const preparing = last !== RELEASE;
+    if (preparing) {
+      expect(RELEASES[RELEASES.length - 2]).toBe(RELEASE);
+      expect(changelog).toMatch(/^## \[Unreleased\]\n\n\S/m);
+    }
+    const shipped = preparing ? RELEASES.slice(1, -1) : RELEASES.slice(1);
+    for (const r of shipped) expect(changelog).toMatch(new RegExp(`^## \\[${r.replace(/\./g, '\\.')}\\]`, 'm'));
   });
 
   it('has every migration from release 1.0.0 on say its release and kind, and CHANGELOG.md list it so', () => {

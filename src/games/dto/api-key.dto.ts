@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayContains, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsInt, Max, Min, ValidateIf } from 'class-validator';
+import { ArrayContains, ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsInt, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import {
   API_KEY_SCOPES,
   MAX_KEY_LIFETIME_SECONDS,
@@ -9,6 +9,16 @@ import {
 
 const SCOPES_MESSAGE = 'scopes must be ["read"] or ["read", "write"]: distinct scopes, read always among them';
 const EXPIRES_IN_MESSAGE = `expiresIn must be an integer number of seconds from ${MIN_KEY_LIFETIME_SECONDS} to ${MAX_KEY_LIFETIME_SECONDS} (10 years)`;
+const NAME_MESSAGE = 'name must be a string of 1-64 characters, not blank, without control characters';
+/**
+ * Counted in code points, as the database's CHECK (char_length) counts them; without control
+ * characters, so a name stays on its line of `key:list`.
+ */
+const NAME_PATTERN = /^[^\p{Cc}]{1,64}$/u;
+
+const LAST_USED_DESCRIPTION =
+  'when the key last authenticated a request, accurate to about a minute: each instance notes the uses it sees and ' +
+  'writes them once a minute (and when it shuts down); null = no use recorded yet';
 
 /** The body of a mint, which may be omitted: full control, no expiry. */
 export class MintApiKeyDto {
@@ -41,6 +51,19 @@ export class MintApiKeyDto {
   @Min(MIN_KEY_LIFETIME_SECONDS, { message: EXPIRES_IN_MESSAGE })
   @Max(MAX_KEY_LIFETIME_SECONDS, { message: EXPIRES_IN_MESSAGE })
   expiresIn?: number;
+
+  @ApiPropertyOptional({
+    type: String,
+    minLength: 1,
+    maxLength: 64,
+    example: 'ci deploy',
+    description: 'a label for operators, shown in key listings (1-64 characters, not blank, no control characters; not unique); omitted = none',
+  })
+  @ValidateIf((o: MintApiKeyDto) => o.name !== undefined)
+  @IsString({ message: NAME_MESSAGE })
+  @Matches(NAME_PATTERN, { message: NAME_MESSAGE })
+  @Matches(/\S/, { message: NAME_MESSAGE })
+  name?: string;
 }
 
 /** An API key record (SPEC §2): the secret half is never shown after minting. */
@@ -54,6 +77,10 @@ export class ApiKeyDto {
   scopes!: ApiKeyScope[];
   @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'from then on the key is refused (401 invalid_api_key); null = never' })
   expiresAt!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'ci deploy', description: 'the name given at the mint; null = none' })
+  name!: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: LAST_USED_DESCRIPTION })
+  lastUsedAt!: string | null;
 }
 
 export class MintedApiKeyDto extends ApiKeyDto {

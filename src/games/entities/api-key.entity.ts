@@ -27,4 +27,11 @@ export class ApiKeyEntity {
 
   @Column({ type: 'timestamptz', name: 'expires_at', precision: 3, nullable: true })
   expiresAt!: Date | null;
+
+  @Column('text', { nullable: true })
+  name!: string | null;
+
+  /** Written by ApiKeyUses, once a minute at most, never on a request's own path. */
+  @Column({ type: 'timestamptz', name: 'last_used_at', precision: 3, nullable: true })
+  lastUsedAt!: Date | null;
 }
