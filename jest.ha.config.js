@@ -1,7 +1,9 @@
-// The high-availability suite (npm run test:ha): the reference deployment of deploy/ha (etcd, three
-// Patroni-managed PostgreSQL 15 nodes, HAProxy, two built instances) started by deploy/ha/ha.sh, and
-// its primary killed and switched over under load. It brings its own database cluster, so none of
-// the other suites' global setup; one file at a time (the machine has two cores, the timings matter).
+// The high-availability suite (npm run test:ha): the reference deployment of deploy/ha with each etcd
+// member, Patroni node, HAProxy and instance in a network namespace of its own (deploy/ha/ha.sh run
+// in each), under load through a SIGKILLed primary, a switchover, partitions and its return, with a
+// real Prometheus on the HA alert rules, then a point-in-time recovery from the WAL archive; and the
+// deployment's files (no loopback host, secrets 0600, promtool). It brings its own database
+// cluster, so none of the other suites' global setup; one file at a time (two cores, timings matter).
 const base = require('./jest.config');
 
 module.exports = {

@@ -29,7 +29,17 @@ export interface RunningPrometheus {
  * Starts Prometheus scraping `targets` (host:port) every `scrapeInterval` (each scrape given as long),
  * with `ruleFiles` loaded and evaluated every `evaluationInterval`.
  */
-export async function startPrometheus(targets: string[], ruleFiles: string[], scrapeInterval = '1s', evaluationInterval = scrapeInterval): Promise<RunningPrometheus> {
+export function startPrometheus(targets: string[], ruleFiles: string[], scrapeInterval = '1s', evaluationInterval = scrapeInterval): Promise<RunningPrometheus> {
+  return startPrometheusJobs({ guildhall: targets }, ruleFiles, scrapeInterval, evaluationInterval);
+}
+
+/** The same, with a scrape job per entry of `jobs` (job name to its host:port targets). */
+export async function startPrometheusJobs(
+  jobs: Record<string, string[]>,
+  ruleFiles: string[],
+  scrapeInterval = '1s',
+  evaluationInterval = scrapeInterval,
+): Promise<RunningPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'guildhall-prometheus-'));
   const port = await freePort();
   const config = join(dir, 'prometheus.yml');
@@ -42,9 +52,11 @@ export async function startPrometheus(targets: string[], ruleFiles: string[], sc
       'rule_files:',
       ...ruleFiles.map((f) => `  - ${JSON.stringify(f)}`),
       'scrape_configs:',
-      '  - job_name: guildhall',
-      '    static_configs:',
-      `      - targets: [${targets.map((t) => JSON.stringify(t)).join(', ')}]`,
+      ...Object.entries(jobs).flatMap(([job, targets]) => [
+        `  - job_name: ${job}`,
+        '    static_configs:',
+        `      - targets: [${targets.map((t) => JSON.stringify(t)).join(', ')}]`,
+      ]),
       '',
     ].join('\n'),
   );

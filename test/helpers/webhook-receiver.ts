@@ -6,21 +6,21 @@ import type { AddressInfo } from 'node:net';
 export interface LocalServer {
   server: Server;
   port: number;
-  /** http://127.0.0.1:<port>/hook */
+  /** http://<host>:<port>/hook */
   url: string;
   /** Drops open connections, then stops listening. */
   close(): Promise<void>;
 }
 
-/** Serves `handler` on an ephemeral 127.0.0.1 port. */
-export async function listenLocal(handler: RequestListener): Promise<LocalServer> {
+/** Serves `handler` on an ephemeral port of `host` (loopback unless a suite's hosts are elsewhere). */
+export async function listenLocal(handler: RequestListener, host = '127.0.0.1'): Promise<LocalServer> {
   const server = createServer(handler);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(0, host, r));
   const port = (server.address() as AddressInfo).port;
   return {
     server,
     port,
-    url: `http://127.0.0.1:${port}/hook`,
+    url: `http://${host}:${port}/hook`,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

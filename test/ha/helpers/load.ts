@@ -101,8 +101,8 @@ export function followStream(
   path: string,
   key: string,
   lastId: string | null,
-): { ids: string[]; reconnects: number; stop(): void; cut(): void } {
-  const state = { ids: [] as string[], reconnects: 0, stop: () => undefined as void, cut: () => undefined as void };
+): { ids: string[]; reconnects: number; refusals: Record<string, number>; stop(): void; cut(): void } {
+  const state = { ids: [] as string[], reconnects: 0, refusals: {} as Record<string, number>, stop: () => undefined as void, cut: () => undefined as void };
   let last = lastId;
   let current: SseStream | null = null;
   let stopped = false;
@@ -121,9 +121,14 @@ export function followStream(
             }
           });
           await s.ended;
+        } else {
+          const why = `${s.status} ${String(s.body?.code ?? '')}`.trim();
+          state.refusals[why] = (state.refusals[why] ?? 0) + 1;
         }
-      } catch {
-        // Refused or cut before the headers: reconnect.
+      } catch (err) {
+        // Cut before the headers: reconnect.
+        const why = (err as NodeJS.ErrnoException).code ?? 'error';
+        state.refusals[why] = (state.refusals[why] ?? 0) + 1;
       }
       current = null;
       if (stopped) break;
@@ -178,8 +183,8 @@ export interface Receipt {
   arrivedAt: number;
 }
 
-/** A webhook endpoint that answers 200 and records every delivery. */
-export async function webhookReceiver(): Promise<LocalServer & { receipts: Receipt[] }> {
+/** A webhook endpoint on `host` that answers 200 and records every delivery. */
+export async function webhookReceiver(host: string): Promise<LocalServer & { receipts: Receipt[] }> {
   const receipts: Receipt[] = [];
   const server = await listenLocal((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
@@ -193,7 +198,7 @@ export async function webhookReceiver(): Promise<LocalServer & { receipts: Recei
       }
       res.end('ok');
     });
-  });
+  }, host);
   return { ...server, receipts };
 }
 
