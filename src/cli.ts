@@ -14,6 +14,8 @@ import { GamesModule } from './games/games.module';
 import { GamesService } from './games/games.service';
 import { ErasuresModule } from './erasures/erasures.module';
 import { ErasureLedgerService } from './erasures/erasure-ledger.service';
+import { LedgerModule } from './ledger/ledger.module';
+import { LedgerService } from './ledger/ledger.service';
 import { PermissionsCoreModule } from './permissions/permissions-core.module';
 import { IdentityModule } from './identity/identity.module';
 import { MetricsModule } from './observability/metrics/metrics.module';
@@ -45,13 +47,14 @@ class CliModule {
         GamesModule,
         PermissionsCoreModule,
         ErasuresModule,
+        LedgerModule,
       ],
     };
   }
 }
 
 /**
- * The operator command (SPEC §5 rule 4): games, keys and the erasure ledger without the HTTP surface. It runs from
+ * The operator command (SPEC §5 rule 4): games, keys and the ledger of removed access without the HTTP surface. It runs from
  * dist/ and never builds, since a build deletes dist/ under a running server (bin/guildhall.js).
  */
 async function main(argv: string[]): Promise<void> {
@@ -77,7 +80,8 @@ async function main(argv: string[]): Promise<void> {
   try {
     const context = {
       games: ctx.get(GamesService),
-      ledger: ctx.get(ErasureLedgerService),
+      erasures: ctx.get(ErasureLedgerService),
+      ledger: ctx.get(LedgerService),
       by: cliOperator(),
       // npm runs a script in the package's folder and passes the operator's own as INIT_CWD.
       cwd: process.env.INIT_CWD || process.cwd(),

@@ -7,7 +7,7 @@ import { cursorShape } from '../common/pagination/cursor-shape';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import type { Page } from '../common/pagination/page';
 import { parseInstant } from '../common/validation/parse-instant';
-import { UnitOfWork } from '../db/unit-of-work';
+import { UnitOfWork, type Tx } from '../db/unit-of-work';
 import { UserErasureService } from '../users/user-erasure.service';
 import type { ApplyErasuresResultDto, ErasureEntryDto, ListErasuresQueryDto } from './dto/erasure.dto';
 import { ErasureLedgerRepository, type ErasureRow } from './erasure-ledger.repository';
@@ -48,24 +48,32 @@ export class ErasureLedgerService {
   }
 
   /**
-   * Re-applies entries in one transaction: the ledger gains those it lacks, and every user of an
-   * entry's game whose id hashes to it is erased again (no second ledger entry: it has one).
-   * `by` (an operator, root, or the operator command) is recorded in the operator audit.
+   * Re-applies entries in one transaction (see applyIn). `by` (an operator, root, or the operator
+   * command) is recorded in the operator audit.
    */
   apply(items: readonly ErasureEntryDto[], by: ActingOperator): Promise<ApplyErasuresResultDto> {
     return this.uow.run(async (tx) => {
-      await this.repo.insertMissing(tx.manager, items);
-      const byGame = new Map<string, string[]>();
-      for (const i of items) byGame.set(i.gameId.toLowerCase(), [...(byGame.get(i.gameId.toLowerCase()) ?? []), i.subjectHash]);
-      let erased = 0;
-      for (const [gameId, hashes] of byGame) {
-        for (const externalUserId of await this.repo.knownSubjects(tx.manager, gameId, hashes)) {
-          await this.erasure.eraseIn(tx, gameId, externalUserId, { record: false });
-          erased++;
-        }
-      }
+      const erased = await this.applyIn(tx, items);
       await recordOperatorAction(tx.manager, by, { action: 'erasures.applied', details: { applied: items.length, erased } });
       return { applied: items.length, erased };
     });
+  }
+
+  /**
+   * Inside `tx`: the ledger gains the entries it lacks, and every user of an entry's game whose id
+   * hashes to it is erased again (no second ledger entry: it has one). Answers how many users.
+   */
+  async applyIn(tx: Tx, items: readonly ErasureEntryDto[]): Promise<number> {
+    await this.repo.insertMissing(tx.manager, items);
+    const byGame = new Map<string, string[]>();
+    for (const i of items) byGame.set(i.gameId.toLowerCase(), [...(byGame.get(i.gameId.toLowerCase()) ?? []), i.subjectHash]);
+    let erased = 0;
+    for (const [gameId, hashes] of byGame) {
+      for (const externalUserId of await this.repo.knownSubjects(tx.manager, gameId, hashes)) {
+        await this.erasure.eraseIn(tx, gameId, externalUserId, { record: false });
+        erased++;
+      }
+    }
+    return erased;
   }
 }

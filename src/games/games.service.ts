@@ -7,6 +7,7 @@ import { isUuid, uuidv7 } from '../common/ids';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import { iso, isoNN } from '../common/time';
 import { UnitOfWork } from '../db/unit-of-work';
+import { recordAccessRemoval } from '../ledger/access-removal';
 import { recordOperatorAction } from '../operators/operator-audit';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { API_KEYS_CHANNEL, ApiKeyCache } from './api-key-cache';
@@ -89,7 +90,10 @@ export class GamesService {
     return { ...toKeyDto(row), key: minted.key };
   }
 
-  /** Idempotent; the original revokedAt is kept. Effective at once on every instance. */
+  /**
+   * Idempotent; the original revokedAt is kept. Effective at once on every instance, and in the
+   * access ledger, which revokes the key again in a database restored from an older backup.
+   */
   async revokeKey(gameId: string, keyId: string, by: ActingOperator): Promise<ApiKeyDto> {
     if (!isUuid(gameId) || !isUuid(keyId)) throw ApiError.notFound('API key');
     const key = await this.uow.run(async (tx) => {
@@ -99,6 +103,7 @@ export class GamesService {
         tx.afterCommit(() => this.keyCache.evict(row.prefix));
         tx.notify(API_KEYS_CHANNEL, row.prefix);
         await recordOperatorAction(tx.manager, by, { action: 'api_key.revoked', gameId, targetId: row.id, details: { prefix: row.prefix } });
+        await recordAccessRemoval(tx.manager, { kind: 'api_key.revoked', keyId: row.id });
       }
       return row;
     });

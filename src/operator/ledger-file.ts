@@ -1,30 +1,29 @@
 import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
-import { SvcValidationPipe } from '../common/validation/validation.pipe';
-import { ApplyErasuresDto, LedgerProblem, type ErasureEntryDto } from '../erasures/dto/erasure.dto';
+import { isPlainObject, LedgerProblem, parseApplyErasures, type ErasureEntryDto } from '../erasures/dto/erasure.dto';
 import { JsonSyntaxError, lineOfPath, parseJsonText } from './json-lines';
-import { usageError, UsageError } from './operator-args';
+import { usageError, UsageError, type CommandName } from './operator-args';
 
-/** The ledger as erasures:export prints it: the body the apply route takes, one field a line. */
-export const ledgerText = (items: readonly ErasureEntryDto[]): string => JSON.stringify({ items }, null, 1);
+/** A ledger as the export commands print it: the body the apply commands take, one field a line. */
+export const ledgerText = (items: readonly object[]): string => JSON.stringify({ items }, null, 1);
 
 /**
  * Writes `content()` to a file it creates, readable and writable by its owner only: the hashes
- * confirm a guessed player id. An existing file is refused, never overwritten, because an export
- * from a database restored from an older backup lacks the erasures made since, and would replace
- * the one file that still holds them. The name is taken before the ledger is read, so a refusal
- * comes at once; if anything fails after that, the file is removed rather than left half written.
- * `shown` is the name as the operator gave it.
+ * confirm a guessed player id, and the rest says which keys and operators lost their access. An
+ * existing file is refused, never overwritten, because an export from a database restored from an
+ * older backup lacks the entries made since, and would replace the one file that still holds them.
+ * The name is taken before the ledger is read, so a refusal comes at once; if anything fails after
+ * that, the file is removed rather than left half written. `shown` is the name as the operator gave it.
  */
-export async function writeNewLedgerFile(path: string, shown: string, content: () => Promise<string>): Promise<void> {
+export async function writeNewLedgerFile(path: string, shown: string, command: CommandName, content: () => Promise<string>): Promise<void> {
   let file: FileHandle;
   try {
     file = await open(path, 'wx', 0o600);
   } catch (err) {
     const { code, message } = err as NodeJS.ErrnoException;
     if (code === 'EEXIST') {
-      throw new UsageError(`${shown} exists; nothing was written: --out never replaces a file (an export from a restored database may lack erasures it holds): name a new one`);
+      throw new UsageError(`${shown} exists; nothing was written: --out never replaces a file (an export from a restored database may lack entries it holds): name a new one`);
     }
-    throw usageError('erasures:export', `cannot create ${shown} (${message.split('\n')[0]})`);
+    throw usageError(command, `cannot create ${shown} (${message.split('\n')[0]})`);
   }
   try {
     await file.writeFile(await content());
@@ -38,15 +37,31 @@ export async function writeNewLedgerFile(path: string, shown: string, content: (
 }
 
 /**
- * A ledger file as erasures:export wrote it, checked by the apply route's own rules: all or
- * nothing. A refusal names the line of the file, and the field.
+ * An `erasures:export` file, held to the erasure apply route's own rules. A `ledger export` file
+ * is refused rather than applied in part: its revocations and operator changes would be skipped.
  */
-export async function readLedgerFile(path: string, shown: string): Promise<ErasureEntryDto[]> {
+export function erasureLedger(body: unknown): ErasureEntryDto[] {
+  const items: unknown[] = isPlainObject(body) && Array.isArray(body.items) ? body.items : [];
+  const at = items.findIndex((item) => isPlainObject(item) && item.kind !== undefined);
+  if (at >= 0) throw new LedgerProblem(['items', at, 'kind'], 'marks a file of ledger export, which holds more than erasures: apply it with ledger apply');
+  return parseApplyErasures(body).items;
+}
+
+/**
+ * A ledger file as `exporter` wrote it, checked by `parse`: all or nothing. A refusal names the
+ * line of the file, and the field.
+ */
+export async function readLedgerFile<T>(
+  path: string,
+  shown: string,
+  command: 'ledger apply' | 'erasures:apply',
+  parse: (body: unknown) => T[],
+): Promise<T[]> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw usageError('erasures:apply', `cannot read ${shown} (${(err as Error).message.split('\n')[0]})`);
+    throw usageError(command, `cannot read ${shown} (${(err as Error).message.split('\n')[0]})`);
   }
   const refuse = (line: number, problem: string) => new UsageError(`${shown} line ${line}: ${problem}; nothing was applied`);
   let body: unknown;
@@ -54,18 +69,18 @@ export async function readLedgerFile(path: string, shown: string): Promise<Erasu
     body = parseJsonText(text);
   } catch (err) {
     if (err instanceof JsonSyntaxError) throw refuse(err.line, `not JSON: expected ${err.expected}`);
-    throw usageError('erasures:apply', `cannot read ${shown} as JSON (${(err as Error).message.split('\n')[0]})`);
+    throw usageError(command, `cannot read ${shown} as JSON (${(err as Error).message.split('\n')[0]})`);
   }
   try {
-    return ((await new SvcValidationPipe().transform(body, { type: 'body', metatype: ApplyErasuresDto })) as ApplyErasuresDto).items;
+    return parse(body);
   } catch (err) {
-    if (err instanceof LedgerProblem) throw refuse(lineOfPath(text, err.path), describe(err));
+    if (err instanceof LedgerProblem) throw refuse(lineOfPath(text, err.path), describe(err, command === 'ledger apply' ? 'ledger export' : 'erasures:export'));
     throw err;
   }
 }
 
-function describe({ path, reason }: LedgerProblem): string {
-  if (path.length === 0) return 'not a ledger: the file must hold one JSON object, { "items": [...] }, as erasures:export writes it';
+function describe({ path, reason }: LedgerProblem, exporter: string): string {
+  if (path.length === 0) return `not a ledger: the file must hold one JSON object, { "items": [...] }, as ${exporter} writes it`;
   const last = path[path.length - 1];
   return typeof last === 'string' ? `field ${JSON.stringify(last)} ${reason}` : `${path.join('.')} ${reason}`;
 }

@@ -130,6 +130,25 @@ describe('options of the other commands', () => {
   });
 });
 
+describe('ledger export and ledger apply', () => {
+  it('take a since and --out, and one file, as the erasure commands do', () => {
+    expect(parseOperatorArgs(['ledger', 'export', '--out', 'ledger.json'])).toEqual({ name: 'ledger export', out: 'ledger.json' });
+    expect(parseOperatorArgs(['ledger', 'export', '2026-11-01T00:00:00Z'])).toEqual({ name: 'ledger export', since: new Date('2026-11-01T00:00:00Z') });
+    expect(parseOperatorArgs(['ledger', 'apply', 'ledger.json'])).toEqual({ name: 'ledger apply', file: 'ledger.json' });
+  });
+
+  it.each<[string[], string]>([
+    [['ledger'], 'ledger needs export or apply; usage: ledger export [<since>] [--out <file>] | ledger apply <file>'],
+    [['ledger', 'import', 'x.json'], '"import" is not export or apply; usage: ledger export [<since>] [--out <file>] | ledger apply <file>'],
+    [['ledger', 'export', 'yesterday'], '"yesterday" is not an ISO 8601 timestamp with a time zone; usage: ledger export [<since>] [--out <file>]'],
+    [['ledger', 'export', '--out'], '--out needs a value: --out <file>; usage: ledger export [<since>] [--out <file>]'],
+    [['ledger', 'apply'], 'ledger apply takes one file, as ledger export wrote it; usage: ledger apply <file>'],
+    [['ledger', 'apply', 'a.json', '--out', 'b.json'], 'unknown option "--out"; usage: ledger apply <file>'],
+  ])('%j is refused in one line', (argv, message) => {
+    expect(refusal(argv)).toBe(message);
+  });
+});
+
 describe('parseDuration', () => {
   it.each<[string, number | undefined]>([
     ['90d', 7_776_000],
@@ -149,7 +168,20 @@ describe('parseDuration', () => {
 
 describe('USAGE', () => {
   it('names every command, its options and the three ways to run it', () => {
-    for (const text of ['game:create "<name>"', 'key:mint <gameId>', 'key:list <gameId>', 'key:revoke <keyId>', 'help', '--name <name>', '--scopes read|read,write', '--expires-in <n>s|m|h|d', '--out <file>']) {
+    for (const text of [
+      'game:create "<name>"',
+      'key:mint <gameId>',
+      'key:list <gameId>',
+      'key:revoke <keyId>',
+      'ledger export [<since>]',
+      'ledger apply <file>',
+      'erasures:apply <file>',
+      'help',
+      '--name <name>',
+      '--scopes read|read,write',
+      '--expires-in <n>s|m|h|d',
+      '--out <file>',
+    ]) {
       expect(USAGE).toContain(text);
     }
     expect(USAGE).toMatch(/^Usage: node dist\/src\/cli\.js <command> .*npx guildhall .*npm run svc -- /);

@@ -17,7 +17,14 @@ interface CommandSpec {
   options?: Readonly<Record<string, OptionSpec>>;
 }
 
-/** Every command, what it takes and what it does: the help text and the one-line errors are built from it. */
+const OUT: Readonly<Record<string, OptionSpec>> = {
+  '--out': { value: '<file>', about: 'write it to a new file, readable by its owner only (mode 0600); never overwrites one' },
+};
+
+/**
+ * Every command, what it takes and what it does: the help text and the one-line errors are built
+ * from it. A name of two words is a command and its verb (`ledger export`).
+ */
 const COMMANDS = {
   'game:create': { args: '"<name>"', about: 'create a game together with its first API key' },
   'key:mint': {
@@ -34,14 +41,14 @@ const COMMANDS = {
     about: "list a game's API keys: id, prefix, name, scopes, created, last used (to the minute), expiry, revoked (never the secret)",
   },
   'key:revoke': { args: '<keyId>', about: 'revoke an API key, at once on every running instance' },
-  'erasures:export': {
+  'ledger export': {
     args: '[<since>]',
-    about: 'print the erasure ledger as JSON, oldest first: keep it outside the backups',
-    options: {
-      '--out': { value: '<file>', about: 'write it to a new file, readable by its owner only (mode 0600); never overwrites one' },
-    },
+    about: 'print the ledger of removed access (erasures, key revocations, operator deletions, role changes) as JSON: keep it outside the backups',
+    options: OUT,
   },
-  'erasures:apply': { args: '<file>', about: 'after a restore, before traffic: erase again every user a ledger file names' },
+  'ledger apply': { args: '<file>', about: 'after a restore, before traffic: remove again every access a ledger file records' },
+  'erasures:export': { args: '[<since>]', about: 'the erasures of the ledger alone, as JSON (the file erasures:apply takes)', options: OUT },
+  'erasures:apply': { args: '<file>', about: 'after a restore, before traffic: erase again every user an erasures:export file names' },
   migrate: {
     args: 'status | up | down --to <name>',
     about: "the schema: list this build's migrations and the database's; apply the pending ones; revert those after <name>",
@@ -49,7 +56,7 @@ const COMMANDS = {
   help: { args: '', about: 'this text' },
 } satisfies Record<string, CommandSpec>;
 
-type CommandName = keyof typeof COMMANDS;
+export type CommandName = keyof typeof COMMANDS;
 
 export type OperatorCommand =
   | { name: 'help' }
@@ -57,9 +64,13 @@ export type OperatorCommand =
   | { name: 'key:mint'; gameId: string; options: MintApiKeyDto }
   | { name: 'key:list'; gameId: string }
   | { name: 'key:revoke'; keyId: string }
-  | { name: 'erasures:export'; since?: Date; out?: string }
-  | { name: 'erasures:apply'; file: string }
+  | LedgerCommand
   | MigrateCommand;
+
+/** The ledger's export and apply: of the whole ledger, or of its erasures alone (the older commands). */
+export type LedgerCommand =
+  | { name: 'ledger export' | 'erasures:export'; since?: Date; out?: string }
+  | { name: 'ledger apply' | 'erasures:apply'; file: string };
 
 const optionsOf = (name: CommandName): Readonly<Record<string, OptionSpec>> => (COMMANDS[name] as CommandSpec).options ?? {};
 
@@ -73,8 +84,8 @@ export const USAGE = [
   ]),
   '',
   'The database is DATABASE_URL, or the embedded one of a running `npm start`.',
-  'Every change (game:create, key:mint, key:revoke, erasures:apply) is recorded in the operator audit',
-  'as `cli`, with the OS user and host, in the transaction of the change.',
+  'Every change (game:create, key:mint, key:revoke, ledger apply, erasures:apply) is recorded in the',
+  'operator audit as `cli`, with the OS user and host, in the transaction of the change.',
   'The command runs the built code and never builds: run `npm run build` once after installing or updating.',
 ].join('\n');
 
@@ -110,22 +121,17 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorCommand {
       return { name, gameId: oneId(name, readOptions(name, args).words, 'game id') };
     case 'key:revoke':
       return { name, keyId: oneId(name, readOptions(name, args).words, 'API key id') };
-    case 'erasures:export': {
-      const { words, options } = readOptions(name, args);
-      if (words.length > 1) throw usageError(name, 'erasures:export takes at most one ISO 8601 timestamp');
-      const out = options.get('--out');
-      return { name, ...(words.length ? { since: since(words[0]) } : {}), ...(out === undefined ? {} : { out }) };
-    }
-    case 'erasures:apply': {
-      const { words } = readOptions(name, args);
-      if (words.length !== 1 || !words[0]) throw usageError(name, 'erasures:apply takes one file, as erasures:export wrote it');
-      return { name, file: words[0] };
-    }
+    case 'ledger':
+      return ledgerCommand(args);
+    case 'erasures:export':
+      return exportCommand(name, args);
+    case 'erasures:apply':
+      return applyCommand(name, args);
     case 'migrate':
       return migrateCommand(args);
     default:
       // JSON quoting keeps a pasted newline or control character from breaking the one line.
-      throw new UsageError(`unknown command ${JSON.stringify(name)}; commands: ${Object.keys(COMMANDS).join(', ')}`);
+      throw new UsageError(`unknown command ${JSON.stringify(name)}; commands: ${[...new Set(Object.keys(COMMANDS).map((c) => c.split(' ')[0]))].join(', ')}`);
   }
 }
 
@@ -187,9 +193,32 @@ function mintOptions(options: ReadonlyMap<string, string>): MintApiKeyDto {
   return body;
 }
 
-function since(text: string): Date {
+function ledgerCommand(args: readonly string[]): LedgerCommand {
+  const [verb, ...rest] = args;
+  if (verb === 'export') return exportCommand('ledger export', rest);
+  if (verb === 'apply') return applyCommand('ledger apply', rest);
+  throw new UsageError(
+    `${verb === undefined ? 'ledger needs' : `${JSON.stringify(verb)} is not`} export or apply; usage: ${synopsis('ledger export')} | ${synopsis('ledger apply')}`,
+  );
+}
+
+function exportCommand(name: 'ledger export' | 'erasures:export', args: readonly string[]): LedgerCommand {
+  const { words, options } = readOptions(name, args);
+  if (words.length > 1) throw usageError(name, `${name} takes at most one ISO 8601 timestamp`);
+  const out = options.get('--out');
+  return { name, ...(words.length ? { since: since(name, words[0]) } : {}), ...(out === undefined ? {} : { out }) };
+}
+
+function applyCommand(name: 'ledger apply' | 'erasures:apply', args: readonly string[]): LedgerCommand {
+  const { words } = readOptions(name, args);
+  const exporter = name === 'ledger apply' ? 'ledger export' : 'erasures:export';
+  if (words.length !== 1 || !words[0]) throw usageError(name, `${name} takes one file, as ${exporter} wrote it`);
+  return { name, file: words[0] };
+}
+
+function since(name: CommandName, text: string): Date {
   const at = new Date(text);
-  if (!isIsoTimestamp(text) || Number.isNaN(at.getTime())) throw usageError('erasures:export', `${JSON.stringify(text)} is not an ISO 8601 timestamp with a time zone`);
+  if (!isIsoTimestamp(text) || Number.isNaN(at.getTime())) throw usageError(name, `${JSON.stringify(text)} is not an ISO 8601 timestamp with a time zone`);
   return at;
 }
 

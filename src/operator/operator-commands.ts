@@ -6,12 +6,15 @@ import type { ErasureEntryDto } from '../erasures/dto/erasure.dto';
 import type { ErasureLedgerService } from '../erasures/erasure-ledger.service';
 import type { ApiKeyDto, MintedApiKeyDto } from '../games/dto/api-key.dto';
 import type { GamesService } from '../games/games.service';
-import { ledgerText, readLedgerFile, writeNewLedgerFile } from './ledger-file';
-import { usageError, type OperatorCommand } from './operator-args';
+import { parseLedger } from '../ledger/ledger-entry';
+import type { LedgerApplied, LedgerService } from '../ledger/ledger.service';
+import { erasureLedger, ledgerText, readLedgerFile, writeNewLedgerFile } from './ledger-file';
+import { usageError, type CommandName, type OperatorCommand } from './operator-args';
 
 export interface OperatorContext {
   games: GamesService;
-  ledger: ErasureLedgerService;
+  erasures: ErasureLedgerService;
+  ledger: LedgerService;
   /** Recorded in the operator audit with each change: `cli`, with the OS user and host. */
   by: ActingOperator;
   /** Where a relative file name starts. */
@@ -24,24 +27,22 @@ export interface OperatorContext {
  * text to print.
  */
 export async function runOperatorCommand(
-  { games, ledger, by, cwd }: OperatorContext,
+  { games, erasures, ledger, by, cwd }: OperatorContext,
   command: Exclude<OperatorCommand, { name: 'help' } | MigrateCommand>,
 ): Promise<string> {
   switch (command.name) {
-    case 'erasures:export': {
-      if (command.out === undefined) return ledgerText(await wholeLedger(ledger, command.since));
-      let count = 0;
-      await writeNewLedgerFile(resolve(cwd, command.out), command.out, async () => {
-        const items = await wholeLedger(ledger, command.since);
-        count = items.length;
-        return `${ledgerText(items)}\n`;
-      });
-      return `wrote ${count} ledger entr${count === 1 ? 'y' : 'ies'} to ${command.out}`;
+    case 'ledger export':
+      return exportLedger(command, cwd, () => ledger.list(command.since));
+    case 'ledger apply': {
+      const entries = await readLedgerFile(resolve(cwd, command.file), command.file, command.name, parseLedger);
+      return describeApplied(await ledger.apply(entries, by));
     }
+    case 'erasures:export':
+      return exportLedger(command, cwd, () => wholeErasureLedger(erasures, command.since));
     case 'erasures:apply': {
-      const items = await readLedgerFile(resolve(cwd, command.file), command.file);
-      const { applied, erased } = await ledger.apply(items, by);
-      return `applied ${applied} ledger entr${applied === 1 ? 'y' : 'ies'}; erased ${erased} user${erased === 1 ? '' : 's'} again`;
+      const items = await readLedgerFile(resolve(cwd, command.file), command.file, command.name, erasureLedger);
+      const { applied, erased } = await erasures.apply(items, by);
+      return `applied ${count(applied, 'ledger entry', 'ledger entries')}; erased ${count(erased, 'user', 'users')} again`;
     }
     case 'game:create': {
       const { game, key } = await games.createGameWithKey(command.gameName, by);
@@ -62,8 +63,33 @@ export async function runOperatorCommand(
   }
 }
 
-/** Every ledger entry (from `since`), page by page. */
-async function wholeLedger(ledger: ErasureLedgerService, since?: Date): Promise<ErasureEntryDto[]> {
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** The ledger to standard output, or to a new file (`--out`) with one line saying how many entries. */
+async function exportLedger({ name, out }: { name: CommandName; out?: string }, cwd: string, entries: () => Promise<object[]>): Promise<string> {
+  if (out === undefined) return ledgerText(await entries());
+  let written = 0;
+  await writeNewLedgerFile(resolve(cwd, out), out, name, async () => {
+    const items = await entries();
+    written = items.length;
+    return `${ledgerText(items)}\n`;
+  });
+  return `wrote ${count(written, 'ledger entry', 'ledger entries')} to ${out}`;
+}
+
+/** What an apply changed, each kind on its own: an idempotent second apply reads all zeros. */
+function describeApplied(r: LedgerApplied): string {
+  return [
+    `applied ${count(r.applied, 'ledger entry', 'ledger entries')}`,
+    `erased ${count(r.erased, 'user', 'users')} again`,
+    `revoked ${count(r.keysRevoked, 'API key', 'API keys')} again`,
+    `deleted ${count(r.operatorsDeleted, 'operator', 'operators')} again`,
+    `lowered ${count(r.rolesLowered, "operator's role", "operators' roles")}`,
+  ].join('; ');
+}
+
+/** Every erasure (from `since`), page by page. */
+async function wholeErasureLedger(ledger: ErasureLedgerService, since?: Date): Promise<ErasureEntryDto[]> {
   const items: ErasureEntryDto[] = [];
   let cursor: string | undefined;
   do {
@@ -75,7 +101,7 @@ async function wholeLedger(ledger: ErasureLedgerService, since?: Date): Promise<
 }
 
 /** An unknown id is a bad argument like any other: one line of help, not a 404 envelope. */
-async function unknownIsUsage<T>(name: Exclude<OperatorCommand, MigrateCommand>['name'], problem: string, work: Promise<T>): Promise<T> {
+async function unknownIsUsage<T>(name: 'key:mint' | 'key:list' | 'key:revoke', problem: string, work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {

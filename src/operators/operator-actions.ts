@@ -14,6 +14,7 @@ export const OPERATOR_AUDIT_ACTIONS = [
   'user.erased',
   'user.exported',
   'erasures.applied',
+  'ledger.applied',
   'member.kicked',
   'group.ban_added',
   'group.ban_removed',

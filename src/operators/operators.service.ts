@@ -8,6 +8,7 @@ import { parsePageLimit } from '../common/pagination/page-limit';
 import { toPage } from '../common/pagination/page';
 import { iso, isoNN } from '../common/time';
 import { UnitOfWork } from '../db/unit-of-work';
+import { recordAccessRemoval } from '../ledger/access-removal';
 import type { CreatedOperatorDto, CreateOperatorDto, OperatorAuditPageDto, OperatorAuditQueryDto, OperatorDto, OperatorListDto } from './dto/operator.dto';
 import { recordOperatorAction } from './operator-audit';
 import { OperatorsRepository, type AuditedBy, type OperatorAuditRow, type OperatorRow } from './operators.repository';
@@ -40,6 +41,10 @@ export class OperatorsService implements OperatorLookup {
     return { items: (await this.repo.list()).map(toDto) };
   }
 
+  /**
+   * Every change is in the access ledger, a promotion too: after a restore from an older backup,
+   * `ledger apply` lowers an operator to the last role recorded, never above what the backup holds.
+   */
   async setRole(id: string, role: OperatorDto['role'], by: ActingOperator): Promise<OperatorDto> {
     if (!isUuid(id)) throw ApiError.notFound('operator');
     return this.uow.run(async (tx) => {
@@ -48,11 +53,15 @@ export class OperatorsService implements OperatorLookup {
       if (before.role === role) return toDto(before);
       const after = await this.repo.setRole(tx.manager, id, role);
       await recordOperatorAction(tx.manager, by, { action: 'operator.role_changed', targetId: id, details: { name: after.name, from: before.role, to: role } });
+      await recordAccessRemoval(tx.manager, { kind: 'operator.role_changed', operatorId: id, role });
       return toDto(after);
     });
   }
 
-  /** The token stops working at once on every instance: the guard reads operators on each request. */
+  /**
+   * The token stops working at once on every instance: the guard reads operators on each request.
+   * The access ledger keeps the deletion, for a restore from an older backup.
+   */
   async delete(id: string, by: ActingOperator): Promise<void> {
     if (!isUuid(id)) throw ApiError.notFound('operator');
     await this.uow.run(async (tx) => {
@@ -60,6 +69,7 @@ export class OperatorsService implements OperatorLookup {
       if (!gone) throw ApiError.notFound('operator');
       await this.repo.delete(tx.manager, id);
       await recordOperatorAction(tx.manager, by, { action: 'operator.deleted', targetId: id, details: { name: gone.name, role: gone.role } });
+      await recordAccessRemoval(tx.manager, { kind: 'operator.deleted', operatorId: id });
     });
   }
 

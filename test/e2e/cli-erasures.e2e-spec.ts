@@ -101,7 +101,7 @@ describe('erasures:export and erasures:apply', () => {
     const again = await cli(['erasures:export', '--out', file]);
     expect({ code: again.code, stdout: again.stdout }).toEqual({ code: 1, stdout: '' });
     expect(lines(again.stderr)).toEqual([
-      `guildhall: ${file} exists; nothing was written: --out never replaces a file (an export from a restored database may lack erasures it holds): name a new one`,
+      `guildhall: ${file} exists; nothing was written: --out never replaces a file (an export from a restored database may lack entries it holds): name a new one`,
     ]);
     expect(readFileSync(file, 'utf8')).toBe('an older ledger');
 

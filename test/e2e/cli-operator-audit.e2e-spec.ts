@@ -71,6 +71,9 @@ it('each command that changes something writes one entry as cli, with the OS use
   await ok(['erasures:export', '--out', ledger]);
   await ok(['erasures:export']);
   await ok(['erasures:apply', ledger]);
+  const whole = join(dir, 'whole.json');
+  await ok(['ledger', 'export', '--out', whole]);
+  await ok(['ledger', 'apply', whole]);
 
   const [first, second] = await t.db.query<{ id: string; prefix: string; expires_at: Date | null }>(
     'SELECT id, prefix, expires_at FROM api_keys WHERE game_id = $1 ORDER BY created_at, id',
@@ -90,6 +93,13 @@ it('each command that changes something writes one entry as cli, with the OS use
     },
     { ...asCli, action: 'api_key.revoked', game_id: gameId, target_id: keyId, details: { prefix: second.prefix, ...ORIGIN } },
     { ...asCli, action: 'erasures.applied', game_id: null, target_id: null, details: { applied: 1, erased: 0, ...ORIGIN } },
+    {
+      ...asCli,
+      action: 'ledger.applied',
+      game_id: null,
+      target_id: null,
+      details: { applied: 2, erased: 0, keysRevoked: 0, operatorsDeleted: 0, rolesLowered: 0, ...ORIGIN },
+    },
   ]);
 });
 
@@ -108,7 +118,7 @@ it('writes the entry in the transaction of the change: when the entry cannot be 
   const holder = new Client({ connectionString: t.db.url });
   await holder.connect();
   try {
-    for (const args of [['key:mint', gameId], ['erasures:apply', ledger], ['game:create', 'Never made']]) {
+    for (const args of [['key:mint', gameId], ['erasures:apply', ledger], ['ledger', 'apply', ledger], ['game:create', 'Never made']]) {
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE operator_audit IN ACCESS EXCLUSIVE MODE');
       const r = await cli(args, { DATABASE_STATEMENT_TIMEOUT_MS: '500' });
@@ -127,7 +137,7 @@ it('the admin API lists the command under operatorId=cli, apart from the root to
   expect((await t.http.post('/v1/admin/games').set(asAdmin).send({ name: 'By root' })).status).toBe(201);
   const byCli = await t.http.get('/v1/admin/operator-audit?operatorId=cli&limit=100').set(asAdmin);
   expect(byCli.status).toBe(200);
-  expect(byCli.body.items.map((e: { action: string }) => e.action)).toEqual(['erasures.applied', 'api_key.revoked', 'api_key.minted', 'api_key.minted', 'game.created']);
+  expect(byCli.body.items.map((e: { action: string }) => e.action)).toEqual(['ledger.applied', 'erasures.applied', 'api_key.revoked', 'api_key.minted', 'api_key.minted', 'game.created']);
   for (const e of byCli.body.items) expect(e).toMatchObject({ operatorId: null, operatorName: 'cli', details: ORIGIN });
 
   const byRoot = await t.http.get('/v1/admin/operator-audit?operatorId=root&limit=100').set(asAdmin);

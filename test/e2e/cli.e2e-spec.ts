@@ -282,7 +282,7 @@ describe('operator command (built dist/src/cli.js as a process)', () => {
 
   describe('a bad argument prints one line of help and exits 1, changing nothing', () => {
     const cases: [string, string[], RegExp][] = [
-      ['an unknown command', ['game:delete', 'x'], /unknown command "game:delete"; commands: .*key:list, key:revoke, erasures:export, erasures:apply, migrate, help$/],
+      ['an unknown command', ['game:delete', 'x'], /unknown command "game:delete"; commands: .*key:list, key:revoke, ledger, erasures:export, erasures:apply, migrate, help$/],
       ['key:mint without a game id', ['key:mint'], new RegExp(`key:mint takes one game id; ${MINT_USAGE}$`)],
       ['key:mint with a malformed id', ['key:mint', 'not-a-uuid'], new RegExp(`"not-a-uuid" is not a valid game id \\(a UUID\\); ${MINT_USAGE}$`)],
       ['key:mint with an unknown option', ['key:mint', UNKNOWN_ID, '--label', 'ci'], new RegExp(`unknown option "--label"; ${MINT_USAGE}$`)],

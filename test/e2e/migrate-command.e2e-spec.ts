@@ -1,3 +1,5 @@
+import { MIGRATIONS } from '../../migrations';
+import { oldestReleaseFor, releaseOf } from '../../migrations/release';
 import { RELEASE } from '../../src/version';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 import { cleanEnv, CLI_JS, freePort, http, killAll, lines, MAIN_JS, requireBuild, runNode, serverEnv, sleep, spawnNode, startServerProcess, TEST_ADMIN_TOKEN } from '../helpers/process';
@@ -12,7 +14,12 @@ import { cleanEnv, CLI_JS, freePort, http, killAll, lines, MAIN_JS, requireBuild
 jest.setTimeout(90_000);
 
 const KEEP = 'LockKeysProcedure1765700000000';
-const AFTER_KEEP = ['SchemaReleases1766000000000', 'ServiceKeys1765900000000', 'MentionNames1765800000000'];
+/** The migrations after KEEP, newest first, and what each is to the releases: every one of 1.0.0 and later. */
+const LATER = MIGRATIONS.map((M) => new M())
+  .slice(MIGRATIONS.findIndex((M) => new M().name === KEEP) + 1)
+  .reverse();
+const AFTER_KEEP = LATER.map((m) => m.name);
+const PENDING = `${AFTER_KEEP.length} migrations are pending`;
 
 describe('migrate (built dist/src/cli.js) and the releases a database lets run', () => {
   let db: TestDatabase;
@@ -40,21 +47,24 @@ describe('migrate (built dist/src/cli.js) and the releases a database lets run',
   it('down --to <name> reverts the later ones, newest first; the other commands and a server that may not migrate then refuse in one line', async () => {
     const down = await cli(['migrate', 'down', '--to', KEEP]);
     expect({ code: down.code, stderr: down.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(down.stdout.trim()).toBe(`reverted 3 migration(s), newest first: ${AFTER_KEEP.join(', ')}`);
-    expect(await db.query(`SELECT to_regclass('service_keys') AS t, to_regclass('schema_releases') AS r`)).toEqual([{ t: null, r: null }]);
+    expect(AFTER_KEEP).toEqual(expect.arrayContaining(['AccessLedger1766300000000', 'SchemaReleases1766000000000', 'ServiceKeys1765900000000', 'MentionNames1765800000000']));
+    expect(down.stdout.trim()).toBe(`reverted ${AFTER_KEEP.length} migration(s), newest first: ${AFTER_KEEP.join(', ')}`);
+    expect(await db.query(`SELECT to_regclass('service_keys') AS t, to_regclass('schema_releases') AS r, to_regclass('access_ledger') AS l`)).toEqual([
+      { t: null, r: null, l: null },
+    ]);
 
     const status = await cli(['migrate', 'status']);
-    expect(lines(status.stdout).filter((l) => l.startsWith('pending'))).toHaveLength(3);
+    expect(lines(status.stdout).filter((l) => l.startsWith('pending'))).toHaveLength(AFTER_KEEP.length);
 
     const list = await cli(['key:list', '0190f2a4-0000-7000-8000-000000000000']);
     expect(list.code).toBe(1);
-    expect(lines(list.stderr)).toEqual([expect.stringMatching(/^guildhall: 3 migrations are pending on the database \(.*\): apply them first with `guildhall migrate up`/)]);
+    expect(lines(list.stderr)).toEqual([expect.stringMatching(new RegExp(`^guildhall: ${PENDING} on the database \\(.*\\): apply them first with \`guildhall migrate up\``))]);
 
     const port = await freePort();
     const server = spawnNode(MAIN_JS, [], serverEnv(db.url, port, { MIGRATE_ON_BOOT: 'false' }));
     const exit = await server.waitForExit(30_000);
     expect(exit.code).toBe(1);
-    expect(lines(server.stderr())).toEqual([expect.stringMatching(/^guildhall: 3 migrations are pending on the database/)]);
+    expect(lines(server.stderr())).toEqual([expect.stringMatching(new RegExp(`^guildhall: ${PENDING} on the database`))]);
     // Nothing was applied by any of them.
     expect(await db.query(`SELECT count(*)::int AS n FROM schema_migrations WHERE name = ANY($1)`, [AFTER_KEEP])).toEqual([{ n: 0 }]);
   });
@@ -62,12 +72,14 @@ describe('migrate (built dist/src/cli.js) and the releases a database lets run',
   it('up applies what is pending, records each one\'s release, and is a no-op the second time', async () => {
     const up = await cli(['migrate', 'up']);
     expect(up.code).toBe(0);
-    expect(up.stdout.trim()).toBe(`applied 3 migration(s): ${[...AFTER_KEEP].reverse().join(', ')}`);
+    expect(up.stdout.trim()).toBe(`applied ${AFTER_KEEP.length} migration(s): ${[...AFTER_KEEP].reverse().join(', ')}`);
     const recorded = await db.query<{ name: string; release: string; kind: string; oldest_release: string }>(
       `SELECT name, release, kind, oldest_release FROM schema_releases WHERE name = ANY($1) ORDER BY name`,
       [AFTER_KEEP],
     );
-    expect(recorded).toEqual(AFTER_KEEP.map((name) => ({ name, release: '1.0.0', kind: 'expand', oldest_release: '0.0.0' })).sort((a, b) => a.name.localeCompare(b.name)));
+    const expected = LATER.map((m) => ({ name: m.name, release: releaseOf(m).version, kind: releaseOf(m).kind, oldest_release: oldestReleaseFor(releaseOf(m)) }));
+    expect(recorded).toEqual(expected.sort((a, b) => a.name.localeCompare(b.name)));
+    expect(recorded.find((r) => r.name === 'AccessLedger1766300000000')).toEqual({ name: 'AccessLedger1766300000000', release: '1.1.0', kind: 'expand', oldest_release: '1.0.0' });
     expect((await cli(['migrate', 'up'])).stdout.trim()).toBe('nothing to apply: the database has every migration of this build');
   });
 

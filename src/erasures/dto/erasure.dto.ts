@@ -41,7 +41,7 @@ export class LedgerProblem extends ApiError {
 }
 
 const SUBJECT_HASH = /^[0-9a-f]{64}$/;
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * An entry exactly as GET /v1/admin/erasures lists it, every field checked before any query (a
@@ -49,7 +49,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
  * millisecond (the column's precision): another form of the same instant, or a finer one, would
  * be stored as something other than what was exported.
  */
-function parseEntry(raw: unknown, at: readonly (string | number)[]): ErasureEntryDto {
+export function parseErasureEntry(raw: unknown, at: readonly (string | number)[]): ErasureEntryDto {
   if (!isPlainObject(raw)) throw new LedgerProblem(at, 'must be a ledger entry (a JSON object)');
   const { id, gameId, subjectHash, erasedAt } = raw;
   if (typeof id !== 'string' || !isUuid(id)) throw new LedgerProblem([...at, 'id'], 'must be a lowercase UUID');
@@ -63,13 +63,13 @@ function parseEntry(raw: unknown, at: readonly (string | number)[]): ErasureEntr
 }
 
 /** Checked by hand: class-validator takes an array where an entry belongs, and is slow over 100,000 entries. */
-function parseApplyErasures(raw: unknown): ApplyErasuresDto {
+export function parseApplyErasures(raw: unknown): ApplyErasuresDto {
   const body = raw === undefined || raw === null || raw === '' ? {} : raw;
   if (!isPlainObject(body)) throw new LedgerProblem([], 'request body must be a JSON object');
   const { items } = body;
   if (!Array.isArray(items)) throw new LedgerProblem(['items'], 'must be an array of ledger entries');
   if (items.length > MAX_APPLY_ENTRIES) throw new LedgerProblem(['items'], `must hold at most ${MAX_APPLY_ENTRIES} entries`);
-  return { items: items.map((item, i) => parseEntry(item, ['items', i])) };
+  return { items: items.map((item, i) => parseErasureEntry(item, ['items', i])) };
 }
 
 export class ListErasuresQueryDto extends PageQueryDto {
