@@ -23,19 +23,20 @@ export class MemberRolesService {
     private readonly permissionCache: PermissionCache,
   ) {}
 
-  assign(game: GameContext, groupId: string, userId: string, roleId: string): Promise<MemberDto> {
-    return this.change(game, groupId, userId, roleId, 'assign');
+  /** `expiresAt`: when the assignment ends (null: permanent); assigning again replaces it (EXTENSIONS X8). */
+  assign(game: GameContext, groupId: string, userId: string, roleId: string, expiresAt: Date | null = null): Promise<MemberDto> {
+    return this.change(game, groupId, userId, roleId, 'assign', expiresAt);
   }
 
   remove(game: GameContext, groupId: string, userId: string, roleId: string): Promise<MemberDto> {
     return this.change(game, groupId, userId, roleId, 'remove');
   }
 
-  private change(game: GameContext, groupId: string, userId: string, roleId: string, op: 'assign' | 'remove'): Promise<MemberDto> {
+  private change(game: GameContext, groupId: string, userId: string, roleId: string, op: 'assign' | 'remove', expiresAt: Date | null = null): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
       const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
         lock: true,
-        with: roleChangeAlongside(op, isUuid(roleId) ? roleId : null),
+        with: roleChangeAlongside(op, isUuid(roleId) ? roleId : null, expiresAt),
       });
       if (!alongside) throw ApiError.notFound('member');
       const { roleId: foundRoleId, roleGroupId, changed, ...member } = alongside as Record<string, unknown> & { roleId: string | null; roleGroupId: string | null; changed: boolean };
@@ -48,7 +49,7 @@ export class MemberRolesService {
         groupId: group.id,
         action: op === 'assign' ? 'member.role.assigned' : 'member.role.removed',
         targetId: userId,
-        payload: { memberId: dto.id, roleId: foundRoleId },
+        payload: { memberId: dto.id, roleId: foundRoleId, ...(op === 'assign' ? { expiresAt: expiresAt?.toISOString() ?? null } : {}) },
       });
       this.permissionCache.invalidateOnCommit(tx, group.id);
       tx.emit({ type: 'member.updated', gameId: game.gameId, groupId: group.id, data: { member: dto, changes: ['roles'] } });

@@ -1,3 +1,11 @@
+import { isoSql, liveGrant } from '../permissions/grant-sql';
+
+/** A role assignment in force and when it ends (null: permanent), EXTENSIONS X8. */
+export interface RoleGrant {
+  roleId: string;
+  expiresAt: string | null;
+}
+
 /** A members row as the repository reads it; `userId` is the external id (SPEC §2 Member). */
 export interface MemberRow {
   id: string;
@@ -11,8 +19,10 @@ export interface MemberRow {
   joinedAt: Date;
   leftAt: Date | null;
   bannedUntil: Date | null;
-  /** Ids of the roles assigned, in assignment order. */
+  /** Ids of the roles assigned, in assignment order; an assignment past its expiry is gone already. */
   roles: string[];
+  /** The same assignments with their expiry. */
+  roleGrants: RoleGrant[];
 }
 
 export const MEMBER_STATUSES = ['active', 'invited', 'left', 'kicked', 'banned'] as const;
@@ -26,5 +36,15 @@ export const MEMBER_SCALAR_COLUMNS = `m.id, m.group_id AS "groupId", m.user_id A
   m.status, m.metadata, m.notes_public AS "notesPublic", m.notes_private AS "notesPrivate",
   m.joined_at AS "joinedAt", m.left_at AS "leftAt", m.banned_until AS "bannedUntil"`;
 
+/**
+ * `roles` and `roleGrants` of the assignments `a` (role_id, created_at, expires_at) in force, in
+ * assignment order: an assignment past its expiry counts as removed before the sweeper removes it.
+ */
+export function roleColumns(assignments: string): string {
+  return `ARRAY(SELECT a.role_id::text FROM ${assignments} a WHERE ${liveGrant('a')} ORDER BY a.created_at, a.role_id) AS roles,
+  coalesce((SELECT jsonb_agg(jsonb_build_object('roleId', a.role_id, 'expiresAt', ${isoSql('a.expires_at')}) ORDER BY a.created_at, a.role_id)
+            FROM ${assignments} a WHERE ${liveGrant('a')}), '[]') AS "roleGrants"`;
+}
+
 export const MEMBER_COLUMNS = `${MEMBER_SCALAR_COLUMNS},
-  ARRAY(SELECT mr.role_id::text FROM member_roles mr WHERE mr.member_id = m.id ORDER BY mr.created_at, mr.role_id) AS roles`;
+  ${roleColumns('(SELECT mr.role_id, mr.created_at, mr.expires_at FROM member_roles mr WHERE mr.member_id = m.id)')}`;

@@ -10,6 +10,7 @@ export function toMemberDto(row: MemberRow): MemberDto {
     userId: row.userId,
     status: row.status,
     roles: row.roles,
+    roleGrants: row.roleGrants,
     metadata: row.metadata,
     notesPublic: row.notesPublic,
     notesPrivate: row.notesPrivate,

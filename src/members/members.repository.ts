@@ -4,6 +4,7 @@ import { uuidv7 } from '../common/ids';
 import { preparedRows, sqlRows } from '../db/sql';
 import { admissionSql, type Refusal } from '../groups/admission';
 import type { Alongside } from '../groups/groups.repository';
+import { allowedSql } from '../permissions/grant-sql';
 import { LOOKUP_MEMBER, MEMBER_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
 
 export interface MemberChanges {
@@ -203,7 +204,6 @@ export class MembersRepository {
     return row;
   }
 
-  /** Keyset page in (joinedAt, id) descending order, on members_group_order / members_group_status_order. */
   /**
    * A page of a live group's members (of this game), newest first on members_group_order, in ONE
    * statement with the group check; null when the group is missing, deleted or of another game.
@@ -212,7 +212,7 @@ export class MembersRepository {
     ds: DataSource,
     gameId: string,
     groupId: string,
-    opts: { status?: MemberStatus; after?: { joinedAt: string; id: string }; limit: number },
+    opts: { status?: MemberStatus; permission?: string; after?: { joinedAt: string; id: string }; limit: number },
   ): Promise<MemberRow[] | null> {
     const params: unknown[] = [groupId, gameId, opts.limit + 1];
     const where = ['f.found', 'm.group_id = $1'];
@@ -220,13 +220,17 @@ export class MembersRepository {
       params.push(opts.status);
       where.push(`m.status = $${params.length}`);
     }
+    if (opts.permission !== undefined) {
+      params.push(opts.permission);
+      where.push(`m.status = 'active'`, allowedSql('m.id', `$${params.length}`));
+    }
     if (opts.after) {
       params.push(opts.after.joinedAt, opts.after.id);
       where.push(`(m.joined_at, m.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
     const rows = await preparedRows<MemberRow & { found: boolean }>(
       ds,
-      `members_page_${opts.status ? 's' : ''}${opts.after ? 'a' : ''}`,
+      `members_page_${opts.status ? 's' : ''}${opts.permission !== undefined ? 'p' : ''}${opts.after ? 'a' : ''}`,
       `SELECT f.found, p.*
        FROM (SELECT EXISTS (SELECT 1 FROM groups g WHERE g.id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL) AS found) f
        LEFT JOIN LATERAL (

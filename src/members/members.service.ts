@@ -4,6 +4,7 @@ import type { GameContext } from '../common/auth/game-context';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
+import { scopeDigest } from '../common/pagination/cursor-codec';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
 import { parsePageLimit } from '../common/pagination/page-limit';
 import { toPage, type Page } from '../common/pagination/page';
@@ -115,7 +116,7 @@ export class MembersService {
 
   async list(game: GameContext, groupId: string, q: ListMembersQueryDto): Promise<Page<MemberDto>> {
     const status = q.status === 'all' ? undefined : q.status;
-    const scope = `members:${groupId}:${status ?? 'all'}`;
+    const scope = `members:${groupId}:${status ?? 'all'}${q.permission === undefined ? '' : `:${scopeDigest(q.permission)}`}`;
     let limit: number;
     let after: ReturnType<typeof decodeKeyset>;
     try {
@@ -127,7 +128,7 @@ export class MembersService {
       throw err;
     }
     const rows = isUuid(groupId)
-      ? await this.members.pageOfLiveGroup(this.readDb.ds, game.gameId, groupId, { status, after: after && { joinedAt: after.at, id: after.id }, limit })
+      ? await this.members.pageOfLiveGroup(this.readDb.ds, game.gameId, groupId, { status, permission: q.permission, after: after && { joinedAt: after.at, id: after.id }, limit })
       : null;
     if (!rows) throw ApiError.notFound('group');
     return toPage(rows, limit, (r) => toMemberDto(r), (r: MemberRow) => encodeKeyset(scope, r.joinedAt, r.id));

@@ -65,13 +65,14 @@ export class PermissionCache implements OnModuleInit {
     return `${this.epoch}:${this.generations.get(groupId) ?? 0}`;
   }
 
-  set(groupId: string, key: string, result: PermissionCheckResult, generation: string, now = Date.now()): void {
+  /** `until`: when the grant deciding the answer expires (EXTENSIONS X8), past which it is not served. */
+  set(groupId: string, key: string, result: PermissionCheckResult, generation: string, now = Date.now(), until: number | null = null): void {
     if (generation !== this.generation(groupId)) return;
     if (this.size >= MAX_ENTRIES) this.evictOldest();
     let entries = this.groups.get(groupId);
     if (!entries) this.groups.set(groupId, (entries = new Map()));
     if (!entries.has(key)) this.size++;
-    entries.set(key, { result, expires: now + PERMISSION_TTL_MS });
+    entries.set(key, { result, expires: until === null ? now + PERMISSION_TTL_MS : Math.min(now + PERMISSION_TTL_MS, until) });
   }
 
   invalidate(groupId: string): void {

@@ -5,6 +5,11 @@ import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { OverrideDto, PermissionCheckQueryDto, PermissionCheckResultDto, SetOverrideDto } from './dto/permission.dto';
 import type { PermissionCheckResult } from './permission-resolver';
 import { PermissionsService } from './permissions.service';
+import { ApiPageResponse, type Page } from '../common/pagination/page';
+import { GroupDto } from '../groups/dto/group.dto';
+import { CheckBatchDto, CheckBatchResponseDto } from './dto/check-batch.dto';
+import { EffectivePermissionsDto, GroupsAllowingQueryDto } from './dto/effective-permissions.dto';
+import { grantExpiry } from './grant-expiry';
 
 @ApiTags('permissions')
 @ApiBearerAuth('apiKey')
@@ -20,10 +25,47 @@ export class PermissionsController {
     return this.permissions.check(game.gameId, q.userId, q.groupId, q.permission);
   }
 
+  @Post('permissions/check-batch')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'checkPermissionBatch',
+    summary: 'Up to 100 permission checks from one snapshot, each answered as the single check; a group not found is an error in its place',
+  })
+  @ApiOkResponse({ type: CheckBatchResponseDto })
+  @ApiErrors(400, 401)
+  async checkBatch(@CurrentGame() game: GameContext, @Body() body: CheckBatchDto): Promise<CheckBatchResponseDto> {
+    return { results: await this.permissions.checkBatch(game.gameId, body.checks) };
+  }
+
+  @Get('groups/:id/members/:userId/permissions')
+  @ApiOperation({
+    operationId: 'getEffectivePermissions',
+    summary: "Every key a user is allowed in a group now, with the grant that decides each (role or override) and its expiry",
+  })
+  @ApiOkResponse({ type: EffectivePermissionsDto })
+  @ApiErrors(401, 404)
+  effective(@CurrentGame() game: GameContext, @Param('id') id: string, @Param('userId') userId: string): Promise<EffectivePermissionsDto> {
+    return this.permissions.effective(game.gameId, id, userId);
+  }
+
+  @Get('users/:userId/groups')
+  @ApiOperation({
+    operationId: 'listGroupsAllowing',
+    summary: 'The groups in which a user is allowed a key now, latest membership first, each once; every page full but the last',
+  })
+  @ApiPageResponse(GroupDto)
+  @ApiErrors(400, 401)
+  groupsAllowing(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() q: GroupsAllowingQueryDto): Promise<Page<GroupDto>> {
+    return this.permissions.groupsAllowing(game.gameId, userId, q);
+  }
+
   @Post('groups/:id/members/:userId/permissions/:permission')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'setPermissionOverride', summary: 'Set a member permission override (body optional: allowed defaults to true)' })
-  @ApiBody({ type: SetOverrideDto, required: false, description: 'may be omitted: the override then grants (allowed true)' })
+  @ApiOperation({
+    operationId: 'setPermissionOverride',
+    summary: 'Set a member permission override (body optional: allowed defaults to true), for good or until an expiry; setting it again replaces the expiry',
+  })
+  @ApiBody({ type: SetOverrideDto, required: false, description: 'may be omitted: the override then grants (allowed true), for good' })
   @ApiOkResponse({ type: OverrideDto })
   @ApiErrors(400, 401, 404)
   setOverride(
@@ -33,7 +75,7 @@ export class PermissionsController {
     @Param('permission') permission: string,
     @Body() body: SetOverrideDto,
   ): Promise<OverrideDto> {
-    return this.permissions.setOverride(game, id, userId, permission, body.allowed ?? true);
+    return this.permissions.setOverride(game, id, userId, permission, body.allowed ?? true, grantExpiry(body));
   }
 
   @Delete('groups/:id/members/:userId/permissions/:permission')

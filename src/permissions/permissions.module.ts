@@ -3,12 +3,13 @@ import { GamesModule } from '../games/games.module';
 import { GroupsCoreModule } from '../groups/groups-core.module';
 import { MembersCoreModule } from '../members/members-core.module';
 import { AdminPermissionsController } from './admin-permissions.controller';
+import { GrantSweeper } from './grant-sweeper';
 import { PermissionsController } from './permissions.controller';
 import { PermissionsService } from './permissions.service';
 
 @Module({
   imports: [GamesModule, GroupsCoreModule, MembersCoreModule],
   controllers: [PermissionsController, AdminPermissionsController],
-  providers: [PermissionsService],
+  providers: [PermissionsService, GrantSweeper],
 })
 export class PermissionsModule {}

@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors/api-error';
 import { uuidv7 } from '../common/ids';
 import { sqlRows } from '../db/sql';
 import type { Alongside } from '../groups/groups.repository';
-import { LOOKUP_MEMBER, MEMBER_SCALAR_COLUMNS } from '../members/member-row';
+import { LOOKUP_MEMBER, MEMBER_SCALAR_COLUMNS, roleColumns } from '../members/member-row';
 import { ROLE_COLUMNS, type RoleRow } from './role-row';
 
 export interface RoleChanges {
@@ -29,32 +29,36 @@ function nameTaken(err: unknown): never {
  * A role's assignment to the user the group lookup names, or its removal, made in the lookup's
  * statement (GroupsRepository.findWithUser) once the group's lock is held. The role is read with
  * FOR KEY SHARE (a concurrent delete of it finishes first, or waits for this change) and changed
- * only when it belongs to the group. The `alongside` row is the member (none when the user is no
- * member of it) with its roles after the change, in assignment order, `roleId` and `roleGroupId`
- * (null when the role is not of this game or its group is deleted) and `changed`.
+ * only when it belongs to the group. An assignment made again takes the new `expiresAt` (null:
+ * permanent) and counts as a change only when that differs (EXTENSIONS X8). The `alongside` row is
+ * the member (none when the user is no member of it) with its roles after the change (see
+ * roleColumns), `roleId` and `roleGroupId` (null when the role is not of this game or its group
+ * is deleted) and `changed`.
  */
-export function roleChangeAlongside(op: 'assign' | 'remove', roleId: string | null): Alongside {
-  const change =
-    op === 'assign'
-      ? `INSERT INTO member_roles (member_id, role_id) SELECT mem.id, role.id FROM mem JOIN role ON role.group_id = mem."groupId"
-         ON CONFLICT DO NOTHING RETURNING role_id, created_at`
-      : `DELETE FROM member_roles mr USING mem, role WHERE mr.member_id = mem.id AND mr.role_id = role.id AND role.group_id = mem."groupId"
-         RETURNING mr.role_id, mr.created_at`;
-  // The statement's snapshot does not see its own change: the roles after it are composed here.
-  const after =
-    op === 'assign'
-      ? `SELECT mr.role_id, mr.created_at FROM member_roles mr WHERE mr.member_id = mem.id UNION ALL SELECT c.role_id, c.created_at FROM change c`
-      : `SELECT mr.role_id, mr.created_at FROM member_roles mr WHERE mr.member_id = mem.id AND mr.role_id NOT IN (SELECT c.role_id FROM change c)`;
-  return (p) => `role AS (
+export function roleChangeAlongside(op: 'assign' | 'remove', roleId: string | null, expiresAt: Date | null = null): Alongside {
+  return (p) => {
+    const change =
+      op === 'assign'
+        ? `INSERT INTO member_roles AS mr (member_id, role_id, expires_at)
+           SELECT mem.id, role.id, ${p(expiresAt)}::timestamptz FROM mem JOIN role ON role.group_id = mem."groupId"
+           ON CONFLICT (member_id, role_id) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE mr.expires_at IS DISTINCT FROM EXCLUDED.expires_at
+           RETURNING mr.role_id, mr.created_at, mr.expires_at`
+        : `DELETE FROM member_roles mr USING mem, role WHERE mr.member_id = mem.id AND mr.role_id = role.id AND role.group_id = mem."groupId"
+           RETURNING mr.role_id, mr.created_at, mr.expires_at`;
+    // The statement's snapshot does not see its own change: the assignments after it are composed here.
+    const after = `(SELECT mr.role_id, mr.created_at, mr.expires_at FROM member_roles mr WHERE mr.member_id = mem.id AND mr.role_id NOT IN (SELECT c.role_id FROM change c)
+       ${op === 'assign' ? 'UNION ALL SELECT c.role_id, c.created_at, c.expires_at FROM change c' : ''})`;
+    return `role AS (
        SELECT r.id, r.group_id FROM roles r JOIN groups g ON g.id = r.group_id JOIN lookup l ON g.game_id = l."gameId"
        WHERE r.id = ${p(roleId)}::uuid AND g.soft_deleted_at IS NULL FOR KEY SHARE OF r),
      mem AS (SELECT ${MEMBER_SCALAR_COLUMNS} FROM ${LOOKUP_MEMBER} WHERE l."softDeletedAt" IS NULL),
      change AS (${change}),
      alongside AS (
-       SELECT mem.*, ARRAY(SELECT a.role_id::text FROM (${after}) a ORDER BY a.created_at, a.role_id) AS roles,
+       SELECT mem.*, ${roleColumns(after)},
               (SELECT role.id FROM role) AS "roleId", (SELECT role.group_id FROM role) AS "roleGroupId",
               EXISTS (SELECT 1 FROM change) AS changed
        FROM mem)`;
+  };
 }
 
 /** Roles, their granted permissions and their assignments to members. */

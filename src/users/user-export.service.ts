@@ -41,7 +41,7 @@ type MembershipRow = MemberRow & {
   groupName: string;
   groupKind: string;
   groupSoftDeletedAt: Date | null;
-  overrides: { permission: string; allowed: boolean }[];
+  overrides: { permission: string; allowed: boolean; expiresAt: string | null }[];
 };
 type TagRow = Omit<FriendTagRow, 'ownerExternalId'> & { friendExternalId: string | null };
 
@@ -269,7 +269,7 @@ function toMembership(r: MembershipRow): UserExportMembershipDto {
   return {
     ...toMemberDto(r),
     group: { id: r.groupId, name: r.groupName, kind: r.groupKind, softDeletedAt: iso(r.groupSoftDeletedAt) },
-    permissionOverrides: r.overrides.map((o) => ({ memberId: r.id, permission: o.permission, allowed: o.allowed })),
+    permissionOverrides: r.overrides.map((o) => ({ memberId: r.id, permission: o.permission, allowed: o.allowed, expiresAt: o.expiresAt })),
   };
 }
 

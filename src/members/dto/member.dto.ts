@@ -9,12 +9,19 @@ export const MEMBER_STATUS_DESCRIPTION =
   'Invitation (listed by GET /v1/groups/{id}/invitations) and becomes an active member on accept';
 export const MEMBER_STATUS_FILTER_DESCRIPTION = 'only members in this status; invited matches no member Guildhall made, since it never sets that status';
 
+export class RoleGrantDto {
+  @ApiProperty() roleId!: string;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'when the assignment ends; null: permanent' })
+  expiresAt!: string | null;
+}
+
 export class MemberDto {
   @ApiProperty() id!: string;
   @ApiProperty() groupId!: string;
   @ApiProperty({ description: 'the external user id' }) userId!: string;
   @ApiProperty({ enum: MEMBER_STATUSES, description: MEMBER_STATUS_DESCRIPTION }) status!: MemberStatus;
   @ApiProperty({ type: [String], description: 'ids of the roles assigned' }) roles!: string[];
+  @ApiProperty({ type: [RoleGrantDto], description: 'the same assignments, in the same order, each with its expiry' }) roleGrants!: RoleGrantDto[];
   @ApiProperty({ type: 'object', additionalProperties: true }) metadata!: Record<string, unknown>;
   @ApiProperty({ type: String, nullable: true }) notesPublic!: string | null;
   @ApiProperty({
@@ -76,6 +83,13 @@ export class ListMembersQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn([...MEMBER_STATUSES, 'all'], { message: `status must be one of ${[...MEMBER_STATUSES, 'all'].join(', ')}` })
   status?: MemberStatus | 'all';
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 128, description: 'only the active members allowed this key now, as the permission check answers (EXTENSIONS X8)' })
+  @IsOptional()
+  @IsString({ message: 'permission must be 1-128 characters' })
+  @MinLength(1, { message: 'permission must be 1-128 characters' })
+  @MaxLength(128, { message: 'permission must be 1-128 characters' })
+  permission?: string;
 }
 
 export class UserMembersQueryDto {

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, ValidateIf } from 'class-validator';
 import { ApiError } from '../../common/errors/api-error';
 import { ValidatedBy } from '../../common/validation/validation.pipe';
+import { GrantExpiryDto } from './grant-expiry.dto';
 
 /** The permission check is the hottest route: its three parameters are checked by hand. */
 function parseCheckQuery(raw: unknown): PermissionCheckQueryDto {
@@ -37,7 +38,7 @@ export class PermissionCheckResultDto {
   @ApiPropertyOptional({ description: 'only when source is role: the highest-priority granting role' }) viaRoleId?: string;
 }
 
-export class SetOverrideDto {
+export class SetOverrideDto extends GrantExpiryDto {
   @ApiPropertyOptional({ default: true, description: 'true grants, false denies; wins over roles both ways' })
   @ValidateIf((o: SetOverrideDto) => o.allowed !== undefined)
   @IsBoolean({ message: 'allowed must be a boolean' })
@@ -48,6 +49,8 @@ export class OverrideDto {
   @ApiProperty() memberId!: string;
   @ApiProperty() permission!: string;
   @ApiProperty() allowed!: boolean;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'when the override ends; null: permanent' })
+  expiresAt!: string | null;
 }
 
 export class CatalogEntryDto {
