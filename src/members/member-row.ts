@@ -37,14 +37,15 @@ export const MEMBER_SCALAR_COLUMNS = `m.id, m.group_id AS "groupId", m.user_id A
   m.joined_at AS "joinedAt", m.left_at AS "leftAt", m.banned_until AS "bannedUntil"`;
 
 /**
- * `roles` and `roleGrants` of the assignments `a` (role_id, created_at, expires_at) in force, in
- * assignment order: an assignment past its expiry counts as removed before the sweeper removes it.
+ * `roles` and `roleGrants` of the assignments `a` (role_id, created_at, expires_at) of `from`
+ * that `where` keeps and are in force, in assignment order: an assignment past its expiry counts
+ * as removed before the sweeper removes it.
  */
-export function roleColumns(assignments: string): string {
-  return `ARRAY(SELECT a.role_id::text FROM ${assignments} a WHERE ${liveGrant('a')} ORDER BY a.created_at, a.role_id) AS roles,
-  coalesce((SELECT jsonb_agg(jsonb_build_object('roleId', a.role_id, 'expiresAt', ${isoSql('a.expires_at')}) ORDER BY a.created_at, a.role_id)
-            FROM ${assignments} a WHERE ${liveGrant('a')}), '[]') AS "roleGrants"`;
+export function roleColumns(from: string, where: string): string {
+  const live = `FROM ${from} WHERE ${where} AND ${liveGrant('a')}`;
+  return `ARRAY(SELECT a.role_id::text ${live} ORDER BY a.created_at, a.role_id) AS roles,
+  coalesce((SELECT jsonb_agg(jsonb_build_object('roleId', a.role_id, 'expiresAt', ${isoSql('a.expires_at')}) ORDER BY a.created_at, a.role_id) ${live}), '[]') AS "roleGrants"`;
 }
 
 export const MEMBER_COLUMNS = `${MEMBER_SCALAR_COLUMNS},
-  ${roleColumns('(SELECT mr.role_id, mr.created_at, mr.expires_at FROM member_roles mr WHERE mr.member_id = m.id)')}`;
+  ${roleColumns('member_roles a', 'a.member_id = m.id')}`;

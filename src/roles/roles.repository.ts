@@ -54,7 +54,7 @@ export function roleChangeAlongside(op: 'assign' | 'remove', roleId: string | nu
      mem AS (SELECT ${MEMBER_SCALAR_COLUMNS} FROM ${LOOKUP_MEMBER} WHERE l."softDeletedAt" IS NULL),
      change AS (${change}),
      alongside AS (
-       SELECT mem.*, ${roleColumns(after)},
+       SELECT mem.*, ${roleColumns(`${after} a`, 'true')},
               (SELECT role.id FROM role) AS "roleId", (SELECT role.group_id FROM role) AS "roleGroupId",
               EXISTS (SELECT 1 FROM change) AS changed
        FROM mem)`;

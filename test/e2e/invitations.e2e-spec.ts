@@ -380,6 +380,7 @@ describe('invitations', () => {
         userId,
         status: 'active',
         roles: [],
+        roleGrants: [],
         metadata: {},
         notesPublic: null,
         notesPrivate: null,

@@ -277,6 +277,7 @@ describe('POST /v1/join-requests/:id/approve', () => {
       userId: u,
       status: 'active',
       roles: [],
+      roleGrants: [],
       metadata: {},
       notesPublic: null,
       notesPrivate: null,

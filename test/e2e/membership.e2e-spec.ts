@@ -73,6 +73,7 @@ describe('membership: join, leave, kick, rejoin and member reads', () => {
         userId,
         status: 'active',
         roles: [],
+        roleGrants: [],
         metadata: {},
         notesPublic: null,
         notesPrivate: null,

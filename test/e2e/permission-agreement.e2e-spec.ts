@@ -97,10 +97,10 @@ describe('one resolution: the batch, the effective set and both lists agree with
         const groups = await build(scenario);
         const users = [...new Set(groups.flatMap((g) => g.users))];
         const checks = groups.flatMap((g) => users.flatMap((userId) => KEYS.map((permission) => ({ userId, groupId: g.id, permission }))));
-        const single = [];
+        const single: Record<string, unknown>[] = [];
         for (const c of checks) single.push(await api.check(c.userId, c.groupId, c.permission));
         for (const [i, c] of checks.entries()) expect({ c, cached: await api.check(c.userId, c.groupId, c.permission) }).toEqual({ c, cached: single[i] });
-        const batch = [];
+        const batch: Record<string, unknown>[] = [];
         for (let i = 0; i < checks.length; i += 100) batch.push(...(await api.batch(checks.slice(i, i + 100))));
         expect(batch).toEqual(single);
         const allowed = (userId: string, groupId: string, permission: string) =>

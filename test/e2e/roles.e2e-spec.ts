@@ -636,11 +636,11 @@ describe('roles, role permissions, member roles and permission overrides', () =>
       const role = await createRole(groupId);
       const r = await assignReq(groupId, userId, role.id);
       expect(r.status).toBe(200);
-      expect(r.body).toEqual({ ...member, roles: [role.id] });
-      expect(await getMember(member.id)).toEqual({ ...member, roles: [role.id] });
+      expect(r.body).toEqual({ ...member, roles: [role.id], roleGrants: [{ roleId: role.id, expiresAt: null }] });
+      expect(await getMember(member.id)).toEqual({ ...member, roles: [role.id], roleGrants: [{ roleId: role.id, expiresAt: null }] });
       const again = await assignReq(groupId, userId, role.id);
       expect(again.status).toBe(200);
-      expect(again.body).toEqual({ ...member, roles: [role.id] });
+      expect(again.body).toEqual({ ...member, roles: [role.id], roleGrants: [{ roleId: role.id, expiresAt: null }] });
       const rows = await audits(groupId, 'member.role.assigned');
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ target_id: userId });
@@ -655,7 +655,7 @@ describe('roles, role permissions, member roles and permission overrides', () =>
       expect((await assignReq(groupId, userId, r2.id)).body.roles.sort()).toEqual([r1.id, r2.id].sort());
       const r = await removeReq(groupId, userId, r1.id);
       expect(r.status).toBe(200);
-      expect(r.body).toEqual({ ...member, roles: [r2.id] });
+      expect(r.body).toEqual({ ...member, roles: [r2.id], roleGrants: [{ roleId: r2.id, expiresAt: null }] });
       const again = await removeReq(groupId, userId, r1.id);
       expect(again.status).toBe(200);
       expect(again.body.roles).toEqual([r2.id]);

@@ -190,7 +190,7 @@ describe('a user with a full history (every section)', () => {
       expect(without(byGroup[groups[key].id], 'group', 'permissionOverrides')).toEqual(api);
     }
     expect(byGroup[groups.active.id]).toMatchObject({ status: 'active', roles: [role.id] });
-    expect(byGroup[groups.active.id].permissionOverrides).toEqual([{ memberId: byGroup[groups.active.id].id, permission: 'chat.mute', allowed: false }]);
+    expect(byGroup[groups.active.id].permissionOverrides).toEqual([{ memberId: byGroup[groups.active.id].id, permission: 'chat.mute', allowed: false, expiresAt: null }]);
     expect(byGroup[groups.left.id]).toMatchObject({ status: 'left', leftAt: expect.stringMatching(ISO_MS), permissionOverrides: [] });
     expect(byGroup[groups.banned.id]).toMatchObject({ status: 'banned', bannedUntil: expect.stringMatching(ISO_MS) });
     expect(byGroup[groups.active.id].group).toEqual({ id: groups.active.id, name: 'Active', kind: 'guild', softDeletedAt: null });
