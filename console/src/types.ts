@@ -90,7 +90,7 @@ const OPERATOR_ACTIONS: Record<OperatorAuditAction, true> = {
   'game.created': true, 'game.config_updated': true, 'api_key.minted': true, 'api_key.revoked': true,
   'operator.created': true, 'operator.role_changed': true, 'operator.deleted': true,
   'identity.linked': true, 'user.erased': true, 'user.exported': true, 'erasures.applied': true, 'ledger.applied': true,
-  'member.kicked': true, 'group.ban_added': true, 'group.ban_removed': true, 'game.ban_added': true, 'game.ban_removed': true,
+  'member.kicked': true, 'member.role_assigned': true, 'group.ban_added': true, 'group.ban_removed': true, 'game.ban_added': true, 'game.ban_removed': true,
   'join_request.approved': true, 'join_request.declined': true, 'group.deleted': true, 'group.restored': true,
 };
 export const OPERATOR_AUDIT_ACTIONS = Object.keys(OPERATOR_ACTIONS) as OperatorAuditAction[];

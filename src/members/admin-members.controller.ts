@@ -1,14 +1,20 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGameScope } from '../admin/admin-game-scope';
 import { Acting } from '../common/auth/acting-operator.decorator';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
+import { GrantExpiryDto } from '../permissions/dto/grant-expiry.dto';
+import { grantExpiry } from '../permissions/grant-expiry';
 import { KickDto, MemberDto } from './dto/member.dto';
+import { MemberRolesService } from './member-roles.service';
 import { MembersService } from './members.service';
 
-/** The kick for an operator (the console): the game route's, in the path's game, with the operator audited. */
+/**
+ * A member for an operator (the console): its view, the kick and a role assignment, each the game
+ * route's, in the path's game, with the operator audited on a change.
+ */
 @ApiTags('admin: moderation')
 @ApiBearerAuth('adminToken')
 @AdminRoute()
@@ -17,7 +23,35 @@ export class AdminMembersController {
   constructor(
     private readonly scope: AdminGameScope,
     private readonly members: MembersService,
+    private readonly memberRoles: MemberRolesService,
   ) {}
+
+  @Get(':userId')
+  @MinRole('viewer')
+  @ApiOperation({ operationId: 'adminGetGroupMember', summary: 'The member row of a user in a group, whatever its status, as GET /v1/groups/{id}/members/{userId} answers it' })
+  @ApiOkResponse({ type: MemberDto })
+  @ApiErrors(401, 404)
+  async get(@Param('gameId') gameId: string, @Param('groupId') groupId: string, @Param('userId') userId: string): Promise<MemberDto> {
+    return this.members.getInGroup(await this.scope.of(gameId), groupId, userId);
+  }
+
+  @Post(':userId/roles/:roleId')
+  @HttpCode(200)
+  @MinRole('moderator')
+  @ApiOperation({ operationId: 'adminAssignMemberRole', summary: 'Assign a role to a member, for good or until an expiry, as POST /v1/groups/{id}/members/{userId}/roles/{roleId} does' })
+  @ApiBody({ type: GrantExpiryDto, required: false, description: 'may be omitted: the assignment is then permanent' })
+  @ApiOkResponse({ type: MemberDto })
+  @ApiErrors(400, 'role_group_mismatch', 401, 404)
+  async assignRole(
+    @Param('gameId') gameId: string,
+    @Param('groupId') groupId: string,
+    @Param('userId') userId: string,
+    @Param('roleId') roleId: string,
+    @Body() body: GrantExpiryDto,
+    @Acting() by: ActingOperator,
+  ): Promise<MemberDto> {
+    return this.memberRoles.assign(await this.scope.of(gameId), groupId, userId, roleId, grantExpiry(body), by);
+  }
 
   @Post(':userId/kick')
   @HttpCode(200)

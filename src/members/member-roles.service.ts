@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { GameContext } from '../common/auth/game-context';
+import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
 import { UnitOfWork } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
+import { recordOperatorAction } from '../operators/operator-audit';
 import { PermissionCache } from '../permissions/permission-cache';
 import { roleChangeAlongside } from '../roles/roles.repository';
 import type { MemberDto } from './dto/member.dto';
@@ -23,16 +25,27 @@ export class MemberRolesService {
     private readonly permissionCache: PermissionCache,
   ) {}
 
-  /** `expiresAt`: when the assignment ends (null: permanent); assigning again replaces it (EXTENSIONS X8). */
-  assign(game: GameContext, groupId: string, userId: string, roleId: string, expiresAt: Date | null = null): Promise<MemberDto> {
-    return this.change(game, groupId, userId, roleId, 'assign', expiresAt);
+  /**
+   * `expiresAt`: when the assignment ends (null: permanent); assigning again replaces it (EXTENSIONS X8).
+   * `by`: the operator of an admin request, recorded in the operator audit when the assignment changes something.
+   */
+  assign(game: Pick<GameContext, 'gameId'>, groupId: string, userId: string, roleId: string, expiresAt: Date | null = null, by?: ActingOperator): Promise<MemberDto> {
+    return this.change(game, groupId, userId, roleId, 'assign', expiresAt, by);
   }
 
   remove(game: GameContext, groupId: string, userId: string, roleId: string): Promise<MemberDto> {
     return this.change(game, groupId, userId, roleId, 'remove');
   }
 
-  private change(game: GameContext, groupId: string, userId: string, roleId: string, op: 'assign' | 'remove', expiresAt: Date | null = null): Promise<MemberDto> {
+  private change(
+    game: Pick<GameContext, 'gameId'>,
+    groupId: string,
+    userId: string,
+    roleId: string,
+    op: 'assign' | 'remove',
+    expiresAt: Date | null = null,
+    by?: ActingOperator,
+  ): Promise<MemberDto> {
     return this.uow.run(async (tx) => {
       const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
         lock: true,
@@ -51,6 +64,14 @@ export class MemberRolesService {
         targetId: userId,
         payload: { memberId: dto.id, roleId: foundRoleId, ...(op === 'assign' ? { expiresAt: expiresAt?.toISOString() ?? null } : {}) },
       });
+      if (by) {
+        await recordOperatorAction(tx.manager, by, {
+          action: 'member.role_assigned',
+          gameId: game.gameId,
+          targetId: userId,
+          details: { groupId: group.id, memberId: dto.id, roleId: foundRoleId, expiresAt: expiresAt?.toISOString() ?? null },
+        });
+      }
       this.permissionCache.invalidateOnCommit(tx, group.id);
       tx.emit({ type: 'member.updated', gameId: game.gameId, groupId: group.id, data: { member: dto, changes: ['roles'] } });
       return dto;

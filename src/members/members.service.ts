@@ -134,7 +134,7 @@ export class MembersService {
     return toPage(rows, limit, (r) => toMemberDto(r), (r: MemberRow) => encodeKeyset(scope, r.joinedAt, r.id));
   }
 
-  async getInGroup(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
+  async getInGroup(game: Pick<GameContext, 'gameId'>, groupId: string, userId: string): Promise<MemberDto> {
     const { member } = await this.requireMember(this.readDb.ds.manager, game, groupId, userId, false);
     return toMemberDto(member);
   }
@@ -187,7 +187,7 @@ export class MembersService {
   }
 
   /** The group (locked for writers), then the member; a missing identity or row is the same 404. */
-  private async requireMember(m: EntityManager, game: GameContext, groupId: string, userId: string, lock: boolean) {
+  private async requireMember(m: EntityManager, game: Pick<GameContext, 'gameId'>, groupId: string, userId: string, lock: boolean) {
     const { group, alongside } = await this.lookup.liveWithUser(m, game.gameId, groupId, userId, { lock, with: memberAlongside() });
     if (!alongside) throw ApiError.notFound('member');
     return { group, member: alongsideMember<MemberRow>(alongside) };

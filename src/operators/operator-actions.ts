@@ -16,6 +16,7 @@ export const OPERATOR_AUDIT_ACTIONS = [
   'erasures.applied',
   'ledger.applied',
   'member.kicked',
+  'member.role_assigned',
   'group.ban_added',
   'group.ban_removed',
   'game.ban_added',

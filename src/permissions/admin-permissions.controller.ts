@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { GamesService } from '../games/games.service';
+import { EffectivePermissionsDto } from './dto/effective-permissions.dto';
 import { CatalogDto, PermissionCheckQueryDto, PermissionCheckResultDto } from './dto/permission.dto';
 import type { PermissionCheckResult } from './permission-resolver';
 import { PermissionsService } from './permissions.service';
@@ -35,5 +36,27 @@ export class AdminPermissionsController {
   async check(@Param('gameId') gameId: string, @Query() q: PermissionCheckQueryDto): Promise<PermissionCheckResult> {
     await this.games.requireGame(gameId);
     return this.permissions.check(gameId, q.userId, q.groupId, q.permission);
+  }
+}
+
+/** A member's effective permissions for an operator (the console's member page). */
+@ApiTags('admin: permissions')
+@ApiBearerAuth('adminToken')
+@AdminRoute()
+@Controller('v1/admin/games/:gameId/groups/:groupId/members/:userId/permissions')
+export class AdminMemberPermissionsController {
+  constructor(
+    private readonly permissions: PermissionsService,
+    private readonly games: GamesService,
+  ) {}
+
+  @Get()
+  @MinRole('viewer')
+  @ApiOperation({ operationId: 'adminGetEffectivePermissions', summary: 'Every key a user is allowed in a group now, as GET /v1/groups/{id}/members/{userId}/permissions answers' })
+  @ApiOkResponse({ type: EffectivePermissionsDto })
+  @ApiErrors(401, 404)
+  async effective(@Param('gameId') gameId: string, @Param('groupId') groupId: string, @Param('userId') userId: string): Promise<EffectivePermissionsDto> {
+    await this.games.requireGame(gameId);
+    return this.permissions.effective(gameId, groupId, userId);
   }
 }

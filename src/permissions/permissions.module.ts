@@ -2,14 +2,14 @@ import { Module } from '@nestjs/common';
 import { GamesModule } from '../games/games.module';
 import { GroupsCoreModule } from '../groups/groups-core.module';
 import { MembersCoreModule } from '../members/members-core.module';
-import { AdminPermissionsController } from './admin-permissions.controller';
+import { AdminMemberPermissionsController, AdminPermissionsController } from './admin-permissions.controller';
 import { GrantSweeper } from './grant-sweeper';
 import { PermissionsController } from './permissions.controller';
 import { PermissionsService } from './permissions.service';
 
 @Module({
   imports: [GamesModule, GroupsCoreModule, MembersCoreModule],
-  controllers: [PermissionsController, AdminPermissionsController],
+  controllers: [PermissionsController, AdminPermissionsController, AdminMemberPermissionsController],
   providers: [PermissionsService, GrantSweeper],
 })
 export class PermissionsModule {}

@@ -30,6 +30,7 @@ describe('the operator audit covers every admin mutation', () => {
     const group = await t.http.post('/v1/groups').set(game).send({ kind: 'guild', name: 'Watched', visibility: 'public', creatorUserId: 'lead' });
     s.groupId = group.body.id;
     for (const userId of ['kicked', 'banned']) await t.http.post(`/v1/groups/${s.groupId}/join`).set(game).send({ userId });
+    s.roleId = (await t.http.post(`/v1/groups/${s.groupId}/roles`).set(game).send({ name: 'Officer', priority: 1 })).body.id;
     const closed = await t.http.post('/v1/groups').set(game).send({ kind: 'guild', name: 'Closed', visibility: 'invite-only' });
     s.closedId = closed.body.id;
     s.approveId = (await t.http.post(`/v1/groups/${s.closedId}/join-requests`).set(game).send({ userId: 'asker-1' })).body.id;
@@ -51,6 +52,7 @@ describe('the operator audit covers every admin mutation', () => {
     adminRevokeApiKey: ['api_key.revoked', () => ({ method: 'post', url: `${A()}/api-keys/${s.spareKeyId}/revoke` })],
     adminUpdateGameConfig: ['game.config_updated', () => ({ method: 'patch', url: `${A()}/config`, body: { networkId: 'audited-network' } })],
     adminLinkIdentity: ['identity.linked', () => ({ method: 'put', url: `${A()}/users/traveller-here`, body: { svcUserId: s.travellerId } })],
+    adminAssignMemberRole: ['member.role_assigned', () => ({ method: 'post', url: `${A()}/groups/${s.groupId}/members/lead/roles/${s.roleId}`, body: { expiresIn: '7d' } })],
     adminKickMember: ['member.kicked', () => ({ method: 'post', url: `${A()}/groups/${s.groupId}/members/kicked/kick`, body: { reason: 'spam' } })],
     adminBanFromGroup: ['group.ban_added', () => ({ method: 'post', url: `${A()}/groups/${s.groupId}/bans`, body: { userId: 'banned' } })],
     adminUnbanFromGroup: ['group.ban_removed', () => ({ method: 'delete', url: `${A()}/groups/${s.groupId}/bans/banned` })],
