@@ -15,6 +15,7 @@ export const ACTIONS = {
   mintKey: { role: 'admin', method: 'POST', path: '/v1/admin/games/{gameId}/api-keys' },
   revokeKey: { role: 'admin', method: 'POST', path: '/v1/admin/games/{gameId}/api-keys/{keyId}/revoke' },
   eraseUser: { role: 'moderator', method: 'DELETE', path: '/v1/admin/games/{gameId}/users/{externalUserId}' },
+  assignRole: { role: 'moderator', method: 'POST', path: '/v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/roles/{roleId}' },
   kickMember: { role: 'moderator', method: 'POST', path: '/v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/kick' },
   banFromGroup: { role: 'moderator', method: 'POST', path: '/v1/admin/games/{gameId}/groups/{groupId}/bans' },
   unbanFromGroup: { role: 'moderator', method: 'DELETE', path: '/v1/admin/games/{gameId}/groups/{groupId}/bans/{userId}' },

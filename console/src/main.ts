@@ -8,6 +8,7 @@ import { gamesPage } from './pages/games';
 import { groupPage } from './pages/group';
 import { groupsPage } from './pages/groups';
 import { livePage } from './pages/live';
+import { memberPage } from './pages/member';
 import { operatorAuditPage } from './pages/operator-audit';
 import { operatorsPage } from './pages/operators';
 import { signInPage } from './pages/sign-in';
@@ -49,6 +50,8 @@ function pageFor(route: Route): { page: Page; params: Record<string, string>; se
   if (top) return { page: top[2], params: {}, top: root };
   if (root !== 'games') return null;
   if (!gameId) return { page: gamesPage, params: {} };
+  const [, , , , sub, memberId] = route.path;
+  if (segment === 'groups' && id && sub === 'members' && memberId) return { page: memberPage, params: { gameId, groupId: id, userId: memberId }, section: 'groups' };
   if (segment === 'groups' && id) return { page: groupPage, params: { gameId, groupId: id }, section: 'groups' };
   // A user's page (not in the navigation): reached from members, bans, audit entries and Find a user.
   if (segment === 'users') return { page: userPage, params: { gameId, ...(id ? { userId: id } : {}) }, section: 'users' };

@@ -21,6 +21,9 @@ export interface CursorPage<T> {
   nextCursor: string | null;
 }
 export type Member = Schemas['AdminMemberDto'];
+/** A member as the game routes show it (its role assignments with their expiry), and what it may do. */
+export type GroupMember = Schemas['MemberDto'];
+export type EffectivePermissions = Schemas['EffectivePermissionsDto'];
 export type Role = Schemas['RoleDto'];
 export type Ban = Schemas['BanDto'];
 /** A user's page in a game (GET /v1/admin/games/:gameId/users/:externalUserId). */

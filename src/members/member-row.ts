@@ -19,9 +19,7 @@ export interface MemberRow {
   joinedAt: Date;
   leftAt: Date | null;
   bannedUntil: Date | null;
-  /** Ids of the roles assigned, in assignment order; an assignment past its expiry is gone already. */
-  roles: string[];
-  /** The same assignments with their expiry. */
+  /** The roles assigned with their expiry, in assignment order; an assignment past its expiry is gone already. */
   roleGrants: RoleGrant[];
 }
 
@@ -37,14 +35,14 @@ export const MEMBER_SCALAR_COLUMNS = `m.id, m.group_id AS "groupId", m.user_id A
   m.joined_at AS "joinedAt", m.left_at AS "leftAt", m.banned_until AS "bannedUntil"`;
 
 /**
- * `roles` and `roleGrants` of the assignments `a` (role_id, created_at, expires_at) of `from`
- * that `where` keeps and are in force, in assignment order: an assignment past its expiry counts
- * as removed before the sweeper removes it.
+ * `roleGrants` of the assignments `a` (role_id, created_at, expires_at) of `from` that `where`
+ * keeps and are in force, in assignment order: an assignment past its expiry counts as removed
+ * before the sweeper removes it. One read of the assignments gives both `roles` and `roleGrants`
+ * (member-view.ts).
  */
 export function roleColumns(from: string, where: string): string {
-  const live = `FROM ${from} WHERE ${where} AND ${liveGrant('a')}`;
-  return `ARRAY(SELECT a.role_id::text ${live} ORDER BY a.created_at, a.role_id) AS roles,
-  coalesce((SELECT jsonb_agg(jsonb_build_object('roleId', a.role_id, 'expiresAt', ${isoSql('a.expires_at')}) ORDER BY a.created_at, a.role_id) ${live}), '[]') AS "roleGrants"`;
+  return `coalesce((SELECT jsonb_agg(jsonb_build_object('roleId', a.role_id, 'expiresAt', ${isoSql('a.expires_at')}) ORDER BY a.created_at, a.role_id)
+            FROM ${from} WHERE ${where} AND ${liveGrant('a')}), '[]') AS "roleGrants"`;
 }
 
 export const MEMBER_COLUMNS = `${MEMBER_SCALAR_COLUMNS},

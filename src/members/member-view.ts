@@ -9,7 +9,7 @@ export function toMemberDto(row: MemberRow): MemberDto {
     groupId: row.groupId,
     userId: row.userId,
     status: row.status,
-    roles: row.roles,
+    roles: row.roleGrants.map((g) => g.roleId),
     roleGrants: row.roleGrants,
     metadata: row.metadata,
     notesPublic: row.notesPublic,

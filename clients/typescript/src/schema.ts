@@ -499,10 +499,44 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Assign a role of the group to a member (idempotent) */
+        /** Assign a role of the group to a member (idempotent), for good or until an expiry; assigning again replaces the expiry */
         post: operations["assignMemberRole"];
         /** Remove a role from a member (idempotent) */
         delete: operations["removeMemberRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/groups/{groupId}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The member row of a user in a group, whatever its status, as GET /v1/groups/{id}/members/{userId} answers it */
+        get: operations["adminGetGroupMember"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/roles/{roleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Assign a role to a member, for good or until an expiry, as POST /v1/groups/{id}/members/{userId}/roles/{roleId} does */
+        post: operations["adminAssignMemberRole"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -874,6 +908,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/permissions/check-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Up to 100 permission checks from one snapshot, each answered as the single check; a group not found is an error in its place */
+        post: operations["checkPermissionBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/groups/{id}/members/{userId}/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every key a user is allowed in a group now, with the grant that decides each (role or override) and its expiry */
+        get: operations["getEffectivePermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The groups in which a user is allowed a key now, latest membership first, each once; every page full but the last */
+        get: operations["listGroupsAllowing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/groups/{id}/members/{userId}/permissions/{permission}": {
         parameters: {
             query?: never;
@@ -883,7 +968,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a member permission override (body optional: allowed defaults to true) */
+        /** Set a member permission override (body optional: allowed defaults to true), for good or until an expiry; setting it again replaces the expiry */
         post: operations["setPermissionOverride"];
         /** Clear a member permission override (idempotent) */
         delete: operations["clearPermissionOverride"];
@@ -918,6 +1003,23 @@ export interface paths {
         };
         /** The permission check of the game route, scoped to the path game */
         get: operations["adminCheckPermission"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every key a user is allowed in a group now, as GET /v1/groups/{id}/members/{userId}/permissions answers */
+        get: operations["adminGetEffectivePermissions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2399,6 +2501,14 @@ export interface components {
             /** @description required when the group has a passcode */
             passcode?: string | null;
         };
+        RoleGrantDto: {
+            roleId: string;
+            /**
+             * Format: date-time
+             * @description when the assignment ends; null: permanent
+             */
+            expiresAt: string | null;
+        };
         MemberDto: {
             id: string;
             groupId: string;
@@ -2411,6 +2521,8 @@ export interface components {
             status: "active" | "invited" | "left" | "kicked" | "banned";
             /** @description ids of the roles assigned */
             roles: string[];
+            /** @description the same assignments, in the same order, each with its expiry */
+            roleGrants: components["schemas"]["RoleGrantDto"][];
             metadata: {
                 [key: string]: unknown;
             };
@@ -2448,6 +2560,18 @@ export interface components {
             };
             notesPublic?: string | null;
             notesPrivate?: string | null;
+        };
+        GrantExpiryDto: {
+            /**
+             * @description how long the grant lasts: a positive integer then s, m, h or d, at most 365d; not with expiresAt
+             * @example 7d
+             */
+            expiresIn?: string | null;
+            /**
+             * Format: date-time
+             * @description when the grant ends: an ISO 8601 timestamp in the future, at most 365 days ahead; not with expiresIn
+             */
+            expiresAt?: string | null;
         };
         CreateInvitationDto: {
             /** @description external user id; omit for an open code */
@@ -2681,7 +2805,66 @@ export interface components {
             /** @description only when source is role: the highest-priority granting role */
             viaRoleId?: string;
         };
+        BatchCheckItemDto: {
+            /** @description external user id */
+            userId: string;
+            groupId: string;
+            permission: string;
+        };
+        CheckBatchDto: {
+            checks: components["schemas"]["BatchCheckItemDto"][];
+        };
+        BatchCheckErrorDto: {
+            /** @enum {string} */
+            code: "not_found";
+            message: string;
+        };
+        BatchCheckResultDto: {
+            allowed?: boolean;
+            /** @enum {string} */
+            source?: "none" | "default" | "role" | "override";
+            /** @description only when source is role: the highest-priority granting role */
+            viaRoleId?: string;
+            /** @description in place of the answer when the group is not found */
+            error?: components["schemas"]["BatchCheckErrorDto"];
+        };
+        CheckBatchResponseDto: {
+            /** @description one per check, in the order of the request */
+            results: components["schemas"]["BatchCheckResultDto"][];
+        };
+        EffectivePermissionDto: {
+            permission: string;
+            /**
+             * @description what grants it, as the check would say
+             * @enum {string}
+             */
+            source: "role" | "override";
+            /** @description the highest-priority granting role when source is role; null for an override */
+            viaRoleId: string | null;
+            /**
+             * Format: date-time
+             * @description when the deciding grant ends; null: permanent
+             */
+            expiresAt: string | null;
+        };
+        EffectivePermissionsDto: {
+            /** @description the external user id */
+            userId: string;
+            groupId: string;
+            /** @description every key allowed now, ascending; empty when the user is not an active member */
+            permissions: components["schemas"]["EffectivePermissionDto"][];
+        };
         SetOverrideDto: {
+            /**
+             * @description how long the grant lasts: a positive integer then s, m, h or d, at most 365d; not with expiresAt
+             * @example 7d
+             */
+            expiresIn?: string | null;
+            /**
+             * Format: date-time
+             * @description when the grant ends: an ISO 8601 timestamp in the future, at most 365 days ahead; not with expiresIn
+             */
+            expiresAt?: string | null;
             /**
              * @description true grants, false denies; wins over roles both ways
              * @default true
@@ -2692,6 +2875,11 @@ export interface components {
             memberId: string;
             permission: string;
             allowed: boolean;
+            /**
+             * Format: date-time
+             * @description when the override ends; null: permanent
+             */
+            expiresAt: string | null;
         };
         CatalogEntryDto: {
             permission: string;
@@ -3046,6 +3234,8 @@ export interface components {
             status: "active" | "invited" | "left" | "kicked" | "banned";
             /** @description ids of the roles assigned */
             roles: string[];
+            /** @description the same assignments, in the same order, each with its expiry */
+            roleGrants: components["schemas"]["RoleGrantDto"][];
             metadata: {
                 [key: string]: unknown;
             };
@@ -8750,6 +8940,12 @@ export interface operations {
                      *       "roles": [
                      *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
                      *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
                      *       "metadata": {
                      *         "region": "eu-west"
                      *       },
@@ -8991,6 +9187,12 @@ export interface operations {
                      *       "status": "active",
                      *       "roles": [
                      *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
                      *       ],
                      *       "metadata": {
                      *         "region": "eu-west"
@@ -9236,6 +9438,12 @@ export interface operations {
                      *       "roles": [
                      *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
                      *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
                      *       "metadata": {
                      *         "region": "eu-west"
                      *       },
@@ -9452,6 +9660,8 @@ export interface operations {
                 cursor?: string;
                 /** @description only members in this status; invited matches no member Guildhall made, since it never sets that status */
                 status?: "active" | "invited" | "left" | "kicked" | "banned" | "all";
+                /** @description only the active members allowed this key now, as the permission check answers (EXTENSIONS X8) */
+                permission?: string;
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
@@ -9480,6 +9690,12 @@ export interface operations {
                      *           "status": "active",
                      *           "roles": [
                      *             "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *           ],
+                     *           "roleGrants": [
+                     *             {
+                     *               "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *               "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *             }
                      *           ],
                      *           "metadata": {
                      *             "region": "eu-west"
@@ -9646,6 +9862,12 @@ export interface operations {
                      *       "status": "active",
                      *       "roles": [
                      *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
                      *       ],
                      *       "metadata": {
                      *         "region": "eu-west"
@@ -9817,6 +10039,12 @@ export interface operations {
                      *       "status": "active",
                      *       "roles": [
                      *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
                      *       ],
                      *       "metadata": {
                      *         "region": "eu-west"
@@ -10034,6 +10262,12 @@ export interface operations {
                      *       "roles": [
                      *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
                      *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
                      *       "metadata": {
                      *         "region": "eu-west"
                      *       },
@@ -10197,6 +10431,12 @@ export interface operations {
                      *         "roles": [
                      *           "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
                      *         ],
+                     *         "roleGrants": [
+                     *           {
+                     *             "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
                      *         "metadata": {
                      *           "region": "eu-west"
                      *         },
@@ -10321,6 +10561,238 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description may be omitted: the assignment is then permanent */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "expiresIn": "7d"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GrantExpiryDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *       "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *       "userId": "player-1842",
+                     *       "status": "active",
+                     *       "roles": [
+                     *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "metadata": {
+                     *         "region": "eu-west"
+                     *       },
+                     *       "notesPublic": "Raid lead on Tuesdays",
+                     *       "notesPrivate": "Raid lead on Tuesdays",
+                     *       "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *       "leftAt": "2026-03-14T09:26:53.000Z",
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "role_group_mismatch";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    removeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+                roleId: string;
+            };
+            cookie?: never;
+        };
         requestBody?: never;
         responses: {
             200: {
@@ -10337,6 +10809,12 @@ export interface operations {
                      *       "status": "active",
                      *       "roles": [
                      *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
                      *       ],
                      *       "metadata": {
                      *         "region": "eu-west"
@@ -10488,18 +10966,174 @@ export interface operations {
             };
         };
     };
-    removeMemberRole: {
+    adminGetGroupMember: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                gameId: string;
+                groupId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *       "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *       "userId": "player-1842",
+                     *       "status": "active",
+                     *       "roles": [
+                     *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "metadata": {
+                     *         "region": "eu-west"
+                     *       },
+                     *       "notesPublic": "Raid lead on Tuesdays",
+                     *       "notesPrivate": "Raid lead on Tuesdays",
+                     *       "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *       "leftAt": "2026-03-14T09:26:53.000Z",
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberDto"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminAssignMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+                groupId: string;
                 userId: string;
                 roleId: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description may be omitted: the assignment is then permanent */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "expiresIn": "7d"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GrantExpiryDto"];
+            };
+        };
         responses: {
             200: {
                 headers: {
@@ -10515,6 +11149,12 @@ export interface operations {
                      *       "status": "active",
                      *       "roles": [
                      *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
                      *       ],
                      *       "metadata": {
                      *         "region": "eu-west"
@@ -10556,14 +11196,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "invalid_api_key",
+                     *       "code": "invalid_admin_token",
                      *       "status": 401,
-                     *       "message": "missing or invalid API key"
+                     *       "message": "missing or invalid admin token"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
-                        code?: "invalid_api_key";
+                        code?: "invalid_admin_token";
                     };
                 };
             };
@@ -10577,7 +11217,7 @@ export interface operations {
                      * @example {
                      *       "code": "permission_denied",
                      *       "status": 403,
-                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *       "message": "this group is invite-only: an invitation is required to join it"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
@@ -10602,6 +11242,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
                     };
                 };
             };
@@ -10703,6 +11381,12 @@ export interface operations {
                      *       "status": "active",
                      *       "roles": [
                      *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
                      *       ],
                      *       "metadata": {
                      *         "region": "eu-west"
@@ -11834,6 +12518,12 @@ export interface operations {
                      *       "status": "active",
                      *       "roles": [
                      *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
                      *       ],
                      *       "metadata": {
                      *         "region": "eu-west"
@@ -13037,6 +13727,12 @@ export interface operations {
                      *         "roles": [
                      *           "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
                      *         ],
+                     *         "roleGrants": [
+                     *           {
+                     *             "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *           }
+                     *         ],
                      *         "metadata": {
                      *           "region": "eu-west"
                      *         },
@@ -13875,6 +14571,12 @@ export interface operations {
                      *         "status": "active",
                      *         "roles": [
                      *           "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *         ],
+                     *         "roleGrants": [
+                     *           {
+                     *             "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *           }
                      *         ],
                      *         "metadata": {
                      *           "region": "eu-west"
@@ -15867,6 +16569,504 @@ export interface operations {
             };
         };
     };
+    checkPermissionBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "checks": [
+                 *         {
+                 *           "userId": "player-1842",
+                 *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                 *           "permission": "chat.send"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CheckBatchDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "allowed": true,
+                     *           "source": "none",
+                     *           "viaRoleId": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "error": {
+                     *             "code": "not_found",
+                     *             "message": "Welcome aboard"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CheckBatchResponseDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getEffectivePermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "player-1842",
+                     *       "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *       "permissions": [
+                     *         {
+                     *           "permission": "chat.send",
+                     *           "source": "role",
+                     *           "viaRoleId": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EffectivePermissionsDto"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listGroupsAllowing: {
+        parameters: {
+            query: {
+                /** @description page size, from 1 to the page cap (SVC_MAX_PAGE_SIZE) */
+                limit?: number;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+                /** @description the key the user must be allowed */
+                permission: string;
+                /** @description only groups of this kind */
+                kind?: string;
+            };
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "kind": "guild",
+                     *           "name": "Night Watch",
+                     *           "visibility": "public",
+                     *           "metadata": {
+                     *             "region": "eu-west"
+                     *           },
+                     *           "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "tags": [
+                     *             "lang:en",
+                     *             "casual"
+                     *           ],
+                     *           "maxMembers": 3,
+                     *           "ownerUserId": "player-2077",
+                     *           "memberCount": 3,
+                     *           "hasPasscode": true,
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "updatedAt": "2026-03-14T09:26:53.000Z",
+                     *           "softDeletedAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["GroupDto"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     setPermissionOverride: {
         parameters: {
             query?: never;
@@ -15878,12 +17078,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description may be omitted: the override then grants (allowed true) */
+        /** @description may be omitted: the override then grants (allowed true), for good */
         requestBody?: {
             content: {
                 /**
                  * @example {
-                 *       "allowed": true
+                 *       "expiresIn": "7d"
                  *     }
                  */
                 "application/json": components["schemas"]["SetOverrideDto"];
@@ -15900,7 +17100,8 @@ export interface operations {
                      * @example {
                      *       "memberId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *       "permission": "chat.send",
-                     *       "allowed": true
+                     *       "allowed": true,
+                     *       "expiresAt": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["OverrideDto"];
@@ -16414,6 +17615,140 @@ export interface operations {
                         /** @enum {string} */
                         code?: "bad_request";
                     };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminGetEffectivePermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+                groupId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "player-1842",
+                     *       "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *       "permissions": [
+                     *         {
+                     *           "permission": "chat.send",
+                     *           "source": "role",
+                     *           "viaRoleId": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EffectivePermissionsDto"];
                 };
             };
             /** @description Missing or invalid credential */
@@ -17329,6 +18664,12 @@ export interface operations {
                      *       "roles": [
                      *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
                      *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
                      *       "metadata": {
                      *         "region": "eu-west"
                      *       },
@@ -17562,6 +18903,12 @@ export interface operations {
                      *       "status": "active",
                      *       "roles": [
                      *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
                      *       ],
                      *       "metadata": {
                      *         "region": "eu-west"
@@ -18247,6 +19594,12 @@ export interface operations {
                      *       "status": "active",
                      *       "roles": [
                      *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
                      *       ],
                      *       "metadata": {
                      *         "region": "eu-west"
@@ -22913,6 +24266,12 @@ export interface operations {
                      *           "roles": [
                      *             "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
                      *           ],
+                     *           "roleGrants": [
+                     *             {
+                     *               "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *               "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *             }
+                     *           ],
                      *           "metadata": {
                      *             "region": "eu-west"
                      *           },
@@ -22931,7 +24290,8 @@ export interface operations {
                      *             {
                      *               "memberId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *               "permission": "chat.send",
-                     *               "allowed": true
+                     *               "allowed": true,
+                     *               "expiresAt": "2026-03-14T09:26:53.000Z"
                      *             }
                      *           ]
                      *         }
@@ -22990,6 +24350,12 @@ export interface operations {
                      *             "status": "active",
                      *             "roles": [
                      *               "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *             ],
+                     *             "roleGrants": [
+                     *               {
+                     *                 "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *                 "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *               }
                      *             ],
                      *             "metadata": {
                      *               "region": "eu-west"
@@ -23265,6 +24631,12 @@ export interface operations {
                      *           "roles": [
                      *             "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
                      *           ],
+                     *           "roleGrants": [
+                     *             {
+                     *               "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *               "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *             }
+                     *           ],
                      *           "metadata": {
                      *             "region": "eu-west"
                      *           },
@@ -23283,7 +24655,8 @@ export interface operations {
                      *             {
                      *               "memberId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *               "permission": "chat.send",
-                     *               "allowed": true
+                     *               "allowed": true,
+                     *               "expiresAt": "2026-03-14T09:26:53.000Z"
                      *             }
                      *           ]
                      *         }
@@ -23342,6 +24715,12 @@ export interface operations {
                      *             "status": "active",
                      *             "roles": [
                      *               "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *             ],
+                     *             "roleGrants": [
+                     *               {
+                     *                 "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *                 "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *               }
                      *             ],
                      *             "metadata": {
                      *               "region": "eu-west"
@@ -23667,6 +25046,12 @@ export interface operations {
                      *           "roles": [
                      *             "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
                      *           ],
+                     *           "roleGrants": [
+                     *             {
+                     *               "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *               "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *             }
+                     *           ],
                      *           "metadata": {
                      *             "region": "eu-west"
                      *           },
@@ -23685,7 +25070,8 @@ export interface operations {
                      *             {
                      *               "memberId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *               "permission": "chat.send",
-                     *               "allowed": true
+                     *               "allowed": true,
+                     *               "expiresAt": "2026-03-14T09:26:53.000Z"
                      *             }
                      *           ]
                      *         }
@@ -23744,6 +25130,12 @@ export interface operations {
                      *             "status": "active",
                      *             "roles": [
                      *               "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *             ],
+                     *             "roleGrants": [
+                     *               {
+                     *                 "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *                 "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *               }
                      *             ],
                      *             "metadata": {
                      *               "region": "eu-west"
@@ -24021,6 +25413,12 @@ export interface operations {
                      *           "roles": [
                      *             "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
                      *           ],
+                     *           "roleGrants": [
+                     *             {
+                     *               "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *               "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *             }
+                     *           ],
                      *           "metadata": {
                      *             "region": "eu-west"
                      *           },
@@ -24039,7 +25437,8 @@ export interface operations {
                      *             {
                      *               "memberId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *               "permission": "chat.send",
-                     *               "allowed": true
+                     *               "allowed": true,
+                     *               "expiresAt": "2026-03-14T09:26:53.000Z"
                      *             }
                      *           ]
                      *         }
@@ -24098,6 +25497,12 @@ export interface operations {
                      *             "status": "active",
                      *             "roles": [
                      *               "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *             ],
+                     *             "roleGrants": [
+                     *               {
+                     *                 "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *                 "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *               }
                      *             ],
                      *             "metadata": {
                      *               "region": "eu-west"

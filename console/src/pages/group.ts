@@ -7,6 +7,7 @@ import type { AuditEntry, CursorPage, Group, Member, OffsetPage, Role } from '..
 import { badge, cursorPager, empty, errorBox, idCode, labelled, load, offsetPager, pageHeader, select, table, type Column } from '../ui';
 import { auditEntries } from './audit-entries';
 import { anyMemberAction, banUserButton, deleteButton, joinRequests, memberActions, restorePanel, type GroupScope } from './group-moderation';
+import { memberHref } from './member';
 import { memberStatus, userHref } from './user';
 
 const MEMBERS_PAGE = 25;
@@ -119,6 +120,7 @@ async function members(scope: GroupScope, route: PageContext['route'], status: s
         cell: memberStatus,
       },
       { label: 'Roles', cell: (m) => (m.roles.length ? m.roles.map((r) => badge(r.name)) : '—') },
+      { label: 'Permissions', cell: (m) => h('a', { href: memberHref(gameId, scope.groupId, m.externalUserId), 'aria-label': `Permissions of ${m.externalUserId}` }, 'Permissions') },
       { label: 'Joined', cell: (m) => when(m.joinedAt) },
       { label: 'Left', cell: (m) => when(m.leftAt) },
       ...(anyMemberAction() ? [{ label: 'Actions', cell: (m: Member) => memberActions(scope, m) } satisfies Column<Member>] : []),
