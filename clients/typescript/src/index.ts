@@ -1,3 +1,4 @@
+export { checkPermissions, CHECKS_PER_REQUEST, type PermissionCheck, type PermissionCheckAnswer } from './check-permissions.js';
 export { createGuildhallClient, type GuildhallClient, type GuildhallClientOptions } from './client.js';
 export { CONSISTENCY_HEADER, ConsistencyTracker } from './consistency.js';
 export { GuildhallError, type ErrorCode } from './errors.js';

@@ -14,7 +14,7 @@ const run = promisify(execFile);
 const pkg = join(__dirname, '..');
 const node = (args: string[]) => run(process.execPath, args, { cwd: pkg });
 
-const EXPORTS = ['CONSISTENCY_HEADER', 'ConsistencyTracker', 'GuildhallError', 'WebhookVerificationError', 'createGuildhallClient', 'followFeed', 'paginate', 'verifyWebhook'];
+const EXPORTS = ['CHECKS_PER_REQUEST', 'CONSISTENCY_HEADER', 'ConsistencyTracker', 'GuildhallError', 'WebhookVerificationError', 'checkPermissions', 'createGuildhallClient', 'followFeed', 'paginate', 'verifyWebhook'];
 
 /** Given `m` (the package), `resolved` and `createHmac`: prints the exports and whether they work. */
 const CHECK = `
