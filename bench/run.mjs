@@ -26,7 +26,7 @@
 // Environment (all optional): DATABASE_URL; BENCH_DURATION (s, default 10); BENCH_WARMUP (s,
 // default 3); BENCH_CONNECTIONS (default 50); BENCH_SCALE (dataset scale, default 1: try the suite
 // quickly with 0.1; the targets are judged at 1 only); BENCH_ONLY (a regular expression over the
-// scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
+// scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, permBatch, permEffective, permGroups, permMembers, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
 // joinLeaveHot, groupCreate, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
 // friendRequest, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, suggestionsCold, relationship,
 // auditFirst, auditDeep, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, erasure, export, observability — to measure only those while working on one: such a
@@ -55,6 +55,7 @@ import { measureHttp, stopLoad } from './lib/load.mjs';
 import { explain, mainStatement } from './lib/plans.mjs';
 import { migrate, openDatabase } from './lib/postgres.mjs';
 import { freePort, isRunning, loadAverage, log, procMb, sleep, startNode, stopNode, waitHttp } from './lib/processes.mjs';
+import { permissionScenarios } from './lib/permission-scenarios.mjs';
 import { readScenarios } from './lib/read-scenarios.mjs';
 import { missingPostgres15, replicaClusters } from './lib/replica.mjs';
 import { startReplicaReads } from './lib/replica-reads.mjs';
@@ -405,10 +406,13 @@ async function main() {
   // right after, on a second server reading from a standby taken now (bench/lib/replica-reads.mjs).
   const reads = await readScenarios({ api, call, q, sizes, key, adminToken: ADMIN_TOKEN, wanted });
   const pageParams = { ...reads.pageParams, permMiss: { gameId: GAME_ID, groupId: G0, userId: permUser } };
-  const readRows = reads.rowsFor(base).filter((row) => wanted(row.key));
+  const permissionKeys = ['permBatch', 'permEffective', 'permGroups', 'permMembers'];
+  const permissions = permissionKeys.some(wanted) ? await permissionScenarios({ api, q, key, G0 }) : null;
+  const rowsFor = (at) => [...(permissions?.rowsFor(at) ?? []), ...reads.rowsFor(at)];
+  const readRows = rowsFor(base).filter((row) => wanted(row.key));
   const replicaReads =
     REPLICA && readRows.length
-      ? await startReplicaReads({ primary: started.clusters, db, serverArgs, rowsFor: reads.rowsFor, measureOpts: opts(serverPid), started })
+      ? await startReplicaReads({ primary: started.clusters, db, serverArgs, rowsFor, measureOpts: opts(serverPid), started })
       : null;
   for (const row of readRows) {
     await measure(row.key, row.name, row.target, serverPid, replicaReads?.standbyOpts);

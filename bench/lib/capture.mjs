@@ -184,12 +184,12 @@ async function startRelay(dbUrl) {
   };
 }
 
-/** The request a row's target (as measureHttp takes it) sends next: `{ path, headers }`. */
+/** The request a row's target (as measureHttp takes it) sends next: `{ method, path, headers, body }`. */
 function nextRequest(target) {
-  const setup = target.requests?.[0]?.setupRequest;
+  const first = target.requests?.[0];
   const url = new URL(target.url);
-  const path = setup ? setup({ path: '/', headers: {} }).path : `${url.pathname}${url.search}`;
-  return { path, headers: target.headers ?? {} };
+  const req = first?.setupRequest ? first.setupRequest({ method: first.method ?? 'GET', path: '/', headers: {} }) : { method: first?.method ?? 'GET', path: `${url.pathname}${url.search}` };
+  return { method: req.method ?? 'GET', path: req.path, headers: { ...(target.headers ?? {}), ...(req.headers ?? {}) }, body: req.body };
 }
 
 /**
@@ -214,10 +214,10 @@ export async function startCaptureServer({ dbUrl, serverArgs, typeName }) {
     await stop();
     throw err;
   }
-  const send = async ({ path, headers }) => {
-    const r = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
+  const send = async ({ method, path, headers, body }) => {
+    const r = await fetch(`${base}${path}`, { method, headers, body, signal: AbortSignal.timeout(10_000) });
     const text = await r.text();
-    if (r.status !== 200) throw new Error(`capture server: GET ${path}: ${r.status} ${text.slice(0, 300)}`);
+    if (r.status !== 200) throw new Error(`capture server: ${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
   };
   // Statements run during `fn()`, as [from, to) in the stream being recorded.
   const during = async (fn) => {

@@ -75,14 +75,14 @@ export function renderReport(ctx) {
       int(c.tps), ms(c.p50), ms(c.p99), '—', int(c.failed), '—', `— / ${pct(c.cpu?.postgres)} / —`, `— / ${cpuMs(c.cpu?.postgres, c.tps)} / —`,
       '1.00 × its SQL (the ceiling of the row below)', '—', '—',
     ]);
-  const read = (k, first, minRps) => {
+  const read = (k, first, minRps, p99 = READ_P99_MS) => {
     const res = r[k];
     if (!res) return;
     const c = res.ceiling;
     if (c) sqlAloneRow(c, `the statements ${int(c.requests)} of the row's requests sent (${c.statementsPerRequest.toFixed(1)} a request; ${c.scripts} distinct sets, captured from a server's connections)`);
     const vsSql = c ? res.rps / c.tps : NaN;
-    let ok = res.p99 <= READ_P99_MS && res.errors === 0 && (!c || vsSql >= SQL_ALONE_SHARE);
-    let target = `p99 ≤ ${READ_P99_MS} ms; ≥ ${SQL_ALONE_SHARE.toFixed(2)} × its SQL alone`;
+    let ok = res.p99 <= p99 && res.errors === 0 && (!c || vsSql >= SQL_ALONE_SHARE);
+    let target = `p99 ≤ ${p99} ms; ≥ ${SQL_ALONE_SHARE.toFixed(2)} × its SQL alone`;
     if (minRps) {
       ok &&= res.rps >= minRps;
       target = `≥ ${int(minRps)} req/s, ${target}`;
@@ -159,6 +159,11 @@ export function renderReport(ctx) {
     ok: hit.rps / framework >= 0.9 && hit.p99 <= 10 && hit.errors === 0,
   });
   read('permMiss');
+  // EXTENSIONS X8: a batch of 100 checks within 25 ms, each list within the reads' 50 ms.
+  read('permBatch', undefined, undefined, 25);
+  read('permEffective');
+  read('permGroups');
+  read('permMembers');
   const jl = r.joinLeave;
   read('groupsFirst');
   read('groupsDeep', 'groupsFirst');
