@@ -261,3 +261,15 @@ describe('PermissionCache lookups (for the metrics)', () => {
     expect(sut.lookups).toEqual({ hit: 1, miss: 3 });
   });
 });
+
+describe('PermissionCache and grants that expire', () => {
+  it('serves an answer until the expiry of the grant that decided it, when that comes before the TTL', () => {
+    const listener = { subscribe: () => undefined } as unknown as PgListener;
+    const sut = new PermissionCache(listener, { instanceId: SELF } as unknown as EventBus);
+    sut.set(G1, 'a', ROLE_ANSWER, sut.generation(G1), T0, T0 + 1000);
+    expect(sut.get(G1, 'a', T0 + 999)).toEqual(ROLE_ANSWER);
+    expect(sut.get(G1, 'a', T0 + 1000)).toBeUndefined();
+    sut.set(G1, 'b', ROLE_ANSWER, sut.generation(G1), T0, T0 + PERMISSION_TTL_MS * 2);
+    expect(sut.get(G1, 'b', T0 + PERMISSION_TTL_MS)).toBeUndefined();
+  });
+});

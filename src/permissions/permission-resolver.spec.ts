@@ -1,4 +1,4 @@
-import { resolvePermission, type PermissionCheckResult, type PermissionFacts } from './permission-resolver';
+import { resolveGrant, resolvePermission, type PermissionCheckResult, type PermissionFacts } from './permission-resolver';
 
 /**
  * SPEC §4 Permission check resolution order, DECISIONS §1: (1) none unless the member is active,
@@ -45,5 +45,24 @@ describe('resolvePermission', () => {
       source: 'role',
       viaRoleId: other,
     });
+  });
+});
+
+describe('resolveGrant: when the answer may change by itself', () => {
+  const soon = new Date('2030-01-01T00:00:00.000Z');
+  const later = new Date('2030-06-01T00:00:00.000Z');
+
+  it('is the expiry of the override when the override decides', () => {
+    expect(resolveGrant({ activeMember: true, override: false, overrideExpiresAt: soon, grantingRoleId: ROLE, grantingRoleExpiresAt: later })).toEqual({ result: OVERRIDE_DENY, expiresAt: soon });
+  });
+
+  it('is the expiry of the granting assignment when a role decides', () => {
+    expect(resolveGrant({ activeMember: true, override: null, grantingRoleId: ROLE, grantingRoleExpiresAt: later })).toEqual({ result: VIA_ROLE, expiresAt: later });
+  });
+
+  it('is none for the default, for a member who is not active, and for permanent grants', () => {
+    expect(resolveGrant({ activeMember: true, override: null, grantingRoleId: null }).expiresAt).toBeNull();
+    expect(resolveGrant({ activeMember: false, override: true, overrideExpiresAt: soon, grantingRoleId: null }).expiresAt).toBeNull();
+    expect(resolveGrant({ activeMember: true, override: true, overrideExpiresAt: null, grantingRoleId: null }).expiresAt).toBeNull();
   });
 });
