@@ -62,7 +62,8 @@ export class MemberRolesService {
         groupId: group.id,
         action: op === 'assign' ? 'member.role.assigned' : 'member.role.removed',
         targetId: userId,
-        payload: { memberId: dto.id, roleId: foundRoleId, ...(op === 'assign' ? { expiresAt: expiresAt?.toISOString() ?? null } : {}) },
+        // An expiry is recorded when there is one: a permanent grant's entry reads as it always has.
+        payload: { memberId: dto.id, roleId: foundRoleId, ...(op === 'assign' && expiresAt ? { expiresAt: expiresAt.toISOString() } : {}) },
       });
       if (by) {
         await recordOperatorAction(tx.manager, by, {

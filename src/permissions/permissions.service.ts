@@ -138,7 +138,8 @@ export class PermissionsService {
           groupId: group.id,
           action: 'permission.override.set',
           targetId: userId,
-          payload: { memberId, permission, allowed, expiresAt: expires },
+          // An expiry is recorded when there is one: a permanent override's entry reads as it always has.
+          payload: { memberId, permission, allowed, ...(expires ? { expiresAt: expires } : {}) },
         });
         this.cache.invalidateOnCommit(tx, group.id);
       }

@@ -214,7 +214,7 @@ describe('X8: asking the permission model', () => {
         `SELECT payload FROM audit_entries WHERE action = 'member.role.assigned' AND payload->>'roleId' = $1 AND target_id = $2 ORDER BY id`,
         [low, userId],
       );
-      expect(audit.map((a) => a.payload.expiresAt)).toEqual([null, expect.any(String), at, null]);
+      expect(audit.map((a) => a.payload.expiresAt)).toEqual([undefined, expect.any(String), at, undefined]);
     });
 
     it('every answer treats a grant as absent from its expiry on, cached answers included, before any sweep', async () => {
