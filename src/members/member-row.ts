@@ -1,9 +1,9 @@
-import { isoSql, liveGrant } from '../permissions/grant-sql';
+import { epochMsSql, liveGrant } from '../permissions/grant-sql';
 
-/** A role assignment in force and when it ends (null: permanent), EXTENSIONS X8. */
+/** A role assignment in force and when it ends (epoch milliseconds; null: permanent), EXTENSIONS X8. */
 export interface RoleGrant {
   roleId: string;
-  expiresAt: string | null;
+  expiresAt: number | null;
 }
 
 /** A members row as the repository reads it; `userId` is the external id (SPEC §2 Member). */
@@ -41,7 +41,7 @@ export const MEMBER_SCALAR_COLUMNS = `m.id, m.group_id AS "groupId", m.user_id A
  * (member-view.ts).
  */
 export function roleColumns(from: string, where: string): string {
-  return `coalesce((SELECT jsonb_agg(jsonb_build_object('roleId', a.role_id, 'expiresAt', ${isoSql('a.expires_at')}) ORDER BY a.created_at, a.role_id)
+  return `coalesce((SELECT jsonb_agg(jsonb_build_object('roleId', a.role_id, 'expiresAt', ${epochMsSql('a.expires_at')}) ORDER BY a.created_at, a.role_id)
             FROM ${from} WHERE ${where} AND ${liveGrant('a')}), '[]') AS "roleGrants"`;
 }
 

@@ -1,4 +1,5 @@
 import { iso, isoNN } from '../common/time';
+import { isoOfEpochMs } from '../permissions/grant-sql';
 import type { MemberDto } from './dto/member.dto';
 import type { MemberRow } from './member-row';
 
@@ -10,7 +11,7 @@ export function toMemberDto(row: MemberRow): MemberDto {
     userId: row.userId,
     status: row.status,
     roles: row.roleGrants.map((g) => g.roleId),
-    roleGrants: row.roleGrants,
+    roleGrants: row.roleGrants.map((g) => ({ roleId: g.roleId, expiresAt: isoOfEpochMs(g.expiresAt) })),
     metadata: row.metadata,
     notesPublic: row.notesPublic,
     notesPrivate: row.notesPrivate,

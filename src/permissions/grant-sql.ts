@@ -19,5 +19,12 @@ export function allowedSql(memberId: string, permission: string): string {
             WHERE mr.member_id = ${memberId} AND ${liveGrant('mr')}))`;
 }
 
-/** An instant as the wire writes it (DECISIONS §18), made in SQL for rows built as JSON. */
-export const isoSql = (expr: string): string => `to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/**
+ * An instant inside a row built as JSON, as epoch milliseconds (exact for timestamptz(3)); made a
+ * wire timestamp by isoOfEpochMs. Not formatted in SQL: a format's colons would read as variables
+ * to pgbench, which replays the service's statements in the bench.
+ */
+export const epochMsSql = (expr: string): string => `floor(extract(epoch FROM ${expr}) * 1000)`;
+
+/** The wire form (DECISIONS §18) of an instant epochMsSql gave. */
+export const isoOfEpochMs = (ms: number | string | null): string | null => (ms === null ? null : new Date(Number(ms)).toISOString());

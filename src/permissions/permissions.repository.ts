@@ -5,7 +5,7 @@ import type { Alongside } from '../groups/groups.repository';
 import { externalKey } from '../identity/identity.repository';
 import { LOOKUP_MEMBER } from '../members/member-row';
 import { GROUP_COLUMNS, type GroupRow } from '../groups/group-row';
-import { allowedSql, isoSql, liveGrant } from './grant-sql';
+import { allowedSql, epochMsSql, liveGrant } from './grant-sql';
 import type { PermissionFacts } from './permission-resolver';
 
 export interface OverrideRow {
@@ -34,7 +34,7 @@ export function overrideSetAlongside(permission: string, allowed: boolean, expir
        SELECT mem.id, ${permissionRef}, ${allowedRef}::boolean, ${expiresRef}::timestamptz FROM mem
        ON CONFLICT (member_id, permission) DO UPDATE SET allowed = EXCLUDED.allowed, expires_at = EXCLUDED.expires_at),
      alongside AS (
-       SELECT mem.id, (SELECT jsonb_build_object('allowed', prev.allowed, 'expiresAt', ${isoSql('prev.expires_at')}) FROM prev) AS previous FROM mem)`;
+       SELECT mem.id, (SELECT jsonb_build_object('allowed', prev.allowed, 'expiresAt', ${epochMsSql('prev.expires_at')}) FROM prev) AS previous FROM mem)`;
   };
 }
 
@@ -43,7 +43,7 @@ export function overrideClearAlongside(permission: string): Alongside {
   return (p) => `${OVERRIDE_MEMBER},
      gone AS (DELETE FROM member_permission_overrides o USING mem WHERE o.member_id = mem.id AND o.permission = ${p(permission)} RETURNING o.allowed, o.expires_at),
      alongside AS (
-       SELECT mem.id, (SELECT jsonb_build_object('allowed', gone.allowed, 'expiresAt', ${isoSql('gone.expires_at')}) FROM gone) AS previous FROM mem)`;
+       SELECT mem.id, (SELECT jsonb_build_object('allowed', gone.allowed, 'expiresAt', ${epochMsSql('gone.expires_at')}) FROM gone) AS previous FROM mem)`;
 }
 
 interface FactsRow {

@@ -20,6 +20,7 @@ import { GroupLookup } from '../groups/group-lookup';
 import type { Alongside } from '../groups/groups.repository';
 import type { CatalogDto, OverrideDto } from './dto/permission.dto';
 import { PermissionCache } from './permission-cache';
+import { isoOfEpochMs } from './grant-sql';
 import { resolveGrant, type PermissionCheckResult, type Resolution } from './permission-resolver';
 import { overrideClearAlongside, overrideSetAlongside, PermissionsRepository } from './permissions.repository';
 
@@ -132,7 +133,7 @@ export class PermissionsService {
       const change = overrideSetAlongside(permission, allowed, expiresAt);
       const { group, memberId, previous } = await this.requireMember(tx.manager, game, groupId, userId, permission, change);
       const expires = iso(expiresAt);
-      if (previous?.allowed !== allowed || previous.expiresAt !== expires) {
+      if (previous?.allowed !== allowed || isoOfEpochMs(previous.expiresAt) !== expires) {
         tx.audit({
           gameId: game.gameId,
           groupId: group.id,
@@ -173,6 +174,6 @@ export class PermissionsService {
     if (permission.length < 1 || permission.length > 128) throw ApiError.badRequest('permission must be 1-128 characters');
     const { group, alongside } = await this.lookup.liveWithUser(m, game.gameId, groupId, userId, { lock: true, with: change });
     if (!alongside) throw ApiError.notFound('member');
-    return { group, memberId: alongside.id as string, previous: alongside.previous as { allowed: boolean; expiresAt: string | null } | null };
+    return { group, memberId: alongside.id as string, previous: alongside.previous as { allowed: boolean; expiresAt: number | null } | null };
   }
 }

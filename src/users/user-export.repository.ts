@@ -11,7 +11,7 @@ import { externalKey } from '../identity/identity.repository';
 import { INVITATION_COLUMNS, INVITATION_GROUP_COLUMNS } from '../invitations/invitation-row';
 import { JOIN_REQUEST_COLUMNS } from '../join-requests/join-request-row';
 import { MEMBER_COLUMNS } from '../members/member-row';
-import { isoSql, liveGrant } from '../permissions/grant-sql';
+import { epochMsSql, liveGrant } from '../permissions/grant-sql';
 
 /** Whose data is read: the external id, and the internal one when the game has an identity for it. */
 export interface ExportSubject {
@@ -42,7 +42,7 @@ export const exportQueries = {
   /** Every membership, any status, soft-deleted groups included (members_user_order). */
   memberships: (s: ExportSubject): SectionQuery => ({
     sql: `SELECT ${MEMBER_COLUMNS}, g.name AS "groupName", g.kind AS "groupKind", g.soft_deleted_at AS "groupSoftDeletedAt",
-            (SELECT coalesce(jsonb_agg(jsonb_build_object('permission', o.permission, 'allowed', o.allowed, 'expiresAt', ${isoSql('o.expires_at')}) ORDER BY o.permission COLLATE "C"), '[]')
+            (SELECT coalesce(jsonb_agg(jsonb_build_object('permission', o.permission, 'allowed', o.allowed, 'expiresAt', ${epochMsSql('o.expires_at')}) ORDER BY o.permission COLLATE "C"), '[]')
              FROM member_permission_overrides o WHERE o.member_id = m.id AND ${liveGrant('o')}) AS overrides
           FROM members m
           CROSS JOIN LATERAL (SELECT g.name, g.kind, g.soft_deleted_at FROM groups g WHERE g.id = m.group_id AND g.game_id = $2 OFFSET 0) g

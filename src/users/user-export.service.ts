@@ -27,6 +27,7 @@ import { coalesce, groupedJsonArray, jsonArray } from './export-stream';
 import { ExportSpool } from './export-spool';
 import { eventOfUser, namesUser } from './names-user';
 import { exportQueries, namedByInvitation, UserExportRepository, type ExportSection, type ExportSnapshot, type ExportSubject } from './user-export.repository';
+import { isoOfEpochMs } from '../permissions/grant-sql';
 
 /** What the caller reads the export of: the game of its key, or the path's game on the admin twin. */
 export type ExportScope = { gameId: string };
@@ -41,7 +42,7 @@ type MembershipRow = MemberRow & {
   groupName: string;
   groupKind: string;
   groupSoftDeletedAt: Date | null;
-  overrides: { permission: string; allowed: boolean; expiresAt: string | null }[];
+  overrides: { permission: string; allowed: boolean; expiresAt: number | null }[];
 };
 type TagRow = Omit<FriendTagRow, 'ownerExternalId'> & { friendExternalId: string | null };
 
@@ -269,7 +270,7 @@ function toMembership(r: MembershipRow): UserExportMembershipDto {
   return {
     ...toMemberDto(r),
     group: { id: r.groupId, name: r.groupName, kind: r.groupKind, softDeletedAt: iso(r.groupSoftDeletedAt) },
-    permissionOverrides: r.overrides.map((o) => ({ memberId: r.id, permission: o.permission, allowed: o.allowed, expiresAt: o.expiresAt })),
+    permissionOverrides: r.overrides.map((o) => ({ memberId: r.id, permission: o.permission, allowed: o.allowed, expiresAt: isoOfEpochMs(o.expiresAt) })),
   };
 }
 
