@@ -211,6 +211,16 @@ export const LINT_EXCEPTIONS: readonly LintException[] = [
       'earlier release, no build that runs reads or writes it, and none waits for its lock.',
   },
   {
+    migration: 'GrantExpiry1766100000000',
+    direction: 'down',
+    rule: ['require-concurrent-index-deletion', 'ban-drop-column'],
+    reason:
+      'TypeORM runs a down in a transaction, where no index can be dropped concurrently: the partial indexes go ' +
+      'plainly under the lock_timeout of online.ts (dropIndex), as do the expiry columns (lockedStatement). Only ' +
+      'builds of 1.1.0 and later read or write those columns; rolled back to 1.0.0, no running build names them, ' +
+      'and what is lost is only when grants would have ended: each becomes permanent, as it is to 1.0.0.',
+  },
+  {
     migration: 'ApiKeyNameLastUse1766200000000',
     direction: 'down',
     rule: 'ban-drop-column',
