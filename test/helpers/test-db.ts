@@ -33,13 +33,32 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 async function cloneDatabase(serverUrl: string, template: string, runPid: string): Promise<TestDatabase> {
   const name = `gh_t_${runPid}_${randomBytes(5).toString('hex')}`;
+  await createDatabase(serverUrl, `${name} TEMPLATE ${template}`);
+  return openDatabase(serverUrl, name, runPid);
+}
+
+/** A brand-new EMPTY database on the test server (named so the global teardown finds it too). */
+export async function createEmptyDatabase(): Promise<TestDatabase> {
+  const serverUrl = process.env.GH_TEST_SERVER_URL;
+  const template = process.env.GH_TEST_TEMPLATE;
+  if (!serverUrl || !template) throw new Error('the test global setup did not run');
+  const runPid = template.split('_')[2];
+  const name = `gh_t_${runPid}_empty_${randomBytes(4).toString('hex')}`;
+  await createDatabase(serverUrl, name);
+  return openDatabase(serverUrl, name, runPid);
+}
+
+async function createDatabase(serverUrl: string, definition: string): Promise<void> {
   const admin = new Client({ connectionString: serverUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    await admin.query(`CREATE DATABASE ${definition}`);
   } finally {
     await admin.end();
   }
+}
+
+async function openDatabase(serverUrl: string, name: string, runPid: string): Promise<TestDatabase> {
   const url = databaseUrl(serverUrl, name);
   let client = new Client({ connectionString: url });
   await client.connect();
@@ -56,36 +75,6 @@ async function cloneDatabase(serverUrl: string, template: string, runPid: string
         await client.connect();
       }
     },
-    drop: async () => {
-      await client.end();
-      const c = new Client({ connectionString: serverUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
-/** A brand-new EMPTY database on the test server (named so the global teardown finds it too). */
-export async function createEmptyDatabase(): Promise<TestDatabase> {
-  const serverUrl = process.env.GH_TEST_SERVER_URL;
-  const template = process.env.GH_TEST_TEMPLATE;
-  if (!serverUrl || !template) throw new Error('the test global setup did not run');
-  const name = `gh_t_${template.split('_')[2]}_empty_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = databaseUrl(serverUrl, name);
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  return {
-    url,
-    name,
-    query: async <R>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as R[],
     drop: async () => {
       await client.end().catch(() => undefined);
       const c = new Client({ connectionString: serverUrl });

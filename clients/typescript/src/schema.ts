@@ -2370,7 +2370,7 @@ export interface components {
             /** @description the operator's name when it acted, root (the root token) or cli (the operator command) */
             operatorName: string;
             /** @enum {string} */
-            action: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.deleted" | "group.restored";
+            action: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.deleted" | "group.restored";
             /** Format: uuid */
             gameId: string | null;
             /** @description what was acted on: a key, group, user, operator or join request id */
@@ -6273,7 +6273,7 @@ export interface operations {
             query?: {
                 /** @description an operator id, root for what the root token did, or cli for what the operator command did */
                 operatorId?: string;
-                action?: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.deleted" | "group.restored";
+                action?: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.deleted" | "group.restored";
                 /** @description a previous nextCursor: entries older than it */
                 before?: string;
                 limit?: number;
