@@ -128,6 +128,7 @@ async function arrange(t: TestApp, gameId: string, auth: Auth): Promise<Map<stri
     await call('put', `/v1/groups/${child.id}/parent`, { parentGroupId: open.id });
   }
   await call('post', `/v1/groups/${open.id}/join`, { userId: 'bob' });
+  for (const g of [open.id, closed.id]) await call('post', `/v1/groups/${g}/members/alice/permissions/cursors.key`, { allowed: true });
   await call('post', `/v1/groups/${closed.id}/invitations`, { targetUserId: 'carol' });
   await call('post', `/v1/groups/${closed.id}/invitations`, { targetUserId: 'carol' });
   for (const g of [closed.id, other.id]) await call('post', `/v1/groups/${g}/join-requests`, { userId: 'dave' });
@@ -156,6 +157,7 @@ async function arrange(t: TestApp, gameId: string, auth: Auth): Promise<Map<stri
     ['GET /v1/users/{userId}/invitations', key(['/v1/users/carol/invitations'])],
     ['GET /v1/groups/{id}/join-requests', key([`/v1/groups/${closed.id}/join-requests`])],
     ['GET /v1/users/{userId}/join-requests', key(['/v1/users/dave/join-requests'])],
+    ['GET /v1/users/{userId}/groups', key(['/v1/users/alice/groups?permission=cursors.key'])],
     ['GET /v1/admin/games/{gameId}/groups/{groupId}/join-requests', root([`${admin}/groups/${closed.id}/join-requests`])],
     ['GET /v1/groups/search', key(searches('/v1/groups/search'))],
     ['GET /v1/admin/games/{gameId}/groups/search', root(searches(`${admin}/groups/search`))],
