@@ -64,8 +64,8 @@ describe('round trips of the hot writes', () => {
     const set = await roundTrips(() => t.http.post(path).set(auth).send({ allowed: false }).expect(200));
     const clear = await roundTrips(() => t.http.delete(path).set(auth).expect(204));
     expect({ set: set.length, clear: clear.length }).toEqual({ set: 2, clear: 2 });
-    expect(set[0]).toMatch(/^\s*WITH lookup AS .*up AS \(\s*INSERT INTO member_permission_overrides.*alongside AS \(SELECT/s);
-    expect(clear[0]).toMatch(/^\s*WITH lookup AS .*gone AS \(DELETE FROM member_permission_overrides.*alongside AS \(SELECT/s);
+    expect(set[0]).toMatch(/^\s*WITH lookup AS .*up AS \(\s*INSERT INTO member_permission_overrides.*alongside AS \(\s*SELECT/s);
+    expect(clear[0]).toMatch(/^\s*WITH lookup AS .*gone AS \(DELETE FROM member_permission_overrides.*alongside AS \(\s*SELECT/s);
   });
 
   it('a role assign is two round trips and its removal two: the role is read and changed in the group lookup statement', async () => {
