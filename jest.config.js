@@ -10,6 +10,10 @@ const shared = {
 
 module.exports = {
   testTimeout: 30000,
+  // On two cores Jest would run every file inside its own process, whose heap then grows with each
+  // file's app until it runs out (4 GB after some 250 files). With a memory limit it runs them in a
+  // worker instead, replaced whenever a file leaves it above the limit.
+  workerIdleMemoryLimit: '1GB',
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   projects: [
