@@ -49,9 +49,14 @@ describe('forged cursors: every paged operation of the API document (DECISIONS 3
 
   /** Each enum value of a query parameter pages the list another way (a search's sorts): one page per value, and the plain one. */
   function variantsOf(op: Operation): string[] {
-    const variants = [''];
+    // A list that cannot page without a query parameter (a player's groups allowing a key) takes the pool's first value.
+    const required = op.parameters
+      .filter((p) => p.in === 'query' && p.required && !Array.isArray(p.schema.enum) && world.pools[p.name]?.length)
+      .map((p) => `&${encodeURIComponent(p.name)}=${encodeURIComponent(world.pools[p.name][0])}`)
+      .join('');
+    const variants = [required];
     for (const p of op.parameters) {
-      if (p.in === 'query' && Array.isArray(p.schema.enum)) variants.push(...p.schema.enum.map((v: unknown) => `&${encodeURIComponent(p.name)}=${encodeURIComponent(String(v))}`));
+      if (p.in === 'query' && Array.isArray(p.schema.enum)) variants.push(...p.schema.enum.map((v: unknown) => `${required}&${encodeURIComponent(p.name)}=${encodeURIComponent(String(v))}`));
     }
     return variants;
   }

@@ -16,6 +16,8 @@ export async function arrangeSecondRows(base: string, world: Arranged): Promise<
   // alice's second membership (the admin's page of a user pages them).
   const closed2 = await call('POST', '/v1/groups', { kind: 'guild', name: 'second closed', visibility: 'invite-only', creatorUserId: 'alice' });
   for (const g of [closed, closed2.id]) await call('POST', `/v1/groups/${g}/invitations`, { targetUserId: 'carol' });
+  // Two groups where alice holds the pools' first permission (a page of the groups allowing a key).
+  for (const g of [world.a.group, closed2.id]) await call('POST', `/v1/groups/${g}/members/alice/permissions/${world.pools.permission[0]}`, { allowed: true }, 200);
   await call('POST', `/v1/groups/${closed2.id}/join-requests`, { userId: 'dave' });
   await call('POST', `/v1/groups/${closed}/join-requests`, { userId: 'bob' });
   // mallory's history: set, lifted, set again; and a second ban in force.
