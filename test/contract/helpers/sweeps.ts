@@ -81,7 +81,14 @@ function refusedCall(op: Operation, doc: ApiDocument, call: CallOptions): CallOp
   // A read the replica may serve refuses a consistency token that is none (docs/read-replicas.md).
   if (op.headerParams.includes('x-svc-consistency')) return { ...call, headers: { ...call.headers, 'x-svc-consistency': 'not-a-token' } };
   const param = op.pathParams[0];
-  return param ? { ...call, params: { ...call.params, [param]: withNul() } } : null;
+  if (param) return { ...call, params: { ...call.params, [param]: withNul() } };
+  // A batch, whose items each get their own answer: the NUL character in a free string of its first item.
+  const list = isRecord(body) ? Object.keys(body).find((k) => Array.isArray(body[k]) && isRecord((body[k] as unknown[])[0]) && properties[k]?.items) : undefined;
+  if (!isRecord(body) || !list) return null;
+  const itemProperties = (resolve(properties[list].items as Schema, doc).properties as Record<string, Schema> | undefined) ?? {};
+  const [first, ...rest] = body[list] as Record<string, unknown>[];
+  const inner = Object.keys(first).find((k) => itemProperties[k] && freeString(resolve(itemProperties[k], doc)));
+  return inner ? { ...call, body: { ...body, [list]: [{ ...first, [inner]: withNul(resolve(itemProperties[inner], doc)) }, ...rest] } } : null;
 }
 
 /** A string the document constrains no further than its length: the NUL character is allowed there. */

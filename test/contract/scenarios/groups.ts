@@ -42,6 +42,13 @@ export async function groupsScenario({ api }: World): Promise<Record<string, str
   const member = { id: group.id, userId: 'bob' };
   await api.expect('POST /v1/groups/{id}/members/{userId}/roles/{roleId}', 200, { params: { ...member, roleId: role.id } });
   await api.expect('GET /v1/permissions/check', 200, { query: { userId: 'bob', groupId: group.id, permission: 'guild.invite' } });
+  const checks = [
+    { userId: 'bob', groupId: group.id, permission: 'guild.invite' },
+    { userId: 'bob', groupId: '00000000-0000-7000-8000-000000000000', permission: 'guild.invite' },
+  ];
+  await api.expect('POST /v1/permissions/check-batch', 200, { body: { checks } });
+  await api.expect('GET /v1/groups/{id}/members/{userId}/permissions', 200, { params: member });
+  await api.expect('GET /v1/users/{userId}/groups', 200, { params: { userId: 'bob' }, query: { permission: 'guild.invite', limit: 10 } });
   await api.expect('DELETE /v1/groups/{id}/members/{userId}/roles/{roleId}', 200, { params: { ...member, roleId: role.id } });
   await api.expect('POST /v1/groups/{id}/members/{userId}/permissions/{permission}', 200, { params: { ...member, permission: 'chat.mute' } });
   await api.expect('POST /v1/groups/{id}/members/{userId}/permissions/{permission}', 200, { params: { ...member, permission: 'chat.send' }, body: { allowed: false } });

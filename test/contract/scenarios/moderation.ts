@@ -12,6 +12,10 @@ export async function moderationScenario({ admin: root, api, gameId }: World): P
   const group = await api.expect('POST /v1/groups', 201, { body: { kind: 'guild', name: 'Moderated', visibility: 'public', creatorUserId: 'olga' } });
   const one = { gameId, groupId: group.id };
   for (const userId of ['pia', 'quin']) await api.expect('POST /v1/groups/{id}/join', 201, { params: { id: group.id }, body: { userId } });
+  const role = await api.expect('POST /v1/groups/{id}/roles', 201, { params: { id: group.id }, body: { name: 'Helper', priority: 5 } });
+  await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/roles/{roleId}', 200, { params: { ...one, userId: 'quin', roleId: role.id }, body: { expiresIn: '1h' } });
+  await admin.expect('GET /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}', 200, { params: { ...one, userId: 'quin' } });
+  await admin.expect('GET /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/permissions', 200, { params: { ...one, userId: 'quin' } });
   await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/kick', 200, { params: { ...one, userId: 'pia' }, body: { reason: 'spam' } });
   await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/kick', 409, { params: { ...one, userId: 'olga' } });
   await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/bans', 201, { params: one, body: { userId: 'quin', reason: 'cheating' } });
