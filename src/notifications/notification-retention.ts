@@ -46,7 +46,9 @@ export async function removeExpiredNotifications(m: EntityManager, retentionDays
 /**
  * Removes what is beyond each player's newest NOTIFICATIONS_KEPT_PER_PLAYER (newest by the list's
  * order, on notifications_list), for the players notified within CAP_CHECK_WINDOW_HOURS (a range
- * of the primary key), one batch per statement outside any transaction.
+ * of the primary key), one batch per statement outside any transaction. The batch's ids are
+ * gathered first and deleted by the primary key: however many rows the planner expects, it never
+ * joins them to a scan of the whole table.
  */
 export async function removeNotificationsBeyondCap(
   m: EntityManager,
@@ -60,15 +62,15 @@ export async function removeNotificationsBeyondCap(
       `WITH recent AS MATERIALIZED (
          SELECT DISTINCT n.game_id, n.user_id FROM notifications n
          WHERE n.id >= ${uuidv7Floor(`now() - make_interval(hours => ${CAP_CHECK_WINDOW_HOURS})`)}
-       ), beyond AS (
+       )
+       DELETE FROM notifications d WHERE d.id = ANY (ARRAY(
          SELECT x.id FROM recent p
          CROSS JOIN LATERAL (
            SELECT n.id FROM notifications n WHERE n.game_id = p.game_id AND n.user_id = p.user_id
            ORDER BY n.created_at DESC, n.id DESC OFFSET $1 LIMIT $2
          ) x
          LIMIT $2
-       )
-       DELETE FROM notifications d USING beyond WHERE d.id = beyond.id RETURNING 1`,
+       )) RETURNING 1`,
       [kept, batch],
     );
     removed += rows.length;
