@@ -51,9 +51,10 @@ export async function currentEra(db: Queryable): Promise<number> {
  * new events then sort after every restored one, which keep their ids and their order. Run on every
  * new connection before it is used, and at boot once the migrations are applied; returns the era.
  *
- * The switch rewrites the era column's default, so an insert can never pick up a stale one (the
- * default comes from the catalog, which a lock acquisition refreshes, not from a snapshot), and
- * waits for every transaction that touches the outbox: no row of the old era commits after it. The
+ * The switch rewrites the era column's default of the outbox and of the notifications, so an insert
+ * can never pick up a stale one (the default comes from the catalog, which a lock acquisition
+ * refreshes, not from a snapshot), and waits for every transaction that touches either table: no
+ * row of the old era commits after it. The
  * row lock on feed_state, taken first, serialises connections that detect the restore together.
  */
 export async function startNewEraIfRestored(db: Queryable, announce: EraAnnouncer = toLog): Promise<number | null> {
@@ -74,6 +75,9 @@ export async function startNewEraIfRestored(db: Queryable, announce: EraAnnounce
     if (again.restored) {
       const era = again.era + 1;
       await db.query(`ALTER TABLE outbox_events ALTER COLUMN era SET DEFAULT ${era}`);
+      // Players' notifications are streamed in the same order (EXTENSIONS X9). IF EXISTS: a database
+      // not yet migrated that far has none; the migration that creates the table reads the era.
+      await db.query(`ALTER TABLE IF EXISTS notifications ALTER COLUMN era SET DEFAULT ${era}`);
       await db.query('UPDATE feed_state SET era = $1', [era]);
       announce(era);
     }
