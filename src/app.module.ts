@@ -36,6 +36,7 @@ import { loggerParams } from './logging';
 import { SweeperModule } from './sweeper/sweeper.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { UsersModule } from './users/users.module';
+import { NotificationsModule } from './notifications/notifications.module';
 import { ErasuresModule } from './erasures/erasures.module';
 import { OperatorsModule } from './operators/operators.module';
 
@@ -71,6 +72,7 @@ export class AppModule {
         IdentityLinksModule,
         FriendsModule,
         UsersModule,
+        NotificationsModule,
         ErasuresModule,
         AdminModule,
         AnalyticsModule,

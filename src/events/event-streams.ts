@@ -5,12 +5,12 @@ import { GameReads } from '../common/bulkhead/game-reads';
 import type { Release } from '../common/bulkhead/game-bulkhead';
 import { ApiError } from '../common/errors/api-error';
 import { logFailure } from '../common/errors/log-failure';
-import { REQUEST_ID_HEADER, requestIdOf } from '../common/request-id/request-id';
 import { PgListener } from '../db/pg-listener';
 import { EventBus } from './event-bus';
 import { EVENTS_CHANNEL } from './event-notification';
 import { FEED_START, isAfter, type FeedPosition, type TxSnapshot } from './feed-position';
 import { FeedRepository, type FeedEvent } from './feed.repository';
+import { writeStreamHead } from './sse-head';
 import { StreamStats, type StreamKind } from './stream-stats';
 import { eventFrame, StreamSubscriber, type StreamFilter } from './stream-subscriber';
 
@@ -135,14 +135,7 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
     const drop = () => this.remove(sub);
     req.once('close', drop);
     res.once('close', drop);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      [REQUEST_ID_HEADER]: requestIdOf(req) ?? '',
-    });
-    res.write(':ok\n\n');
+    writeStreamHead(req, res);
     // A live-only stream names where it starts, in a frame with no data (EventSource records the id
     // and dispatches nothing): a client whose connection drops before its first event resumes with
     // after=<that id> and misses nothing. The replay from there may also hold events of transactions
