@@ -16,6 +16,7 @@ import type { MemberRow } from '../members/member-row';
 import { PermissionCache } from '../permissions/permission-cache';
 import { BansRepository, groupHistoryAlongside } from './bans.repository';
 import type { GroupBanDto } from './dto/ban.dto';
+import { notifiedGroup } from '../notifications/notification-data';
 
 /** Per-group bans (DECISIONS §5): member status `banned` with `bannedUntil`, and their lifting. */
 @Injectable()
@@ -68,6 +69,14 @@ export class GroupBansService {
       this.permissionCache.invalidateOnCommit(tx, group.id);
       if (row.inForce && row.joinRequestPending) await this.joinRequests.banned(tx, game.gameId, group.id, svcUserId, actorSvcId);
       tx.emit({ type: 'member.banned', gameId: game.gameId, groupId: group.id, data: { member, reason, expiresAt: member.bannedUntil } });
+      tx.notifyPlayer({
+        gameId: game.gameId,
+        kind: 'member.banned',
+        svcUserId,
+        groupId: group.id,
+        actorUserId: actorSvcId,
+        data: { group: notifiedGroup(group), reason, expiresAt: member.bannedUntil },
+      });
       if (by) {
         await recordOperatorAction(tx.manager, by, {
           action: 'group.ban_added',

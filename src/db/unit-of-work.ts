@@ -7,7 +7,10 @@ import { EventBus } from '../events/event-bus';
 import { EVENTS_CHANNEL } from '../events/event-notification';
 import type { Tracing } from '../observability/tracing/tracing';
 import { TRACING } from '../observability/tracing/tracing.module';
+import { NOTIFICATIONS_CHANNEL } from '../notifications/notification-channel';
+import type { NotificationKind } from '../notifications/notification-kinds';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
+import { internalIdSql } from '../identity/identity.repository';
 import { ServiceClient } from './prepared-client';
 import { transaction } from './transaction';
 
@@ -22,6 +25,24 @@ export interface AuditInput {
 }
 
 /**
+ * A player's notification (EXTENSIONS X9), staged like an event. The recipient is named by internal
+ * id, or by external id when the write knows only that (a targeted invitation): that one is looked
+ * up by the flush, and a user the game has never seen gets none (nothing would list it). None is
+ * written when the actor is the recipient.
+ */
+export type NotificationInput = {
+  gameId: string;
+  kind: NotificationKind;
+  groupId?: string | null;
+  /** Internal id of who made the change, when the call names them. */
+  actorUserId?: string | null;
+  data: Record<string, unknown>;
+} & ({ svcUserId: string } | { externalUserId: string });
+
+/** A staged notification with its id: uuidv7, made when staged, as an event's is. */
+export type StagedNotification = NotificationInput & { id: string };
+
+/**
  * What a mutation sees inside its transaction: the entity manager to query with, and the means
  * to stage its audit entries, events, cross-instance notifications and after-commit work.
  */
@@ -29,6 +50,7 @@ export class Tx {
   readonly auditEntries: AuditInput[] = [];
   readonly events: SvcEvent[] = [];
   readonly notifications: { channel: string; payload: string }[] = [];
+  readonly playerNotifications: StagedNotification[] = [];
   readonly afterCommitHooks: (() => void)[] = [];
 
   constructor(readonly manager: EntityManager) {}
@@ -49,6 +71,14 @@ export class Tx {
     };
     this.events.push(event);
     return event;
+  }
+
+  /**
+   * Stages a notification for a player (EXTENSIONS X9): written by the flush, in the transaction,
+   * which also wakes the player's streams (NOTIFICATIONS_CHANNEL) on commit.
+   */
+  notifyPlayer(input: NotificationInput): void {
+    this.playerNotifications.push({ ...input, id: uuidv7() });
   }
 
   /** A Postgres NOTIFY sent with the commit, heard by every instance (this one included). */
@@ -130,12 +160,14 @@ export class UnitOfWork {
 /**
  * Writes, in one round trip that also commits: the staged audit rows; the outbox rows; a webhook delivery for every
  * enabled endpoint of the game whose filter matches (so a crash right after commit loses none);
- * and the notifications, the announcement of the events included, which Postgres sends only on
- * commit. The outbox row's feed position (xid, seq) comes from its column defaults. With traces on,
- * the events keep the trace context of the request that wrote them, which their webhook attempts link to.
+ * the players' notifications (EXTENSIONS X9), each recipient named by external id looked up here;
+ * and the NOTIFYs, the announcement of the events and one per player notified included, which
+ * Postgres sends only on commit. The outbox and notification rows' feed position (era, xid, seq)
+ * comes from their column defaults. With traces on, the events keep the trace context of the
+ * request that wrote them, which their webhook attempts link to.
  */
 async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
-  if (!tx.auditEntries.length && !tx.events.length && !tx.notifications.length) return;
+  if (!tx.auditEntries.length && !tx.events.length && !tx.notifications.length && !tx.playerNotifications.length) return;
   const trace = tracing && tx.events.length ? tracing.carrier() : null;
   // One announcement per game: the streams read the events themselves, in feed order.
   const games = [...new Set(tx.events.map((e) => e.gameId))];
@@ -155,6 +187,16 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
     group_id: e.groupId ?? null,
     type: e.type,
     body: e,
+  }));
+  const inbox = tx.playerNotifications.map((n) => ({
+    id: n.id,
+    game_id: n.gameId,
+    user_id: 'svcUserId' in n ? n.svcUserId : null,
+    external_user_id: 'externalUserId' in n ? n.externalUserId : null,
+    kind: n.kind,
+    group_id: n.groupId ?? null,
+    actor_user_id: n.actorUserId ?? null,
+    data: n.data,
   }));
   // The flush is the transaction's last statement: its batch carries the COMMIT.
   const connection: unknown = (tx.manager.queryRunner as { databaseConnection?: unknown } | undefined)?.databaseConnection;
@@ -176,10 +218,23 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
        FROM events e JOIN webhook_endpoints w
          ON w.game_id = e.game_id AND w.disabled_at IS NULL AND (cardinality(w.events) = 0 OR e.type = ANY (w.events))
        RETURNING 1
+     ), staged AS (
+       SELECT x.id, x.game_id, coalesce(x.user_id, ${internalIdSql('x.game_id', 'x.external_user_id')}) AS user_id,
+              x.kind, x.group_id, x.actor_user_id, x.data
+       FROM jsonb_to_recordset($5::jsonb)
+         AS x(id uuid, game_id uuid, user_id uuid, external_user_id text, kind text, group_id uuid, actor_user_id uuid, data jsonb)
+     ), inbox AS (
+       INSERT INTO notifications (id, game_id, user_id, kind, group_id, actor_user_id, data)
+       SELECT id, game_id, user_id, kind, group_id, actor_user_id, data FROM staged
+       WHERE user_id IS NOT NULL AND user_id IS DISTINCT FROM actor_user_id
+       RETURNING game_id, user_id
      )
      SELECT pg_notify(channel, payload) FROM jsonb_to_recordset($3::jsonb) AS n(channel text, payload text)
      UNION ALL
-     SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM (SELECT 1 FROM deliveries LIMIT 1) AS enqueued`,
-    [JSON.stringify(audit), JSON.stringify(outbox), JSON.stringify(notifications), trace && JSON.stringify(trace)],
+     SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM (SELECT 1 FROM deliveries LIMIT 1) AS enqueued
+     UNION ALL
+     SELECT pg_notify('${NOTIFICATIONS_CHANNEL}', jsonb_build_object('t', 'new', 'g', w.game_id, 'u', w.user_id)::text)
+     FROM (SELECT DISTINCT game_id, user_id FROM inbox) AS w`,
+    [JSON.stringify(audit), JSON.stringify(outbox), JSON.stringify(notifications), trace && JSON.stringify(trace), JSON.stringify(inbox)],
   );
 }

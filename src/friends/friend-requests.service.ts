@@ -62,6 +62,8 @@ export class FriendRequestsService {
       if (!friends.requestsRequired) {
         const [mine] = await this.repo.insertFriendship(m, game.gameId, from, to);
         this.emitAccepted(tx, game, mine);
+        // The game takes requests as accepted at once: the recipient hears of it; the sender has the answer.
+        tx.notifyPlayer({ gameId: game.gameId, kind: 'friend.request.received', svcUserId: to.id, actorUserId: from.id, data: { requestId: null, status: 'accepted' } });
         return { status: 'auto-accepted', friendship: toFriendshipDto(mine) };
       }
       if (counts.requestsA >= friends.maxPendingRequests) {
@@ -78,6 +80,7 @@ export class FriendRequestsService {
         gameId: game.gameId,
         data: { actorSvcUserId: userId, targetSvcUserId: targetUserId },
       });
+      tx.notifyPlayer({ gameId: game.gameId, kind: 'friend.request.received', svcUserId: to.id, actorUserId: from.id, data: { requestId: request.id, status: 'pending' } });
       return { status: 'pending', request: toRequestDto(request) };
     });
   }
@@ -112,6 +115,8 @@ export class FriendRequestsService {
       const friendship = await this.repo.accept(m, request.id);
       if (!friendship) throw ApiError.notFound('friend request');
       this.emitAccepted(tx, game, friendship);
+      // To the sender (the row's user), from the recipient who accepted.
+      tx.notifyPlayer({ gameId: game.gameId, kind: 'friend.request.accepted', svcUserId: friendship.userId, actorUserId: friendship.otherId, data: { requestId: friendship.id } });
       return { status: 'accepted', friendship: toFriendshipDto(friendship) };
     });
   }

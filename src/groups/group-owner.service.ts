@@ -8,6 +8,7 @@ import { GroupLookup } from './group-lookup';
 import { GroupOwnership } from './group-ownership';
 import { toGroupDto } from './group-view';
 import { GroupsRepository } from './groups.repository';
+import { notifiedGroup } from '../notifications/notification-data';
 
 /** POST /v1/groups/:id/owner (EXTENSIONS X6): hands a group to one of its active members. */
 @Injectable()
@@ -35,6 +36,7 @@ export class GroupOwnerService {
       const updated = await this.groups.setOwner(tx.manager, current.id, { svcUserId, externalUserId: dto.userId });
       const actor = dto.actorUserId ? await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.actorUserId) : null;
       this.ownership.changed(tx, updated, current.ownerUserId, dto.userId, actor);
+      tx.notifyPlayer({ gameId: game.gameId, kind: 'group.ownership_received', svcUserId, groupId: updated.id, actorUserId: actor, data: { group: notifiedGroup(updated) } });
       return updated;
     });
     return toGroupDto(group);

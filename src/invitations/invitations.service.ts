@@ -32,6 +32,8 @@ import type { InvitationRow, InvitationRowWithGroup } from './invitation-row';
 import { toInvitationDto, toInvitationWithGroupDto } from './invitation-view';
 import { InvitationsRepository, redeemAlongside, type InvitationWithGroup } from './invitations.repository';
 import { ReadSource } from '../db/replica/read-source';
+import { notifiedGroup } from '../notifications/notification-data';
+import type { GroupRow } from '../groups/group-row';
 
 const CODE = /^[0-9a-fA-F]{16}$/;
 
@@ -69,7 +71,7 @@ export class InvitationsService {
         maxUses: dto.maxUses ?? 1,
       });
       const out = toInvitationDto(inv);
-      this.recordCreated(tx, game, group.id, inv, out, inviter.svcUserId);
+      this.recordCreated(tx, game, group, inv, out, inviter.svcUserId);
       return out;
     });
   }
@@ -85,6 +87,8 @@ export class InvitationsService {
       const group = await this.lookup.live(tx.manager, game.gameId, groupId, 'share');
       const inviter = await this.inviter(tx, game, invitedByUserId);
       const valid = parsed.filter((r): r is BulkRow => !('error' in r));
+      // As a single targeted invitation: an erasure of an invitee runs before or after, never across (their notification).
+      await lockUsersForWrite(tx.manager, game.gameId, valid.map((r) => r.userId));
       const banned = await this.bans.scopes(tx.manager, game.gameId, group.id, [...new Set(valid.map((r) => r.userId))]);
       const results: BulkInviteResultDto[] = [];
       for (const row of parsed) {
@@ -108,7 +112,7 @@ export class InvitationsService {
           maxUses: 1,
         });
         const out = toInvitationDto(inv);
-        this.recordCreated(tx, game, group.id, inv, out, inviter.svcUserId);
+        this.recordCreated(tx, game, group, inv, out, inviter.svcUserId);
         results.push({ index: row.index, userId: row.userId, invitation: out });
       }
       return { results };
@@ -227,7 +231,9 @@ export class InvitationsService {
     return { userId, svcUserId: await this.identity.resolveOrCreate(tx.manager, game.gameId, userId) };
   }
 
-  private recordCreated(tx: Tx, game: GameContext, groupId: string, inv: InvitationRow, out: InvitationDto, actorSvcId: string | null): void {
+  /** The audit entry, the event, and the invitee's notification (EXTENSIONS X9) of a new invitation. */
+  private recordCreated(tx: Tx, game: GameContext, group: GroupRow, inv: InvitationRow, out: InvitationDto, actorSvcId: string | null): void {
+    const groupId = group.id;
     tx.audit({
       gameId: game.gameId,
       groupId,
@@ -244,6 +250,16 @@ export class InvitationsService {
       },
     });
     tx.emit({ type: 'invitation.created', gameId: game.gameId, groupId, data: { invitation: out } });
+    // Only a targeted invitation names its player; one the game has never seen gets none (see NotificationInput).
+    if (inv.targetUserId === null) return;
+    tx.notifyPlayer({
+      gameId: game.gameId,
+      kind: 'invitation.received',
+      externalUserId: inv.targetUserId,
+      groupId,
+      actorUserId: actorSvcId,
+      data: { group: notifiedGroup(group), invitationId: inv.id, code: inv.code, expiresAt: out.expiresAt, roleId: inv.roleId },
+    });
   }
 
   private async inGame(m: EntityManager, game: GameContext, code: string, lock: boolean): Promise<InvitationWithGroup> {

@@ -31,6 +31,7 @@ import type { JoinRequestRow, JoinRequestStatus } from './join-request-row';
 import { toJoinRequestDto } from './join-request-view';
 import { JoinRequestsRepository } from './join-requests.repository';
 import { ReadSource } from '../db/replica/read-source';
+import { notifiedGroup } from '../notifications/notification-data';
 
 /**
  * Join requests (EXTENSIONS X3). Who may decide is the game backend's call, as everywhere
@@ -105,6 +106,14 @@ export class JoinRequestsService {
         targetId: approved.userId,
         payload: { joinRequestId: approved.id, memberId: member.id },
       });
+      tx.notifyPlayer({
+        gameId: game.gameId,
+        kind: 'join_request.approved',
+        svcUserId: approved.svcUserId,
+        groupId: group.id,
+        actorUserId: actorSvcId,
+        data: { group: notifiedGroup(group), joinRequestId: approved.id, message: approved.message },
+      });
       if (by) {
         await recordOperatorAction(tx.manager, by, {
           action: 'join_request.approved',
@@ -132,6 +141,14 @@ export class JoinRequestsService {
         payload: { joinRequestId: declined.id, reason },
       });
       tx.emit({ type: 'join_request.declined', gameId: game.gameId, groupId: group.id, data: { joinRequest: out, reason } });
+      tx.notifyPlayer({
+        gameId: game.gameId,
+        kind: 'join_request.declined',
+        svcUserId: declined.svcUserId,
+        groupId: group.id,
+        actorUserId: actorSvcId,
+        data: { group: notifiedGroup(group), joinRequestId: declined.id, message: declined.message, reason },
+      });
       if (by) {
         await recordOperatorAction(tx.manager, by, {
           action: 'join_request.declined',

@@ -12,6 +12,7 @@ import type { MemberDto } from './dto/member.dto';
 import { toMemberDto } from './member-view';
 import type { MemberRow } from './member-row';
 import { alongsideMember } from './members.repository';
+import { notifiedGroup } from '../notifications/notification-data';
 
 /**
  * Role assignment (DECISIONS §2): idempotent, audited only on change. A role of another group is
@@ -55,7 +56,8 @@ export class MemberRolesService {
       const { roleId: foundRoleId, roleGroupId, changed, ...member } = alongside as Record<string, unknown> & { roleId: string | null; roleGroupId: string | null; changed: boolean };
       if (!foundRoleId) throw ApiError.notFound('role');
       if (roleGroupId !== group.id) throw new ApiError('role_group_mismatch', 'the role belongs to another group');
-      const dto = toMemberDto(alongsideMember<MemberRow>(member));
+      const row = alongsideMember<MemberRow>(member);
+      const dto = toMemberDto(row);
       if (!changed) return dto;
       tx.audit({
         gameId: game.gameId,
@@ -75,6 +77,18 @@ export class MemberRolesService {
       }
       this.permissionCache.invalidateOnCommit(tx, group.id);
       tx.emit({ type: 'member.updated', gameId: game.gameId, groupId: group.id, data: { member: dto, changes: ['roles'] } });
+      tx.notifyPlayer({
+        gameId: game.gameId,
+        kind: 'member.roles_changed',
+        svcUserId: row.svcUserId,
+        groupId: group.id,
+        data: {
+          group: notifiedGroup(group),
+          roleId: foundRoleId,
+          change: op === 'assign' ? 'assigned' : 'removed',
+          ...(op === 'assign' ? { expiresAt: expiresAt?.toISOString() ?? null } : {}),
+        },
+      });
       return dto;
     });
   }

@@ -26,6 +26,7 @@ import { activateAlongside, deactivateAlongside, memberAlongside, MembersReposit
 import { MembershipService } from './membership.service';
 import { PasscodeLimiter } from './passcode-limiter';
 import { ReadSource } from '../db/replica/read-source';
+import { notifiedGroup } from '../notifications/notification-data';
 
 /** SPEC §8: the user memberships listing returns at most this many rows. */
 export const USER_MEMBERSHIPS_CAP = 1000;
@@ -106,6 +107,7 @@ export class MembersService {
         const reason = dto.reason ?? null;
         await this.ownership.departing(tx, group, member.svcUserId);
         this.recordDeparture(tx, group, member, 'member.kicked', null, { memberId: member.id, reason });
+        tx.notifyPlayer({ gameId: group.gameId, kind: 'member.kicked', svcUserId: member.svcUserId, groupId: group.id, data: { group: notifiedGroup(group), reason } });
         if (by) {
           await recordOperatorAction(tx.manager, by, { action: 'member.kicked', gameId: group.gameId, targetId: member.userId, details: { groupId: group.id, memberId: member.id, reason } });
         }

@@ -1,3 +1,5 @@
+import { ApiError } from '../common/errors/api-error';
+
 /**
  * The kinds of notification (EXTENSIONS X9), each written to the player it concerns, in the
  * transaction of the change that causes it:
@@ -25,3 +27,17 @@ export const NOTIFICATION_KINDS = [
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 export const isNotificationKind = (value: string): value is NotificationKind => (NOTIFICATION_KINDS as readonly string[]).includes(value);
+
+/**
+ * The `kinds` filter of the list: a comma-separated list of kinds (spaces around a name allowed,
+ * repeats kept once). 400 naming `kinds` for an empty list or a name that is no kind.
+ */
+export function parseKinds(raw: string): NotificationKind[] {
+  const names = raw.split(',').map((k) => k.trim());
+  const unknown = names.find((k) => !isNotificationKind(k));
+  if (unknown !== undefined) {
+    const what = unknown === '' ? 'an empty name' : `"${unknown.slice(0, 64)}"`;
+    throw ApiError.badRequest(`kinds must be a comma-separated list of notification kinds (${NOTIFICATION_KINDS.join(', ')}): ${what} is none`);
+  }
+  return [...new Set(names as NotificationKind[])];
+}

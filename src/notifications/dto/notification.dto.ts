@@ -1,4 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { PageQueryDto } from '../../common/pagination/page';
 import { NOTIFICATION_KINDS, type NotificationKind } from '../notification-kinds';
 
 export class NotificationGroupDto {
@@ -52,4 +54,55 @@ export class NotificationDto {
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'null while unread' }) readAt!: string | null;
   @ApiProperty({ type: NotificationDataDto }) data!: NotificationDataDto;
+}
+
+const BOOL = ['true', 'false'];
+
+export class ListNotificationsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: BOOL, default: 'false', description: 'true: only those not read yet' })
+  @IsOptional()
+  @IsIn(BOOL, { message: 'unread must be true or false' })
+  unread?: string;
+
+  @ApiPropertyOptional({
+    example: 'invitation.received,friend.request.received',
+    description: `only these kinds, a comma-separated list of: ${NOTIFICATION_KINDS.join(', ')}`,
+  })
+  @IsOptional()
+  @IsString({ message: 'kinds must be a comma-separated list of notification kinds' })
+  kinds?: string;
+}
+
+export class NotificationCountsDto {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'notifications not read yet' }) unread!: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer', minimum: 1 },
+    example: { 'invitation.received': 2, 'member.roles_changed': 1 },
+    description: 'unread notifications by kind; only the kinds with some',
+  })
+  byKind!: Partial<Record<NotificationKind, number>>;
+}
+
+/** EXTENSIONS X9: at most this many ids per mark. */
+export const MAX_READ_IDS = 100;
+const IDS_MESSAGE = `ids must be an array of 1 to ${MAX_READ_IDS} notification ids`;
+
+export class MarkNotificationsReadDto {
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: MAX_READ_IDS, description: 'the notifications to mark read; give ids or all, not both' })
+  @ValidateIf((o: MarkNotificationsReadDto) => o.ids !== undefined)
+  @IsArray({ message: IDS_MESSAGE })
+  @ArrayMinSize(1, { message: IDS_MESSAGE })
+  @ArrayMaxSize(MAX_READ_IDS, { message: IDS_MESSAGE })
+  @IsString({ each: true, message: IDS_MESSAGE })
+  ids?: string[];
+
+  @ApiPropertyOptional({ enum: [true], description: 'true: mark every unread notification of the player read' })
+  @ValidateIf((o: MarkNotificationsReadDto) => o.all !== undefined)
+  @IsIn([true], { message: 'all must be true' })
+  all?: true;
+}
+
+export class NotificationsMarkedDto {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'how many were unread and are read now' }) marked!: number;
 }

@@ -63,10 +63,15 @@ describe('summarizeStatement', () => {
          INSERT INTO outbox_events (id) SELECT id FROM events
        ), deliveries AS (
          INSERT INTO webhook_deliveries (id) SELECT e.id FROM events e JOIN webhook_endpoints w ON w.id = e.id RETURNING 1
+       ), staged AS (
+         SELECT x.id, coalesce(x.user_id, (SELECT ui.user_id FROM user_identities ui WHERE ui.external_id = x.external_user_id)) AS user_id
+         FROM jsonb_to_recordset($5::jsonb) AS x(id uuid, user_id uuid, external_user_id text)
+       ), inbox AS (
+         INSERT INTO notifications (id, user_id) SELECT id, user_id FROM staged RETURNING user_id
        )
        SELECT pg_notify(channel, payload) FROM jsonb_to_recordset($3::jsonb) AS n(channel text, payload text)`);
 
-      expect(sut.summary).toBe('INSERT audit_entries INSERT outbox_events INSERT webhook_deliveries SELECT');
+      expect(sut.summary).toBe('INSERT audit_entries INSERT outbox_events INSERT webhook_deliveries INSERT notifications SELECT');
       expect(sut.operation).toBe('SELECT');
       expect(sut.collection).toBeUndefined();
     });
