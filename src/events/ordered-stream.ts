@@ -81,7 +81,11 @@ export class OrderedStream {
     this.position = position;
     this.stats.framesSent[this.kind]++;
     if (!this.res.write(frame) && !this.closed) {
-      await Promise.race([once(this.res, 'drain'), once(this.res, 'close')]);
+      // The wait that loses the race is called off: left waiting, each of a long replay's waits
+      // would keep a close and an error listener on the socket until the stream ends.
+      const waits = new AbortController();
+      const { signal } = waits;
+      await Promise.race([once(this.res, 'drain', { signal }), once(this.res, 'close', { signal })]).finally(() => waits.abort());
     }
   }
 
