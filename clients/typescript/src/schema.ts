@@ -1610,6 +1610,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{userId}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's notifications, newest first
+         * @description What happened to the player: invited, a join request decided, kicked, banned, roles changed, handed a group, a friend request received or accepted. unread=true keeps those not read yet, kinds some kinds only. A user the game has never seen has none: never 404.
+         */
+        get: operations["listUserNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/notifications/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many of a player's notifications are unread, in all and by kind
+         * @description For a badge. A user the game has never seen has zero counts: never 404.
+         */
+        get: operations["getUserNotificationCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark some of a player's notifications read, or all of them
+         * @description Sets readAt on those still unread and answers how many that was: an id of another player or game, or one read already, counts nothing, so the call can be repeated. The player's open streams on every device hear of it (notifications.read).
+         */
+        post: operations["markUserNotificationsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/notifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Dismiss (delete) one of a player's notifications */
+        delete: operations["dismissUserNotification"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/notifications/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's notifications as a stream (Server-Sent Events): live, or replayed after a notification id then live. `event: notification` with `id` (the notification id) and the Notification as `data`, for each new one; `event: notifications.read` with `{ ids }` or `{ all: true, before }` as `data` (no id) when any device marks them read; `:heartbeat` every 30 s
+         * @description Frames as the group stream. Without a resume id the stream opens with an id-only frame naming the player's last notification, which a client whose connection drops before its first frame resumes after. A notification is sent once every transaction older than its own has ended, so a resume never misses one committed late. A player the game has never seen gets a stream all the same, which their first notification reaches.
+         */
+        get: operations["streamUserNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/erasures": {
         parameters: {
             query?: never;
@@ -3384,6 +3481,95 @@ export interface components {
              */
             erasedAt: string;
             removed: components["schemas"]["ErasureCountsDto"];
+        };
+        NotificationGroupDto: {
+            id: string;
+            name: string;
+            /** @description the group's kind, as stored */
+            kind: string;
+        };
+        NotificationDataDto: {
+            /** @description the group, as it was when the notification was written; every kind but the friends ones */
+            group?: components["schemas"]["NotificationGroupDto"];
+            /** @description invitation.received: the invitation */
+            invitationId?: string;
+            /**
+             * @description invitation.received: the code to accept or decline
+             * @example 3f9c2a71d04b8e65
+             */
+            code?: string;
+            /**
+             * Format: date-time
+             * @description invitation.received: when the invitation expires (null: never); member.banned: when the ban ends (null: permanent); member.roles_changed: when an assigned role ends (null: permanent)
+             */
+            expiresAt?: string | null;
+            /** @description join_request.approved / declined: the request */
+            joinRequestId?: string;
+            /** @description join_request.approved / declined: the request's message */
+            message?: string | null;
+            /** @description join_request.declined, member.kicked, member.banned: the reason given */
+            reason?: string | null;
+            /** @description member.roles_changed: the role; invitation.received: the role hinted by the invitation */
+            roleId?: string | null;
+            /**
+             * @description member.roles_changed: whether the role was assigned or removed
+             * @enum {string}
+             */
+            change?: "assigned" | "removed";
+            /** @description friend.request.received: the request to accept or decline; null when the game accepts requests at once */
+            requestId?: string | null;
+            /**
+             * @description friend.request.received: pending, or accepted at once (the game requires no acceptance)
+             * @enum {string}
+             */
+            status?: "pending" | "accepted";
+        };
+        NotificationDto: {
+            /** @description a time-ordered uuid; also the id of its stream frame */
+            id: string;
+            /** @enum {string} */
+            kind: "invitation.received" | "join_request.approved" | "join_request.declined" | "member.kicked" | "member.banned" | "member.roles_changed" | "group.ownership_received" | "friend.request.received" | "friend.request.accepted";
+            /** @description the external id of the player it is for */
+            userId: string;
+            /** @description null for the friends kinds */
+            groupId: string | null;
+            /** @description the external id of who made the change, when known; the pseudonym of an erased player; null when the call named nobody */
+            actorUserId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description null while unread
+             */
+            readAt: string | null;
+            data: components["schemas"]["NotificationDataDto"];
+        };
+        NotificationCountsDto: {
+            /** @description notifications not read yet */
+            unread: number;
+            /**
+             * @description unread notifications by kind; only the kinds with some
+             * @example {
+             *       "invitation.received": 2,
+             *       "member.roles_changed": 1
+             *     }
+             */
+            byKind: {
+                [key: string]: number;
+            };
+        };
+        MarkNotificationsReadDto: {
+            /** @description the notifications to mark read; give ids or all, not both */
+            ids?: string[];
+            /**
+             * @description true: mark every unread notification of the player read
+             * @enum {boolean}
+             */
+            all?: true;
+        };
+        NotificationsMarkedDto: {
+            /** @description how many were unread and are read now */
+            marked: number;
         };
         ErasureEntryDto: {
             /** Format: uuid */
@@ -26287,6 +26473,797 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listUserNotifications: {
+        parameters: {
+            query?: {
+                /** @description page size, from 1 to the page cap (SVC_MAX_PAGE_SIZE) */
+                limit?: number;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+                /** @description true: only those not read yet */
+                unread?: "true" | "false";
+                /** @description only these kinds, a comma-separated list of: invitation.received, join_request.approved, join_request.declined, member.kicked, member.banned, member.roles_changed, group.ownership_received, friend.request.received, friend.request.accepted */
+                kinds?: string;
+            };
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "kind": "invitation.received",
+                     *           "userId": "player-1842",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "actorUserId": "player-1842",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "readAt": "2026-03-14T09:26:53.000Z",
+                     *           "data": {
+                     *             "group": {
+                     *               "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *               "name": "Night Watch",
+                     *               "kind": "guild"
+                     *             },
+                     *             "invitationId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "code": "3f9c2a71d04b8e65",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "joinRequestId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "message": "Welcome aboard",
+                     *             "reason": "Welcome aboard",
+                     *             "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "change": "assigned",
+                     *             "requestId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "status": "pending"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["NotificationDto"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getUserNotificationCounts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "unread": 10,
+                     *       "byKind": {
+                     *         "invitation.received": 2,
+                     *         "member.roles_changed": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotificationCountsDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    markUserNotificationsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ids": [
+                 *         "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b"
+                 *       ],
+                 *       "all": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["MarkNotificationsReadDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "marked": 10
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotificationsMarkedDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    dismissUserNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description dismissed */
+            204: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    streamUserNotifications: {
+        parameters: {
+            query?: {
+                /** @description a notification id of this player: the player's notifications after it are replayed, then live. Also read from the Last-Event-ID header. One no longer kept (dismissed, swept), another player's or unknown: 410 events_expired */
+                after?: string;
+            };
+            header?: {
+                /** @description the id of the last event received, as browsers send it on reconnect; the after parameter wins over it */
+                "last-event-id"?: string;
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the stream; reconnect with the last id seen to resume without a gap */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Gone */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "events_expired",
+                     *       "status": 410,
+                     *       "message": "events before this position are past retention"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "events_expired";
                     };
                 };
             };
