@@ -156,24 +156,31 @@ export class NotificationFeedRepository {
        ), p AS MATERIALIZED (
          SELECT c.game_id, coalesce(c.user_id, ${internalIdSql('c.game_id', 'c.external_id')}) AS user_id, c.external_id, c.era, c.xid, c.seq FROM c
        ), h AS MATERIALIZED (${HORIZON_ROW}),
-       fresh AS (
-         SELECT n.* FROM notifications n CROSS JOIN h
+       fresh AS MATERIALIZED (
+         SELECT n.* FROM notifications n
          JOIN p ON p.game_id = n.game_id AND p.user_id = n.user_id AND (n.era, n.xid, n.seq) > (p.era, p.xid, p.seq)
-         WHERE (n.era, n.xid, n.seq) > ($7::int, $8::xid8, $9::bigint) AND (n.era, n.xid) < (h.era, h.horizon)
+         WHERE (n.era, n.xid, n.seq) > ($7::int, $8::xid8, $9::bigint) AND (n.era, n.xid) < ((SELECT era FROM h), (SELECT horizon FROM h))
          ORDER BY n.era, n.xid, n.seq
          LIMIT $10
-       )
-       SELECT st.*, f.* FROM (
+       ),
+       -- What waits above the horizon, whoever it is for: few rows, read on notifications_tail from
+       -- the horizon (a bound the planner cannot see through otherwise reads the whole table).
+       above AS MATERIALIZED (
+         SELECT n.game_id, n.user_id FROM notifications n
+         WHERE (n.era, n.xid) >= ((SELECT era FROM h), (SELECT horizon FROM h))
+         ORDER BY n.era, n.xid, n.seq
+         LIMIT $10
+       ),
+       -- One row, computed once (not once per notification of the answer).
+       st AS MATERIALIZED (
          SELECT head.era AS head_era, head.xid::text AS head_xid, head.seq::text AS head_seq,
-           EXISTS (
-             SELECT 1 FROM notifications n JOIN p ON p.game_id = n.game_id AND p.user_id = n.user_id
-             WHERE (n.era, n.xid) >= (h.era, h.horizon)
-           ) AS held,
+           EXISTS (SELECT 1 FROM above a JOIN p ON p.game_id = a.game_id AND p.user_id = a.user_id) AS held,
            (h.era = $11::int AND h.xmax <= $12::xid8) AS rewound,
            (SELECT json_agg(json_build_array(p.game_id, p.external_id, p.user_id)) FROM p
             WHERE p.external_id IS NOT NULL AND p.user_id IS NOT NULL) AS resolved
          FROM h LEFT JOIN LATERAL (${HEAD}) head ON true
-       ) st
+       )
+       SELECT st.*, f.* FROM st
        LEFT JOIN (SELECT ${NOTIFICATION_COLUMNS}, ${POSITION('n')} FROM fresh n) f ON true`,
       [
         players.map((p) => p.gameId),
