@@ -40,6 +40,7 @@ describe('parseSettings', () => {
         logLevel: 'info',
         maxPageSize: 100,
         eventRetentionDays: 7,
+        notificationRetentionDays: 30,
         tracing: undefined,
         metricsPort: undefined,
       };
@@ -90,6 +91,7 @@ describe('parseSettings', () => {
         LOG_LEVEL: 'debug',
         SVC_MAX_PAGE_SIZE: '500',
         EVENT_RETENTION_DAYS: '30',
+        NOTIFICATION_RETENTION_DAYS: '90',
         METRICS_PORT: '9464',
       });
 
@@ -117,6 +119,7 @@ describe('parseSettings', () => {
         logLevel: 'debug',
         maxPageSize: 500,
         eventRetentionDays: 30,
+        notificationRetentionDays: 90,
         tracing: undefined,
         metricsPort: 9464,
       });
@@ -204,6 +207,9 @@ describe('parseSettings', () => {
       ['EVENT_RETENTION_DAYS', '0'],
       ['EVENT_RETENTION_DAYS', '366'],
       ['EVENT_RETENTION_DAYS', '7d'],
+      ['NOTIFICATION_RETENTION_DAYS', '0'],
+      ['NOTIFICATION_RETENTION_DAYS', '366'],
+      ['NOTIFICATION_RETENTION_DAYS', '30d'],
       ['RATE_LIMIT_PER_MINUTE', '-1'],
       ['RATE_LIMIT_BURST', 'lots'],
       ['DATABASE_URL', 'mysql://x'],

@@ -40,6 +40,8 @@ export interface Settings {
   maxPageSize: number;
   /** How long events stay readable on the feed and the streams' replay (EXTENSIONS X1). */
   eventRetentionDays: number;
+  /** How long a player's notifications are kept (EXTENSIONS X9); the sweeper removes older ones. */
+  notificationRetentionDays: number;
   /** OpenTelemetry traces (docs/observability.md, Traces); undefined, the default, is off. */
   tracing: TracingSettings | undefined;
   /** The Prometheus endpoint's own port (never the API's); undefined turns metrics off. */
@@ -272,6 +274,7 @@ export function parseSettings(env: Env): Settings {
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['error', 'warn', 'info', 'debug', 'silent'] as const),
     maxPageSize: integer(env, 'SVC_MAX_PAGE_SIZE', 100, 1, 100_000),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 7, 1, 365),
+    notificationRetentionDays: integer(env, 'NOTIFICATION_RETENTION_DAYS', 30, 1, 365),
     tracing: tracing(env),
     metricsPort: metricsPort(env, port),
   };

@@ -10,6 +10,7 @@ import { sqlRows } from '../db/sql';
 import { ConnectionLoss } from '../db/transaction';
 import { GroupsRepository } from '../groups/groups.repository';
 import { RESTORE_WINDOW_DAYS } from '../groups/groups.service';
+import { removeExpiredNotifications, removeNotificationsBeyondCap } from '../notifications/notification-retention';
 import { clearExpiredPreviousSecrets, removeExpiredDeliveries } from '../webhooks/webhook-retention';
 
 export const SWEEP_EVERY_MS = 60 * 60_000;
@@ -24,6 +25,8 @@ export interface SweepResult {
   outboxEventsRemoved: number;
   webhookDeliveriesRemoved: number;
   previousSecretsCleared: number;
+  /** Players' notifications past their retention or beyond a player's newest 1,000 (EXTENSIONS X9). */
+  notificationsRemoved: number;
 }
 
 /**
@@ -63,7 +66,7 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
     let unlockFailure: Error | undefined;
     try {
       const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [SWEEPER_LOCK]);
-      if (!locked) return { swept: false, groupsRemoved: 0, outboxEventsRemoved: 0, webhookDeliveriesRemoved: 0, previousSecretsCleared: 0 };
+      if (!locked) return { swept: false, groupsRemoved: 0, outboxEventsRemoved: 0, webhookDeliveriesRemoved: 0, previousSecretsCleared: 0, notificationsRemoved: 0 };
       try {
         // SPEC §3: soft-deleted groups past the restore window go, with everything that cascades.
         const groupsRemoved = await runner.manager.transaction((m) => this.groups.purgeSoftDeleted(m, RESTORE_WINDOW_DAYS));
@@ -72,12 +75,14 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
         const { removed: webhookDeliveriesRemoved } = await removeExpiredDeliveries(runner.manager, this.settings.eventRetentionDays);
         const { removed: outboxEventsRemoved } = await removeExpiredEvents(runner.manager, this.settings.eventRetentionDays);
         const previousSecretsCleared = await clearExpiredPreviousSecrets(runner.manager);
-        if (groupsRemoved || outboxEventsRemoved || webhookDeliveriesRemoved) {
+        const notificationsRemoved =
+          (await removeExpiredNotifications(runner.manager, this.settings.notificationRetentionDays)) + (await removeNotificationsBeyondCap(runner.manager));
+        if (groupsRemoved || outboxEventsRemoved || webhookDeliveriesRemoved || notificationsRemoved) {
           this.logger.log(
-            `removed ${groupsRemoved} soft-deleted groups, ${outboxEventsRemoved} expired events and ${webhookDeliveriesRemoved} expired webhook deliveries`,
+            `removed ${groupsRemoved} soft-deleted groups, ${outboxEventsRemoved} expired events, ${webhookDeliveriesRemoved} expired webhook deliveries and ${notificationsRemoved} notifications`,
           );
         }
-        return { swept: true, groupsRemoved, outboxEventsRemoved, webhookDeliveriesRemoved, previousSecretsCleared };
+        return { swept: true, groupsRemoved, outboxEventsRemoved, webhookDeliveriesRemoved, previousSecretsCleared, notificationsRemoved };
       } finally {
         // A connection that died took its session lock with it; the error that killed it is the
         // sweep's failure, not this unlock's. One that lives but cannot unlock is closed below

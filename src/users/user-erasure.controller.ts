@@ -8,9 +8,10 @@ import { pathUserId } from './user-id';
 import { UserErasureService } from './user-erasure.service';
 
 export const ERASURE_DESCRIPTION =
-  'One transaction. The memberships, friends graph, tags, visibility, invitations targeted at the user, join requests and bans ' +
-  'go, and member counts follow; groups they owned pass to their longest-standing other active member, or to nobody. Every ' +
-  'audit entry, retained event and pending webhook delivery naming the user names the pseudonym instead. One `user.erased` ' +
+  'One transaction. The memberships, friends graph, tags, visibility, invitations targeted at the user, join requests, bans ' +
+  'and notifications go, and member counts follow; groups they owned pass to their longest-standing other active member, or to ' +
+  "nobody (who is notified of it). Every audit entry, retained event and pending webhook delivery naming the user, and other players' " +
+  'notifications they caused, name the pseudonym instead. One `user.erased` ' +
   'event and one game-level audit entry are written, and the erasure is recorded in the ledger (a one-way hash). Afterwards ' +
   'the game has never seen the user. A user the game has never seen is erased all the same: 200 with zero counts.';
 

@@ -11,6 +11,14 @@ export interface Subject {
   pseudonym: string;
 }
 
+/** A group the erased user owned: who owns it now (internal id; null: nobody). */
+export interface HandedOn {
+  id: string;
+  name: string;
+  kind: string;
+  heirSvcUserId: string | null;
+}
+
 export interface RemovedCounts {
   memberships: number;
   friendships: number;
@@ -133,11 +141,12 @@ export class UserErasureRepository {
 
   /**
    * The groups the user owned pass to their longest-standing other active member (earliest
-   * joinedAt, then id), or to nobody. Run after the memberships are gone.
+   * joinedAt, then id), or to nobody. Run after the memberships are gone. Each group as it is
+   * now, with its heir's internal id (null: nobody).
    */
-  async handOnOwnership(m: EntityManager, s: Subject): Promise<string[]> {
+  async handOnOwnership(m: EntityManager, s: Subject): Promise<HandedOn[]> {
     if (!s.svcUserId) return [];
-    const rows = await sqlRows<{ id: string }>(
+    return sqlRows<HandedOn>(
       m,
       `UPDATE groups g SET owner_user_id = heir.user_id, owner_external_id = heir.external_user_id, updated_at = now()
        FROM groups o
@@ -147,10 +156,24 @@ export class UserErasureRepository {
          ORDER BY mb.joined_at, mb.id LIMIT 1
        ) heir ON true
        WHERE o.owner_user_id = $2 AND o.game_id = $1 AND g.id = o.id
-       RETURNING g.id`,
+       RETURNING g.id, g.name, g.kind, g.owner_user_id AS "heirSvcUserId"`,
       [s.gameId, s.svcUserId],
     );
-    return rows.map((r) => r.id);
+  }
+
+  /**
+   * The user's notifications go (EXTENSIONS X9); those they caused to others name the pseudonym
+   * (notifications_actor), as the audit names an erased actor. Run after the rows whose writers
+   * could notify them are gone (a write notifying the user either committed before those rows
+   * went, and its notification is removed here, or finds them gone).
+   */
+  async removeNotifications(m: EntityManager, s: Subject): Promise<void> {
+    if (!s.svcUserId) return;
+    await m.query(
+      `WITH own AS (DELETE FROM notifications n WHERE n.game_id = $1 AND n.user_id = $2)
+       UPDATE notifications n SET actor_user_id = NULL, actor_pseudonym = $3 WHERE n.actor_user_id = $2 AND n.game_id = $1`,
+      [s.gameId, s.svcUserId, s.pseudonym],
+    );
   }
 
   /**

@@ -7,6 +7,7 @@ import { IdentityRepository } from '../identity/identity.repository';
 import { lockUserForErasure } from '../identity/user-lock';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { UserErasureDto } from './dto/user-erasure.dto';
+import { notifiedGroup } from '../notifications/notification-data';
 import { newPseudonym } from './pseudonym';
 import { UserErasureRepository, type RemovedCounts, type Subject } from './user-erasure.repository';
 
@@ -54,10 +55,15 @@ export class UserErasureService {
     const gameBans = await this.repo.removeGameBans(m, s);
     const members = await this.repo.removeMemberships(m, s);
     await this.repo.pseudonymiseHistory(m, s);
+    await this.repo.removeNotifications(m, s);
     const owned = await this.repo.handOnOwnership(m, s);
     await this.repo.removeSuggestions(m, s);
     await this.repo.forgetIdentity(m, s);
-    for (const groupId of new Set([...members.groupIds, ...owned])) this.permissions.invalidateOnCommit(tx, groupId);
+    for (const groupId of new Set([...members.groupIds, ...owned.map((g) => g.id)])) this.permissions.invalidateOnCommit(tx, groupId);
+    // The heir is made the group's owner (EXTENSIONS X9), by no one the game can name.
+    for (const g of owned) {
+      if (g.heirSvcUserId) tx.notifyPlayer({ gameId, kind: 'group.ownership_received', svcUserId: g.heirSvcUserId, groupId: g.id, data: { group: notifiedGroup(g) } });
+    }
 
     const erasedAt = record ? await this.repo.record(m, s) : new Date();
     const removed: RemovedCounts = { memberships: members.memberships, ...friends, invitations, joinRequests, bans: gameBans + members.groupBans };

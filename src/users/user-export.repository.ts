@@ -11,6 +11,7 @@ import { externalKey } from '../identity/identity.repository';
 import { INVITATION_COLUMNS, INVITATION_GROUP_COLUMNS } from '../invitations/invitation-row';
 import { JOIN_REQUEST_COLUMNS } from '../join-requests/join-request-row';
 import { MEMBER_COLUMNS } from '../members/member-row';
+import { NOTIFICATION_COLUMNS } from '../notifications/notification-row';
 import { epochMsSql, liveGrant } from '../permissions/grant-sql';
 
 /** Whose data is read: the external id, and the internal one when the game has an identity for it. */
@@ -141,6 +142,12 @@ export const exportQueries = {
    * (outbox_events_names), of this game, in feed order, as the stored text; the writer keeps those
    * that are the user's (names-user.ts). See {@link mentioning}.
    */
+  /** The user's own notifications (notifications_list, walked backwards). */
+  notifications: (s: ExportSubject): SectionQuery => ({
+    sql: `SELECT ${NOTIFICATION_COLUMNS} FROM notifications n WHERE n.game_id = $1 AND n.user_id = $2 ORDER BY n.created_at, n.id`,
+    params: [s.gameId, s.svcUserId],
+  }),
+
   events: (s: ExportSubject): SectionQuery => {
     const found = mentioning('outbox_events', 'svc_names(o.body)', 'o', s);
     return {

@@ -21,6 +21,8 @@ import type { JoinRequestRow } from '../join-requests/join-request-row';
 import { toJoinRequestDto } from '../join-requests/join-request-view';
 import type { MemberRow } from '../members/member-row';
 import { toMemberDto } from '../members/member-view';
+import type { NotificationRow } from '../notifications/notification-row';
+import { toNotificationDto } from '../notifications/notification-view';
 import { recordOperatorAction } from '../operators/operator-audit';
 import type { UserExportMembershipDto } from './dto/user-export.dto';
 import { coalesce, groupedJsonArray, jsonArray } from './export-stream';
@@ -58,6 +60,7 @@ const BY_INTERNAL_ID: ReadonlySet<ExportSection> = new Set<ExportSection>([
   'requestsReceived',
   'blocks',
   'tags',
+  'notifications',
 ]);
 
 const json = (value: unknown): string => JSON.stringify(value);
@@ -262,6 +265,8 @@ export class UserExportService implements BeforeApplicationShutdown {
     yield ',"events":';
     // The bodies go out as stored; parsed only to check that they name the user (names-user.ts).
     yield* jsonArray(rows<{ json: string }>('events'), (r) => (eventOfUser(JSON.parse(r.json), s.userId, s.svcUserId) ? r.json : null));
+    yield ',"notifications":';
+    yield* jsonArray(rows<NotificationRow>('notifications'), (r) => json(toNotificationDto(r)));
     yield '}';
   }
 }

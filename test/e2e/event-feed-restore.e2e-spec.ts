@@ -133,11 +133,15 @@ describe('a database restored from another cluster', () => {
       await Promise.all(cs.map((c) => c.end()));
     }
     expect(await era(db)).toBe(2);
-    const [{ def }] = await db.query<{ def: string }>(
-      `SELECT pg_get_expr(d.adbin, d.adrelid) AS def FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
-       WHERE d.adrelid = 'outbox_events'::regclass AND a.attname = 'era'`,
+    // The players' notifications are streamed in the same order: their era moves with the outbox's (EXTENSIONS X9).
+    const defaults = await db.query<{ table: string; def: string }>(
+      `SELECT d.adrelid::regclass::text AS table, pg_get_expr(d.adbin, d.adrelid) AS def FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
+       WHERE d.adrelid IN ('outbox_events'::regclass, 'notifications'::regclass) AND a.attname = 'era' ORDER BY 1`,
     );
-    expect(def).toBe('2');
+    expect(defaults).toEqual([
+      { table: 'notifications', def: '2' },
+      { table: 'outbox_events', def: '2' },
+    ]);
   });
 
   it('waits for a transaction writing an event before the switch, and every insert after it gets the new era', async () => {

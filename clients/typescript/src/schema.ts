@@ -1562,7 +1562,7 @@ export interface paths {
         post?: never;
         /**
          * Erase a player from the game: their data removed, their ids in the game's history replaced by a pseudonym
-         * @description One transaction. The memberships, friends graph, tags, visibility, invitations targeted at the user, join requests and bans go, and member counts follow; groups they owned pass to their longest-standing other active member, or to nobody. Every audit entry, retained event and pending webhook delivery naming the user names the pseudonym instead. One `user.erased` event and one game-level audit entry are written, and the erasure is recorded in the ledger (a one-way hash). Afterwards the game has never seen the user. A user the game has never seen is erased all the same: 200 with zero counts.
+         * @description One transaction. The memberships, friends graph, tags, visibility, invitations targeted at the user, join requests, bans and notifications go, and member counts follow; groups they owned pass to their longest-standing other active member, or to nobody (who is notified of it). Every audit entry, retained event and pending webhook delivery naming the user, and other players' notifications they caused, name the pseudonym instead. One `user.erased` event and one game-level audit entry are written, and the erasure is recorded in the ledger (a one-way hash). Afterwards the game has never seen the user. A user the game has never seen is erased all the same: 200 with zero counts.
          */
         delete: operations["eraseUser"];
         options?: never;
@@ -1581,7 +1581,7 @@ export interface paths {
         put?: never;
         /**
          * The same erasure as DELETE /v1/users/{userId}, for a user id named in the body (of any length)
-         * @description One transaction. The memberships, friends graph, tags, visibility, invitations targeted at the user, join requests and bans go, and member counts follow; groups they owned pass to their longest-standing other active member, or to nobody. Every audit entry, retained event and pending webhook delivery naming the user names the pseudonym instead. One `user.erased` event and one game-level audit entry are written, and the erasure is recorded in the ledger (a one-way hash). Afterwards the game has never seen the user. A user the game has never seen is erased all the same: 200 with zero counts. The user id is named in the body, so any id can be erased, however long: a path carries at most 16,384 characters.
+         * @description One transaction. The memberships, friends graph, tags, visibility, invitations targeted at the user, join requests, bans and notifications go, and member counts follow; groups they owned pass to their longest-standing other active member, or to nobody (who is notified of it). Every audit entry, retained event and pending webhook delivery naming the user, and other players' notifications they caused, name the pseudonym instead. One `user.erased` event and one game-level audit entry are written, and the erasure is recorded in the ledger (a one-way hash). Afterwards the game has never seen the user. A user the game has never seen is erased all the same: 200 with zero counts. The user id is named in the body, so any id can be erased, however long: a path carries at most 16,384 characters.
          */
         post: operations["eraseUserByBody"];
         delete?: never;
@@ -3394,6 +3394,68 @@ export interface components {
             tags: components["schemas"]["UserExportFriendTagDto"][];
             visibility: components["schemas"]["VisibilityDto"];
         };
+        NotificationGroupDto: {
+            id: string;
+            name: string;
+            /** @description the group's kind, as stored */
+            kind: string;
+        };
+        NotificationDataDto: {
+            /** @description the group, as it was when the notification was written; every kind but the friends ones */
+            group?: components["schemas"]["NotificationGroupDto"];
+            /** @description invitation.received: the invitation */
+            invitationId?: string;
+            /**
+             * @description invitation.received: the code to accept or decline
+             * @example 3f9c2a71d04b8e65
+             */
+            code?: string;
+            /**
+             * Format: date-time
+             * @description invitation.received: when the invitation expires (null: never); member.banned: when the ban ends (null: permanent); member.roles_changed: when an assigned role ends (null: permanent)
+             */
+            expiresAt?: string | null;
+            /** @description join_request.approved / declined: the request */
+            joinRequestId?: string;
+            /** @description join_request.approved / declined: the request's message */
+            message?: string | null;
+            /** @description join_request.declined, member.kicked, member.banned: the reason given */
+            reason?: string | null;
+            /** @description member.roles_changed: the role; invitation.received: the role hinted by the invitation */
+            roleId?: string | null;
+            /**
+             * @description member.roles_changed: whether the role was assigned or removed
+             * @enum {string}
+             */
+            change?: "assigned" | "removed";
+            /** @description friend.request.received: the request to accept or decline; null when the game accepts requests at once */
+            requestId?: string | null;
+            /**
+             * @description friend.request.received: pending, or accepted at once (the game requires no acceptance)
+             * @enum {string}
+             */
+            status?: "pending" | "accepted";
+        };
+        NotificationDto: {
+            /** @description a time-ordered uuid; also the id of its stream frame */
+            id: string;
+            /** @enum {string} */
+            kind: "invitation.received" | "join_request.approved" | "join_request.declined" | "member.kicked" | "member.banned" | "member.roles_changed" | "group.ownership_received" | "friend.request.received" | "friend.request.accepted";
+            /** @description the external id of the player it is for */
+            userId: string;
+            /** @description null for the friends kinds */
+            groupId: string | null;
+            /** @description the external id of who made the change, when known; the pseudonym of an erased player; null when the call named nobody */
+            actorUserId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description null while unread
+             */
+            readAt: string | null;
+            data: components["schemas"]["NotificationDataDto"];
+        };
         UserExportDto: {
             /**
              * Format: date-time
@@ -3417,6 +3479,8 @@ export interface components {
             audit: components["schemas"]["AuditEntryDto"][];
             /** @description retained events that name the user, in feed order, each body as webhooks received it. An event names the user when its internal id is anywhere in the body, or their external id is the value of a user field (a key ending in UserId, such as userId, targetUserId, ownerUserId, actorSvcUserId). A block of the user by someone else (friend.blocked, friend.unblocked) is left out: the service never tells the blocked party */
             events: components["schemas"]["EventBodyDto"][];
+            /** @description the user's notifications (EXTENSIONS X9), read or not; oldest first */
+            notifications: components["schemas"]["NotificationDto"][];
         };
         UserSubjectDto: {
             /**
@@ -3481,68 +3545,6 @@ export interface components {
              */
             erasedAt: string;
             removed: components["schemas"]["ErasureCountsDto"];
-        };
-        NotificationGroupDto: {
-            id: string;
-            name: string;
-            /** @description the group's kind, as stored */
-            kind: string;
-        };
-        NotificationDataDto: {
-            /** @description the group, as it was when the notification was written; every kind but the friends ones */
-            group?: components["schemas"]["NotificationGroupDto"];
-            /** @description invitation.received: the invitation */
-            invitationId?: string;
-            /**
-             * @description invitation.received: the code to accept or decline
-             * @example 3f9c2a71d04b8e65
-             */
-            code?: string;
-            /**
-             * Format: date-time
-             * @description invitation.received: when the invitation expires (null: never); member.banned: when the ban ends (null: permanent); member.roles_changed: when an assigned role ends (null: permanent)
-             */
-            expiresAt?: string | null;
-            /** @description join_request.approved / declined: the request */
-            joinRequestId?: string;
-            /** @description join_request.approved / declined: the request's message */
-            message?: string | null;
-            /** @description join_request.declined, member.kicked, member.banned: the reason given */
-            reason?: string | null;
-            /** @description member.roles_changed: the role; invitation.received: the role hinted by the invitation */
-            roleId?: string | null;
-            /**
-             * @description member.roles_changed: whether the role was assigned or removed
-             * @enum {string}
-             */
-            change?: "assigned" | "removed";
-            /** @description friend.request.received: the request to accept or decline; null when the game accepts requests at once */
-            requestId?: string | null;
-            /**
-             * @description friend.request.received: pending, or accepted at once (the game requires no acceptance)
-             * @enum {string}
-             */
-            status?: "pending" | "accepted";
-        };
-        NotificationDto: {
-            /** @description a time-ordered uuid; also the id of its stream frame */
-            id: string;
-            /** @enum {string} */
-            kind: "invitation.received" | "join_request.approved" | "join_request.declined" | "member.kicked" | "member.banned" | "member.roles_changed" | "group.ownership_received" | "friend.request.received" | "friend.request.accepted";
-            /** @description the external id of the player it is for */
-            userId: string;
-            /** @description null for the friends kinds */
-            groupId: string | null;
-            /** @description the external id of who made the change, when known; the pseudonym of an erased player; null when the call named nobody */
-            actorUserId: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description null while unread
-             */
-            readAt: string | null;
-            data: components["schemas"]["NotificationDataDto"];
         };
         NotificationCountsDto: {
             /** @description notifications not read yet */
@@ -24652,6 +24654,34 @@ export interface operations {
                      *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *           "occurredAt": "2026-03-14T09:26:53.000Z"
                      *         }
+                     *       ],
+                     *       "notifications": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "kind": "invitation.received",
+                     *           "userId": "player-1842",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "actorUserId": "player-1842",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "readAt": "2026-03-14T09:26:53.000Z",
+                     *           "data": {
+                     *             "group": {
+                     *               "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *               "name": "Night Watch",
+                     *               "kind": "guild"
+                     *             },
+                     *             "invitationId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "code": "3f9c2a71d04b8e65",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "joinRequestId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "message": "Welcome aboard",
+                     *             "reason": "Welcome aboard",
+                     *             "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "change": "assigned",
+                     *             "requestId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "status": "pending"
+                     *           }
+                     *         }
                      *       ]
                      *     }
                      */
@@ -25016,6 +25046,34 @@ export interface operations {
                      *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *           "occurredAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "notifications": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "kind": "invitation.received",
+                     *           "userId": "player-1842",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "actorUserId": "player-1842",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "readAt": "2026-03-14T09:26:53.000Z",
+                     *           "data": {
+                     *             "group": {
+                     *               "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *               "name": "Night Watch",
+                     *               "kind": "guild"
+                     *             },
+                     *             "invitationId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "code": "3f9c2a71d04b8e65",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "joinRequestId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "message": "Welcome aboard",
+                     *             "reason": "Welcome aboard",
+                     *             "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "change": "assigned",
+                     *             "requestId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "status": "pending"
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -25432,6 +25490,34 @@ export interface operations {
                      *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *           "occurredAt": "2026-03-14T09:26:53.000Z"
                      *         }
+                     *       ],
+                     *       "notifications": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "kind": "invitation.received",
+                     *           "userId": "player-1842",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "actorUserId": "player-1842",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "readAt": "2026-03-14T09:26:53.000Z",
+                     *           "data": {
+                     *             "group": {
+                     *               "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *               "name": "Night Watch",
+                     *               "kind": "guild"
+                     *             },
+                     *             "invitationId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "code": "3f9c2a71d04b8e65",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "joinRequestId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "message": "Welcome aboard",
+                     *             "reason": "Welcome aboard",
+                     *             "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "change": "assigned",
+                     *             "requestId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "status": "pending"
+                     *           }
+                     *         }
                      *       ]
                      *     }
                      */
@@ -25798,6 +25884,34 @@ export interface operations {
                      *           "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
                      *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
                      *           "occurredAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "notifications": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "kind": "invitation.received",
+                     *           "userId": "player-1842",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "actorUserId": "player-1842",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "readAt": "2026-03-14T09:26:53.000Z",
+                     *           "data": {
+                     *             "group": {
+                     *               "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *               "name": "Night Watch",
+                     *               "kind": "guild"
+                     *             },
+                     *             "invitationId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "code": "3f9c2a71d04b8e65",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "joinRequestId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "message": "Welcome aboard",
+                     *             "reason": "Welcome aboard",
+                     *             "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "change": "assigned",
+                     *             "requestId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "status": "pending"
+                     *           }
                      *         }
                      *       ]
                      *     }

@@ -8,6 +8,7 @@ import { BlockDto, FriendRequestDto, FriendshipDto, FriendTagDto, VisibilityDto 
 import { InvitationWithGroupDto } from '../../invitations/dto/invitation.dto';
 import { JoinRequestDto } from '../../join-requests/dto/join-request.dto';
 import { MemberDto } from '../../members/dto/member.dto';
+import { NotificationDto } from '../../notifications/dto/notification.dto';
 import { OverrideDto } from '../../permissions/dto/permission.dto';
 
 /**
@@ -87,6 +88,8 @@ export class UserExportDto {
       'friend.unblocked) is left out: the service never tells the blocked party',
   })
   events!: EventBodyDto[];
+  @ApiProperty({ type: [NotificationDto], description: "the user's notifications (EXTENSIONS X9), read or not; oldest first" })
+  notifications!: NotificationDto[];
 }
 
 /** What every export route says of the answer. */
