@@ -244,7 +244,11 @@ export class NotificationStreams implements OnModuleInit, BeforeApplicationShutd
       do {
         this.again = false;
         const asked = new Map([...this.players.values()].map((tail) => [tail, tail.position]));
-        if (!asked.size) break;
+        if (!asked.size) {
+          // Marks for players whose streams have all gone since.
+          this.pendingReads = [];
+          break;
+        }
         // Marks heard before this read began: it sees them, so no notification it reads contradicts them.
         reads = this.pendingReads.splice(0);
         const cursors = [...asked].map(([tail, position]) => ({ gameId: tail.gameId, svcUserId: tail.svcUserId, externalId: tail.externalId, position }));
