@@ -2,7 +2,7 @@ import { accept, AUTO, block, cancel, decline, friendsClient, patchGameConfig, s
 import { joinOk, postGroup } from '../helpers/groups';
 import { seqUid as uid } from '../helpers/ids';
 import { listenToNotifications, notificationsOf, type Notification } from '../helpers/notifications';
-import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * EXTENSIONS X9, the writing side: each kind of the table is written to the player it concerns, in
@@ -275,6 +275,22 @@ describe('notifications written with the changes that cause them (EXTENSIONS X9)
         expect.objectContaining({ kind: 'friend.request.received', actorUserId: a, data: { requestId: null, status: 'accepted' } }),
       ]);
       expect(await notificationsOf(t, autoAuth, a)).toEqual([]);
+    });
+  });
+
+  describe('through the operator routes', () => {
+    it('a kick and a role given by an operator notify the member the same way, with no actor', async () => {
+      const g = await group();
+      const member = uid('m');
+      await joinOk(t, auth, g.id, member);
+      const role = await ok(`/v1/groups/${g.id}/roles`, { name: 'officer', priority: 10 }, 201);
+      const admin = `/v1/admin/games/${gameId}/groups/${g.id}/members/${member}`;
+      expect((await t.http.post(`${admin}/roles/${role.id}`).set(asAdmin).send({})).status).toBe(200);
+      expect((await t.http.post(`${admin}/kick`).set(asAdmin).send({ reason: 'tos' })).status).toBe(200);
+      expect(await of(member)).toEqual([
+        expect.objectContaining({ kind: 'member.kicked', actorUserId: null, data: { group: summary(g), reason: 'tos' } }),
+        expect.objectContaining({ kind: 'member.roles_changed', actorUserId: null, data: { group: summary(g), roleId: role.id, change: 'assigned', expiresAt: null } }),
+      ]);
     });
   });
 
