@@ -7,6 +7,7 @@ import { eventsScenario } from './scenarios/events-webhooks';
 import { friendsScenario } from './scenarios/friends';
 import { groupsScenario } from './scenarios/groups';
 import { moderationScenario } from './scenarios/moderation';
+import { notificationsScenario } from './scenarios/notifications';
 import { operatorScenario } from './scenarios/operator';
 import { privacyScenario } from './scenarios/privacy';
 import { makeWorld, type World } from './scenarios/world';
@@ -35,6 +36,7 @@ describe('the API document holds for every operation (through Prism)', () => {
   it('event feed, streams and webhooks', async () => Object.assign(ids, await eventsScenario(w, need('groupId'))));
   it('public, admin and analytics routes', () => operatorScenario(w, need('groupId')));
   it('moderation through the admin routes', () => moderationScenario(w));
+  it("a player's notifications", () => notificationsScenario(w));
   it("a player's erasure and the erasure ledger", () => privacyScenario(w));
 
   it('401 envelope from every route that takes a credential', async () => {
