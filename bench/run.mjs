@@ -19,7 +19,8 @@
 //      writes them (bench/lib/search.mjs), for the others as 100 of the row's requests really sent
 //      them, caught on the wire by a relay between a capture server (one more server of the same
 //      build, started at the first read row, stopped after the last) and Postgres (bench/lib/capture.mjs);
-//   6. 1000 live-stream subscribers on one group, and webhook deliveries to a local receiver;
+//   6. 1000 live-stream subscribers on one group, 1000 players' notification streams with one
+//      notification each (bench/lib/notification-stream.mjs), and webhook deliveries to a local receiver;
 //   7. EXPLAIN ANALYZE of the main statement of every read scenario (full plans of those whose p99
 //      is over the 50 ms target);
 //   8. writes bench/results/latest.md and prints it.
@@ -29,7 +30,7 @@
 // scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, permBatch, permEffective, permGroups, permMembers, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
 // joinLeaveHot, groupCreate, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
 // friendRequest, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, suggestionsCold, relationship,
-// auditFirst, auditDeep, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, erasure, export, observability — to measure only those while working on one: such a
+// auditFirst, auditDeep, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, notificationStreams, erasure, export, observability — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
 // writes a V8 CPU profile there when it stops; `node bench/cpu-profile-summary.mjs dir` reads it);
 // BENCH_SQL_DUMP=dir (each read row's captured statement sets, as its SQL alone runs them, in dir/<row>.sql);
@@ -63,6 +64,7 @@ import { renderReplicaTable, renderReport } from './lib/report.mjs';
 import { activeMember, friendOffsets, GAME_ID, groupUuid, outsider, seed, seedSizes, visibilityOf } from './lib/seed.mjs';
 import { feedPositions, measureReplay, seedFeed } from './lib/feed.mjs';
 import { measureStream } from './lib/stream.mjs';
+import { measureNotificationStreams } from './lib/notification-stream.mjs';
 import { measureWebhooks, startReceiver } from './lib/webhooks.mjs';
 import { ERASURE_SIZE, measureErasure } from './lib/erasure.mjs';
 import { EXPORT_SIZE, measureExport } from './lib/export.mjs';
@@ -93,6 +95,7 @@ const CONF = {
   subscribers: 1000,
   streamJoins: 200,
   streamIntervalMs: 50,
+  notificationIntervalMs: 10,
   deliveries: 10_000,
   feedEvents: 1_000_000,
   feedConnections: 4,
@@ -518,6 +521,20 @@ async function main() {
       log(`  p50 ${g.p50.toFixed(1)} ms, p99 ${g.p99.toFixed(1)} ms, ${g.receipts} of ${g.expected} copies, ${g.duplicates} duplicates, RSS ${g.rssAfter.toFixed(0)} MB`);
       await sleep(1000);
     }
+  }
+  // ---- 6c. players' notification streams (EXTENSIONS X9): one stream each, one notification each ----
+  if (wanted('notificationStreams')) {
+    log(`notification streams: ${CONF.subscribers} players' streams, one targeted invitation each, ${CONF.notificationIntervalMs} ms apart`);
+    const inviting = await api('POST', '/v1/groups', { kind: 'guild', name: 'notifying', visibility: 'public' }, 201);
+    // Seeded players, far from the write scenarios' (whose ids start low).
+    const players = Array.from({ length: CONF.subscribers }, (_, i) => `p${sizes.users - 1 - i}`);
+    results.notificationStreams = await measureNotificationStreams({ base, key, groupId: inviting.id, players, pid: serverPid, intervalMs: CONF.notificationIntervalMs, log });
+    const n = results.notificationStreams;
+    log(
+      `  p50 ${n.p50.toFixed(1)} ms, p99 ${n.p99.toFixed(1)} ms, max ${n.max.toFixed(1)} ms, ${n.receipts} of ${n.expected} received, ${n.duplicates} duplicates, ${n.strays} strays;` +
+        ` RSS ${n.rssIdle.toFixed(0)} → ${n.rssSubscribed.toFixed(0)} with the streams, peak ${n.rssPeak.toFixed(0)} MB; server CPU ${n.serverCpu.toFixed(0)} %`,
+    );
+    await sleep(1000);
   }
   results.webhooks = [];
   for (const latencyMs of wanted('webhooks') ? [0] : []) {

@@ -229,6 +229,23 @@ export function renderReport(ctx) {
       verdict(g.p99 <= 100 && g.receipts === g.expected),
     ]);
   }
+  if (r.notificationStreams) {
+    const n = r.notificationStreams;
+    rows.push([
+      `Notification streams (\`GET /v1/users/:userId/notifications/stream\`): ${conf.subscribers} players, one stream each, one notification each (a targeted invitation), ${conf.notificationIntervalMs} ms apart; latency = commit to receipt`,
+      `${n.perS.toFixed(0)} notifications/s`,
+      ms(n.p50),
+      ms(n.p99),
+      '—',
+      int(n.expected - n.receipts + n.duplicates + n.strays + n.failed),
+      `${int(n.rssAfter)} (peak ${int(n.rssPeak)})`,
+      `${pct(n.serverCpu)} / — / —`,
+      '—',
+      '—',
+      'p99 ≤ 100 ms, RSS ≤ 400 MB',
+      verdict(n.p99 <= 100 && n.rssPeak <= 400 && n.receipts === n.expected && n.duplicates + n.strays === 0),
+    ]);
+  }
   for (const w of r.webhooks) {
     rows.push([
       `Webhook deliveries to a local receiver answering after ${w.latencyMs} ms (${int(w.delivered + w.notDelivered)} due at once)`,
@@ -371,6 +388,12 @@ export function renderReport(ctx) {
   p(
     `- **Live stream**: latency from the event's \`occurredAt\` (stamped when the join staged it, right before its commit) to the arrival of each copy at each subscriber, so it includes the commit; ${int(s.receipts)} of ${int(s.expected)} copies arrived${s.duplicates ? `, ${s.duplicates} duplicates` : ''}${s.closedEarly ? `, ${s.closedEarly} streams closed early` : ''}. ${conf.subscribers} streams opened in ${s.openS.toFixed(1)} s; RSS ${int(s.rssIdle)} MB before them, ${int(s.rssSubscribed)} MB with them, peak ${int(s.rssPeak)} MB. The subscribers run in the load generator: its own event-loop delay p99 was ${ms(s.clientLoopDelayP99)} ms.`,
   );
+  if (r.notificationStreams) {
+    const n = r.notificationStreams;
+    p(
+      `- **Notification streams**: latency from the notification's \`createdAt\` (the database's now() of the invitation's transaction, taken when it began, so it includes the whole transaction and its commit) to its arrival on its player's stream; ${int(n.receipts)} of ${int(n.expected)} arrived${n.duplicates ? `, ${n.duplicates} duplicates` : ''}${n.strays ? `, ${n.strays} on another player's stream` : ''}${n.closedEarly ? `, ${n.closedEarly} streams closed early` : ''}, the slowest after ${ms(n.max)} ms. ${conf.subscribers} streams opened in ${n.openS.toFixed(1)} s; RSS ${int(n.rssIdle)} MB before them, ${int(n.rssSubscribed)} MB with them, peak ${int(n.rssPeak)} MB.`,
+    );
+  }
   if (r.feed) {
     p(
       `- **Event feed**: ${int(r.feed.retained)} retained events (${int(conf.feedEvents * conf.scale)} of them seeded by set-based SQL in ${(r.feed.seedMs / 1000).toFixed(0)} s, in transactions of 250 000). A page is read from a random position among 1000 spread over the feed; the replay starts ${int(conf.replayEvents)} events before the end and is timed from the request to the last frame; the game stream's subscribers are live only and receive every event of the game.`,

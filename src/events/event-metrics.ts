@@ -1,16 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { DbMetrics } from '../db/db-metrics';
 import { MetricsRegistry } from '../observability/metrics/metrics-registry';
-import { EventStreams } from './event-streams';
 import { HORIZON_LAG_SQL } from './feed.repository';
+import { StreamStats } from './stream-stats';
 
 /**
  * The events' families: how far the feed's horizon holds readers back (a query at scrape time),
- * the open streams by kind, the event frames they were sent, and the streams cut off.
+ * and, for every stream of this instance (the notification streams included), the open streams by
+ * kind, the frames they were sent, and the streams cut off.
  */
 @Injectable()
 export class EventMetrics {
-  constructor(metrics: MetricsRegistry, streams: EventStreams, db: DbMetrics) {
+  constructor(metrics: MetricsRegistry, stats: StreamStats, db: DbMetrics) {
     const lag = db.scrapeQuery<{ lag: number }>(HORIZON_LAG_SQL);
     metrics.gauge({
       name: 'svc_feed_horizon_lag_seconds',
@@ -23,27 +24,27 @@ export class EventMetrics {
     });
     metrics.gauge({
       name: 'svc_stream_subscribers',
-      help: 'Live streams open on this instance, by kind: game (GET /v1/events), group (GET /v1/events/:groupId), admin (the operator\'s).',
+      help: 'Live streams open on this instance, by kind: game (GET /v1/events), group (GET /v1/events/:groupId), admin (the operator\'s), notifications (GET /v1/users/:userId/notifications/stream).',
       labelNames: ['kind'] as const,
       collect() {
-        for (const [kind, n] of Object.entries(streams.subscribersByKind())) this.set({ kind }, n);
+        for (const [kind, n] of Object.entries(stats.open())) this.set({ kind }, n);
       },
     });
     metrics.counterOf(
       {
         name: 'svc_stream_frames_sent_total',
-        help: 'Event frames written to live streams (replayed or live; heartbeats not counted), by stream kind.',
+        help: 'Event frames written to live streams (replayed or live; a notification stream\'s read marks included; heartbeats not counted), by stream kind.',
         labelNames: ['kind'] as const,
       },
-      () => streams.stats.framesSent,
+      () => stats.framesSent,
     );
     metrics.counterOf(
       {
         name: 'svc_stream_subscribers_cut_off_total',
-        help: 'Streams the service ended, by reason: slow (over 4 MiB of frames unread by the client), rewound (the database no longer holds an event they were sent: restored or failed over).',
+        help: 'Streams the service ended, by reason: slow (over 4 MiB of frames unread by the client), rewound (the database no longer holds an event they were sent: restored or failed over), unheard (notification streams of an instance whose LISTEN connection was lost: read marks announced meanwhile never reached them).',
         labelNames: ['reason'] as const,
       },
-      () => streams.stats.cutOff,
+      () => stats.cutOff,
     );
   }
 }

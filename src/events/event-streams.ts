@@ -5,13 +5,14 @@ import { GameReads } from '../common/bulkhead/game-reads';
 import type { Release } from '../common/bulkhead/game-bulkhead';
 import { ApiError } from '../common/errors/api-error';
 import { logFailure } from '../common/errors/log-failure';
-import { REQUEST_ID_HEADER, requestIdOf } from '../common/request-id/request-id';
 import { PgListener } from '../db/pg-listener';
 import { EventBus } from './event-bus';
 import { EVENTS_CHANNEL } from './event-notification';
 import { FEED_START, isAfter, type FeedPosition, type TxSnapshot } from './feed-position';
 import { FeedRepository, type FeedEvent } from './feed.repository';
-import { eventFrame, StreamStats, StreamSubscriber, type StreamFilter, type StreamKind } from './stream-subscriber';
+import { writeStreamHead } from './sse-head';
+import { StreamStats, type StreamKind } from './stream-stats';
+import { eventFrame, StreamSubscriber, type StreamFilter } from './stream-subscriber';
 
 /** SPEC §6: a comment frame every 30 s keeps proxies and clients from timing the stream out. */
 export const HEARTBEAT_MS = 30_000;
@@ -53,8 +54,6 @@ interface GameTail {
 export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(EventStreams.name);
   private readonly games = new Map<string, GameTail>();
-  /** Frames sent and streams cut off, for the metrics. */
-  readonly stats = new StreamStats();
   private readonly starting = new Map<string, Promise<{ position: FeedPosition; id: string | null; storedAt: number }>>();
   private subscription?: Subscription;
   private timers: NodeJS.Timeout[] = [];
@@ -70,7 +69,11 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
     private readonly listener: PgListener,
     private readonly repo: FeedRepository,
     private readonly bulkheads: GameReads,
-  ) {}
+    /** Frames sent and streams cut off, for the metrics. */
+    private readonly stats: StreamStats,
+  ) {
+    stats.countOpen(() => this.subscribersByKind());
+  }
 
   onModuleInit(): void {
     // Local commits are announced by the unit of work, other instances' by their NOTIFY.
@@ -88,9 +91,9 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /** Open subscribers by kind (for the metrics, at scrape time). */
-  subscribersByKind(): Record<StreamKind, number> {
-    const counts: Record<StreamKind, number> = { game: 0, group: 0, admin: 0 };
-    for (const g of this.games.values()) for (const sub of g.subs) counts[sub.kind]++;
+  private subscribersByKind(): Partial<Record<StreamKind, number>> {
+    const counts: Partial<Record<StreamKind, number>> = {};
+    for (const g of this.games.values()) for (const sub of g.subs) counts[sub.kind] = (counts[sub.kind] ?? 0) + 1;
     return counts;
   }
 
@@ -132,14 +135,7 @@ export class EventStreams implements OnModuleInit, BeforeApplicationShutdown {
     const drop = () => this.remove(sub);
     req.once('close', drop);
     res.once('close', drop);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      [REQUEST_ID_HEADER]: requestIdOf(req) ?? '',
-    });
-    res.write(':ok\n\n');
+    writeStreamHead(req, res);
     // A live-only stream names where it starts, in a frame with no data (EventSource records the id
     // and dispatches nothing): a client whose connection drops before its first event resumes with
     // after=<that id> and misses nothing. The replay from there may also hold events of transactions

@@ -17,15 +17,16 @@ export const FRAMES = '`id` (event id), `event` (type), `data` (JSON body as web
 /**
  * A stream's 200 answer is `text/event-stream`, while its handshake failures stay JSON envelopes:
  * the media type is set on the 200 answer alone (an operation-wide @ApiProduces would claim the
- * errors are event streams too, which a validating client rejects).
+ * errors are event streams too, which a validating client rejects). `frames` describes a stream
+ * whose frames are not the events' (a player's notifications).
  */
-export function ApiEventStream(): MethodDecorator {
+export function ApiEventStream(frames = FRAMES): MethodDecorator {
   return applyDecorators(
     ApiHeader(LAST_EVENT_ID),
     ApiResponse({
       status: 200,
       description: 'the stream; reconnect with the last id seen to resume without a gap',
-      content: { 'text/event-stream': { schema: { type: 'string', description: `Server-Sent Events: ${FRAMES}` } } },
+      content: { 'text/event-stream': { schema: { type: 'string', description: `Server-Sent Events: ${frames}` } } },
     }),
   );
 }

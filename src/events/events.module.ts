@@ -7,12 +7,13 @@ import { EventsController } from './events.controller';
 import { FeedRepository } from './feed.repository';
 import { FeedService } from './feed.service';
 import { StreamOpener } from './stream-opener';
+import { StreamStats } from './stream-stats';
 
 @Global()
 @Module({
   imports: [GroupsCoreModule],
   controllers: [EventsController],
-  providers: [EventBus, EventStreams, EventMetrics, FeedRepository, FeedService, StreamOpener],
-  exports: [EventBus, FeedService, StreamOpener],
+  providers: [EventBus, EventStreams, EventMetrics, FeedRepository, FeedService, StreamOpener, StreamStats],
+  exports: [EventBus, FeedService, StreamOpener, StreamStats],
 })
 export class EventsModule {}

@@ -38,7 +38,7 @@ export interface TailCursor {
  * left out, so a long transaction elsewhere on the server does not hold the feed back (sessions the
  * database user may not see count, which only delays). With none left, the snapshot's xmax.
  */
-const HORIZON = `(SELECT coalesce(
+export const HORIZON = `(SELECT coalesce(
     (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) AS x
      WHERE x::xid NOT IN (SELECT backend_xid FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname <> current_database())),
     pg_snapshot_xmax(pg_current_snapshot())))`;

@@ -6,7 +6,7 @@ import { GameReads } from '../common/bulkhead/game-reads';
 import { EventStreams, type ReplayStart } from './event-streams';
 import { parseEventId, parseEventTypes } from './feed-position';
 import { FeedService } from './feed.service';
-import type { StreamKind } from './stream-subscriber';
+import type { StreamKind } from './stream-stats';
 
 /** Where a stream request starts: the query's `after`, else the `Last-Event-ID` header a reconnecting client sends. */
 export interface StreamStart {

@@ -1,14 +1,19 @@
 import { Module } from '@nestjs/common';
+import { NotificationFeedRepository } from './notification-feed.repository';
+import { NotificationStreamController } from './notification-stream.controller';
+import { NotificationStreamOpener } from './notification-stream-opener';
+import { NotificationStreams } from './notification-streams';
 import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
 
 /**
- * A player's notifications (EXTENSIONS X9): the routes that read and mark them. They are written by
- * the unit of work of each change that causes one (Tx.notifyPlayer), trimmed by the sweeper.
+ * A player's notifications (EXTENSIONS X9): the routes that read and mark them, and their stream.
+ * They are written by the unit of work of each change that causes one (Tx.notifyPlayer), trimmed
+ * by the sweeper.
  */
 @Module({
-  controllers: [NotificationsController],
-  providers: [NotificationsRepository, NotificationsService],
+  controllers: [NotificationsController, NotificationStreamController],
+  providers: [NotificationsRepository, NotificationsService, NotificationFeedRepository, NotificationStreamOpener, NotificationStreams],
 })
 export class NotificationsModule {}

@@ -1,0 +1,142 @@
+// Players' notification streams (EXTENSIONS X9, issue 46): one stream
+// `GET /v1/users/:userId/notifications/stream` open for each of PLAYERS players the game knows, raw
+// node:http clients (one socket each), then one notification for each player, paced INTERVAL_MS
+// apart (open loop): a targeted invitation, which writes `invitation.received` to its target in its
+// transaction. Each arrival is timed against the notification's `createdAt`, the database's now()
+// of the writing transaction, taken when it began: so each figure is commit-to-receipt plus that
+// transaction (an upper bound), on one shared clock (the database runs on this machine). The
+// server's RSS is read with the streams open, sampled all along, and read again after.
+import { Agent, request } from 'node:http';
+import { cpuSeconds, percentile, procMb, sleep } from './processes.mjs';
+
+const now = () => performance.timeOrigin + performance.now();
+
+export async function measureNotificationStreams({ base, key, groupId, players, pid, intervalMs, log }) {
+  const sockets = [];
+  const latencies = [];
+  const received = new Set();
+  let duplicates = 0;
+  let strays = 0;
+  let closedEarly = 0;
+  let measuring = false;
+
+  const subscribe = (userId) =>
+    new Promise((resolve, reject) => {
+      const path = `/v1/users/${encodeURIComponent(userId)}/notifications/stream`;
+      const req = request(`${base}${path}`, { agent: false, headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } }, (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          return reject(new Error(`notification stream of ${userId}: ${res.statusCode}`));
+        }
+        let buf = '';
+        let ready = false;
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          const at = now();
+          buf += chunk;
+          let i;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const frame = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            if (frame.startsWith(':')) {
+              if (!ready) {
+                ready = true;
+                resolve();
+              }
+              continue;
+            }
+            if (!measuring || !frame.includes('\nevent: notification\n')) continue;
+            const n = JSON.parse(frame.slice(frame.indexOf('\ndata: ') + 7));
+            if (n.userId !== userId) strays++;
+            else if (received.has(n.id)) duplicates++;
+            else {
+              received.add(n.id);
+              latencies.push(at - Date.parse(n.createdAt));
+            }
+          }
+        });
+        res.on('close', () => {
+          if (!ready) reject(new Error(`notification stream of ${userId} closed before :ok`));
+          else if (measuring) closedEarly++;
+        });
+      });
+      req.on('error', (err) => (measuring ? closedEarly++ : reject(err)));
+      req.end();
+      sockets.push(req);
+    });
+
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const invite = (userId) =>
+    new Promise((resolve, reject) => {
+      const body = JSON.stringify({ targetUserId: userId });
+      const req = request(
+        `${base}/v1/groups/${groupId}/invitations`,
+        { method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`invitation: ${res.statusCode} ${text.slice(0, 200)}`))));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  try {
+    const rssIdle = procMb(pid);
+    const tOpen = performance.now();
+    for (let i = 0; i < players.length; i += 100) await Promise.all(players.slice(i, i + 100).map(subscribe));
+    const openS = (performance.now() - tOpen) / 1000;
+    await sleep(1000);
+    const rssSubscribed = procMb(pid);
+    log(`  ${players.length} streams open in ${openS.toFixed(1)} s; server RSS ${rssSubscribed.toFixed(0)} MB`);
+
+    let rssPeak = rssSubscribed;
+    const rssTimer = setInterval(() => (rssPeak = Math.max(rssPeak, procMb(pid))), 100);
+    measuring = true;
+    const cpu0 = cpuSeconds(pid);
+    const t0 = performance.now();
+    const pending = [];
+    let failed = 0;
+    for (let i = 0; i < players.length; i++) {
+      const wait = t0 + i * intervalMs - performance.now();
+      if (wait > 0) await sleep(wait);
+      pending.push(
+        invite(players[i]).catch((err) => {
+          if (failed++ === 0) log(`  first failed invitation: ${err.message}`);
+        }),
+      );
+    }
+    await Promise.all(pending);
+    const expected = players.length - failed;
+    const deadline = performance.now() + 10_000;
+    while (received.size < expected && performance.now() < deadline) await sleep(100);
+    const phaseS = (performance.now() - t0) / 1000;
+    measuring = false;
+    clearInterval(rssTimer);
+    const rssAfter = procMb(pid);
+    const serverCpu = ((cpuSeconds(pid) - cpu0) / phaseS) * 100;
+    latencies.sort((a, b) => a - b);
+    return {
+      perS: players.length / (((players.length - 1) * intervalMs) / 1000 || 1),
+      receipts: received.size,
+      expected,
+      failed,
+      duplicates,
+      strays,
+      closedEarly,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      max: latencies.at(-1),
+      openS,
+      rssIdle,
+      rssSubscribed,
+      rssPeak: Math.max(rssPeak, rssAfter),
+      rssAfter,
+      serverCpu,
+    };
+  } finally {
+    for (const req of sockets) req.destroy();
+    agent.destroy();
+  }
+}
