@@ -3581,7 +3581,12 @@ export interface components {
             };
         };
         MarkNotificationsReadDto: {
-            /** @description the notifications to mark read; give ids or all, not both */
+            /**
+             * @description the notifications to mark read; give ids or all, not both
+             * @example [
+             *       "019a3f6e-5b20-7c41-9d3e-2a1f0c4b8e77"
+             *     ]
+             */
             ids?: string[];
             /**
              * @description true: mark every unread notification of the player read
@@ -26982,9 +26987,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "ids": [
-                 *         "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b"
-                 *       ],
-                 *       "all": true
+                 *         "019a3f6e-5b20-7c41-9d3e-2a1f0c4b8e77"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["MarkNotificationsReadDto"];
