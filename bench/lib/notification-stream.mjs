@@ -2,18 +2,20 @@
 // `GET /v1/users/:userId/notifications/stream` open for each of PLAYERS players the game knows, raw
 // node:http clients (one socket each), then one notification for each player, paced INTERVAL_MS
 // apart (open loop): a targeted invitation, which writes `invitation.received` to its target in its
-// transaction. Each arrival is timed against the notification's `createdAt`, the database's now()
-// of the writing transaction, taken when it began: so each figure is commit-to-receipt plus that
-// transaction (an upper bound), on one shared clock (the database runs on this machine). The
-// server's RSS is read with the streams open, sampled all along, and read again after.
+// transaction. Each arrival is timed, as the live-stream rows time theirs (bench/lib/stream.mjs),
+// against the `occurredAt` of the event the same transaction staged (`invitation.created`, read
+// from the outbox afterwards), stamped just before the commit: commit-to-receipt plus the commit
+// itself, on one shared clock. Also against the notification's `createdAt`, the database's now()
+// when the transaction began: that adds the whole transaction (its statements, any lock waits).
+// The server's RSS is read with the streams open, sampled all along, and read again after.
 import { Agent, request } from 'node:http';
 import { cpuSeconds, percentile, procMb, sleep } from './processes.mjs';
 
 const now = () => performance.timeOrigin + performance.now();
 
-export async function measureNotificationStreams({ base, key, groupId, players, pid, intervalMs, log }) {
+export async function measureNotificationStreams({ base, key, db, groupId, players, pid, intervalMs, log }) {
   const sockets = [];
-  const latencies = [];
+  const arrivals = []; // { invitationId, at, createdAt }
   const received = new Set();
   let duplicates = 0;
   let strays = 0;
@@ -51,7 +53,7 @@ export async function measureNotificationStreams({ base, key, groupId, players, 
             else if (received.has(n.id)) duplicates++;
             else {
               received.add(n.id);
-              latencies.push(at - Date.parse(n.createdAt));
+              arrivals.push({ invitationId: n.data.invitationId, at, createdAt: Date.parse(n.createdAt) });
             }
           }
         });
@@ -116,7 +118,13 @@ export async function measureNotificationStreams({ base, key, groupId, players, 
     clearInterval(rssTimer);
     const rssAfter = procMb(pid);
     const serverCpu = ((cpuSeconds(pid) - cpu0) / phaseS) * 100;
-    latencies.sort((a, b) => a - b);
+    const { rows } = await db.query(
+      `SELECT body->'invitation'->>'id' AS id, body->>'occurredAt' AS at FROM outbox_events WHERE type = 'invitation.created' AND group_id = $1`,
+      [groupId],
+    );
+    const occurred = new Map(rows.map((r) => [r.id, Date.parse(r.at)]));
+    const latencies = arrivals.map((a) => a.at - occurred.get(a.invitationId)).sort((a, b) => a - b);
+    const fromStart = arrivals.map((a) => a.at - a.createdAt).sort((a, b) => a - b);
     return {
       perS: players.length / (((players.length - 1) * intervalMs) / 1000 || 1),
       receipts: received.size,
@@ -128,6 +136,8 @@ export async function measureNotificationStreams({ base, key, groupId, players, 
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
       max: latencies.at(-1),
+      fromStartP50: percentile(fromStart, 50),
+      fromStartP99: percentile(fromStart, 99),
       openS,
       rssIdle,
       rssSubscribed,

@@ -405,7 +405,7 @@ export function renderReport(ctx) {
   if (r.notificationStreams) {
     const n = r.notificationStreams;
     p(
-      `- **Notification streams**: latency from the notification's \`createdAt\` (the database's now() of the invitation's transaction, taken when it began, so it includes the whole transaction and its commit) to its arrival on its player's stream; ${int(n.receipts)} of ${int(n.expected)} arrived${n.duplicates ? `, ${n.duplicates} duplicates` : ''}${n.strays ? `, ${n.strays} on another player's stream` : ''}${n.closedEarly ? `, ${n.closedEarly} streams closed early` : ''}, the slowest after ${ms(n.max)} ms. ${conf.subscribers} streams opened in ${n.openS.toFixed(1)} s; RSS ${int(n.rssIdle)} MB before them, ${int(n.rssSubscribed)} MB with them, peak ${int(n.rssPeak)} MB.`,
+      `- **Notification streams**: latency from the \`occurredAt\` of the invitation's \`invitation.created\` event (stamped when the write staged it, right before its commit, as for the live stream) to the notification's arrival on its player's stream, so it includes the commit; from the notification's \`createdAt\` instead (the database's now() when the invitation's transaction began, so the whole transaction too): p50 ${ms(n.fromStartP50)} ms, p99 ${ms(n.fromStartP99)} ms. ${int(n.receipts)} of ${int(n.expected)} arrived${n.duplicates ? `, ${n.duplicates} duplicates` : ''}${n.strays ? `, ${n.strays} on another player's stream` : ''}${n.closedEarly ? `, ${n.closedEarly} streams closed early` : ''}, the slowest after ${ms(n.max)} ms. ${conf.subscribers} streams opened in ${n.openS.toFixed(1)} s; RSS ${int(n.rssIdle)} MB before them, ${int(n.rssSubscribed)} MB with them, peak ${int(n.rssPeak)} MB.`,
     );
   }
   if (r.feed) {

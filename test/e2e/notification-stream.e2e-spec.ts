@@ -89,7 +89,7 @@ describe('handshake', () => {
     expect(traced.headers['x-request-id']).toBe('trace-notif.1');
   });
 
-  it('400 naming after or Last-Event-ID for a resume id that is no notification id; after wins over the header', async () => {
+  it('400 naming after or Last-Event-ID for a resume id that is no notification id, userId for one holding NUL; after wins over the header', async () => {
     const { userId, ids } = await player(1);
     const byQuery = await stream(userId, auth, '?after=nope');
     expectEnvelope(byQuery, 400, 'bad_request');
@@ -97,6 +97,9 @@ describe('handshake', () => {
     const byHeader = await stream(userId, { ...auth, 'last-event-id': '019a7c3e5f10a1b2c3d4e5f6' });
     expectEnvelope(byHeader, 400, 'bad_request');
     expect(byHeader.body?.message).toMatch(/^Last-Event-ID /);
+    const nul = await stream('bad\u0000id');
+    expectEnvelope(nul, 400, 'bad_request');
+    expect(nul.body?.message).toMatch(/^userId /);
     // A good after is used, the bad header never read.
     expect((await stream(userId, { ...auth, 'last-event-id': 'nope' }, `?after=${ids[0]}`)).status).toBe(200);
   });
