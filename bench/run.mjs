@@ -13,7 +13,7 @@
 //      bench/ceilings/minimal-nest-app.mjs), each measured like a scenario;
 //   5. every scenario (reads, and the writes of bench/lib/write-scenarios.mjs) with autocannon: CONNECTIONS connections, a warm-up, DURATION seconds, then
 //      a short run on one connection; the server's RSS right after; CPU of server, Postgres, client;
-//      each read row (the permission check on a cache miss, the lists, friends, audit, group search)
+//      each read row (the permission check on a cache miss, the lists, friends, audit, a player's notifications, group search)
 //      is followed by its SQL alone: pgbench -f running the statements its requests send, as many
 //      clients and seconds (bench/lib/sql-ceiling.mjs); for the search rows as the built repository
 //      writes them (bench/lib/search.mjs), for the others as 100 of the row's requests really sent
@@ -29,8 +29,8 @@
 // quickly with 0.1; the targets are judged at 1 only); BENCH_ONLY (a regular expression over the
 // scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, permBatch, permEffective, permGroups, permMembers, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
 // joinLeaveHot, groupCreate, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
-// friendRequest, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, suggestionsCold, relationship,
-// auditFirst, auditDeep, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, notificationStreams, erasure, export, observability — to measure only those while working on one: such a
+// friendRequest, inviteNotifyNobody, inviteNotify, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, suggestionsCold, relationship,
+// auditFirst, auditDeep, notificationCounts, notificationsFirst, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, notificationStreams, erasure, export, observability — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
 // writes a V8 CPU profile there when it stops; `node bench/cpu-profile-summary.mjs dir` reads it);
 // BENCH_SQL_DUMP=dir (each read row's captured statement sets, as its SQL alone runs them, in dir/<row>.sql);
@@ -65,6 +65,7 @@ import { activeMember, friendOffsets, GAME_ID, groupUuid, outsider, seed, seedSi
 import { feedPositions, measureReplay, seedFeed } from './lib/feed.mjs';
 import { measureStream } from './lib/stream.mjs';
 import { measureNotificationStreams } from './lib/notification-stream.mjs';
+import { notificationReadScenarios } from './lib/notification-reads.mjs';
 import { measureWebhooks, startReceiver } from './lib/webhooks.mjs';
 import { ERASURE_SIZE, measureErasure } from './lib/erasure.mjs';
 import { EXPORT_SIZE, measureExport } from './lib/export.mjs';
@@ -348,7 +349,7 @@ async function main() {
 
   // The write scenarios' work items (see bench/lib/write-scenarios.mjs): many groups, one hot group.
   const poolSize = 4 * CONF.connections;
-  const writeKeys = ['joinLeaveHot', 'joinLeaveCapped', 'joinLeaveCappedHot', 'joinLeaveExclusive', 'groupCreate', 'inviteAccept', 'inviteAcceptHot', 'banUnban', 'banUnbanHot', 'roleAssign', 'roleAssignHot', 'overrideSet', 'overrideSetHot', 'friendRequest'];
+  const writeKeys = ['joinLeaveHot', 'joinLeaveCapped', 'joinLeaveCappedHot', 'joinLeaveExclusive', 'groupCreate', 'inviteAccept', 'inviteAcceptHot', 'banUnban', 'banUnbanHot', 'roleAssign', 'roleAssignHot', 'overrideSet', 'overrideSetHot', 'friendRequest', 'inviteNotifyNobody', 'inviteNotify'];
   const writes = writeKeys.some(wanted);
   const hotGroup = writes ? (await api('POST', '/v1/groups', { kind: 'guild', name: 'hot', visibility: 'public' }, 201)).id : null;
   const hot = Array.from({ length: poolSize }, (_, i) => ({ groupId: hotGroup, userId: `p${1000 + i}` }));
@@ -408,10 +409,11 @@ async function main() {
   // The read rows (bench/lib/read-scenarios.mjs); under BENCH_REPLICA=1 each is measured again
   // right after, on a second server reading from a standby taken now (bench/lib/replica-reads.mjs).
   const reads = await readScenarios({ api, call, q, sizes, key, adminToken: ADMIN_TOKEN, wanted });
-  const pageParams = { ...reads.pageParams, permMiss: { gameId: GAME_ID, groupId: G0, userId: permUser } };
+  const notificationReads = ['notificationCounts', 'notificationsFirst'].some(wanted) ? await notificationReadScenarios({ q, api, sizes, key }) : null;
+  const pageParams = { ...reads.pageParams, ...notificationReads?.pageParams, permMiss: { gameId: GAME_ID, groupId: G0, userId: permUser } };
   const permissionKeys = ['permBatch', 'permEffective', 'permGroups', 'permMembers'];
   const permissions = permissionKeys.some(wanted) ? await permissionScenarios({ api, q, key, G0 }) : null;
-  const rowsFor = (at) => [...(permissions?.rowsFor(at) ?? []), ...reads.rowsFor(at)];
+  const rowsFor = (at) => [...(permissions?.rowsFor(at) ?? []), ...reads.rowsFor(at), ...(notificationReads?.rowsFor(at) ?? [])];
   const readRows = rowsFor(base).filter((row) => wanted(row.key));
   const replicaReads =
     REPLICA && readRows.length
@@ -594,7 +596,7 @@ async function main() {
   const plans = {};
   // As the search's word statement sets it for its own transaction (GroupSearchRepository.normalize), for the plans.
   await q.query('SET pg_trgm.word_similarity_threshold = 0.5');
-  const readKeys = ['permMiss', 'groupsFirst', 'groupsDeep', 'membersFirst', 'membersDeep', 'friendsList', 'suggestions', 'suggestionsCold', 'relationship', 'auditFirst', 'auditDeep', ...searchKeys];
+  const readKeys = ['permMiss', 'groupsFirst', 'groupsDeep', 'membersFirst', 'membersDeep', 'friendsList', 'suggestions', 'suggestionsCold', 'relationship', 'auditFirst', 'auditDeep', 'notificationCounts', 'notificationsFirst', ...searchKeys];
   for (const k of readKeys) {
     if (!pageParams[k]) continue;
     try {

@@ -89,6 +89,14 @@ export function mainStatement(root, key, p) {
       const { AuditRepository } = d('audit/audit.repository.js');
       return capture((_m, ds) => new AuditRepository().groupPage(ds, { gameId: p.gameId, groupId: p.groupId, start: p.start, limit }));
     }
+    case 'notificationCounts': {
+      const { NotificationsRepository } = d('notifications/notifications.repository.js');
+      return capture((m) => new NotificationsRepository().unreadByKind(m, p.gameId, p.userId));
+    }
+    case 'notificationsFirst': {
+      const { NotificationsRepository } = d('notifications/notifications.repository.js');
+      return capture((m) => new NotificationsRepository().page(m, p.gameId, p.userId, { unread: false, limit }));
+    }
     default:
       return Promise.reject(new Error(`no main statement for ${key}`));
   }

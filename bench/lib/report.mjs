@@ -151,7 +151,18 @@ export function renderReport(ctx) {
   };
   write('joinLeave', 0.5, { p99: 100, perJoin: true });
   write('joinLeaveHot', 0.3, { p99: 100, perJoin: true });
-  for (const k of ['groupCreate', 'inviteAccept', 'inviteAcceptHot', 'banUnban', 'banUnbanHot', 'roleAssign', 'roleAssignHot', 'overrideSet', 'overrideSetHot', 'friendRequest']) write(k, 0.4);
+  for (const k of ['groupCreate', 'inviteAccept', 'inviteAcceptHot', 'banUnban', 'banUnbanHot', 'roleAssign', 'roleAssignHot', 'overrideSet', 'overrideSetHot', 'friendRequest', 'inviteNotifyNobody']) write(k, 0.4);
+  // EXTENSIONS X9: what writing a notification costs, the same invitation with and without one, same run.
+  if (r.inviteNotify) {
+    const res = r.inviteNotify;
+    const twin = r.inviteNotifyNobody;
+    const share = twin ? res.rps / twin.rps : NaN;
+    httpRow(res, {
+      ratio: twin ? `${share.toFixed(2)} × the same invitation notifying nobody; ${vsPgbench(res.rps)}` : vsPgbench(res.rps),
+      target: '≥ 0.90 × the same invitation notifying nobody (the notification costs ≤ 10 % of its throughput)',
+      ok: twin ? share >= 0.9 && res.errors === 0 : null,
+    });
+  }
   const hit = r.permHit;
   httpRow(hit, {
     ratio: vsFramework(hit),
@@ -175,6 +186,9 @@ export function renderReport(ctx) {
   read('relationship');
   read('auditFirst');
   read('auditDeep', 'auditFirst');
+  // EXTENSIONS X9: a badge within 20 ms, an inbox's first page within the reads' 50 ms.
+  read('notificationCounts', undefined, undefined, 20);
+  read('notificationsFirst');
   // Group search: each row beside its database ceiling, pgbench -f running the statements the
   // service sends for the same queries on the same connections (bench/lib/search.mjs).
   for (const k of ['searchText', 'searchTags', 'searchText1M', 'searchTags1M']) {
@@ -372,10 +386,10 @@ export function renderReport(ctx) {
     `- **Ratio**: permission checks and reads against the framework ceiling (the minimal NestJS app), the mean of its ${frameworkRuns.length === 2 ? 'two runs (before the scenarios, and right after the cache-hit check: one run drifts from the next on a shared machine)' : 'run'}: ${int(framework)} req/s; the writes against pgbench's TPC-B-like transactions/s on the same server in the same run${ctx.pgbench ? ` (${ctx.pgbench.version}: ${int(ctx.pgbench.tps)} transactions/s, ${int(ctx.pgbench.transactions)} in ${PGBENCH.durationS} s)` : ' (not run: pgbench was not on the PATH)'}; the framework ceiling against the HTTP ceiling.`,
   );
   p(
-    "- **Its SQL alone** (the row above each read row): the database ceiling of that row, measured right after it: pgbench -f on the bench's database, as many clients and seconds as the row's HTTP run, one script per distinct set of statements a request sent, weighted by how many requests sent it, a transaction = one request's statements (latencies from pgbench's per-transaction log). Query mode: `prepared` (each statement planned once a connection) when the service ran every captured statement as a named prepared statement, `extended` (parsed and planned on every call, as an unnamed statement) otherwise and for the search; with the parameters written in, each distinct set is prepared once a connection, which a service's statement with parameters is not: a little planning the service does not pay. For the lists, friends, audit and the permission check, the statements are those 100 of the row's requests (the same random parameters) really sent, caught on the wire between a second server of the same build and Postgres (bench/lib/capture.mjs: the API key and game config lookups when they miss the cache, BEGIN and COMMIT, the page, its counts), parameters written in as literals; for the group search, those the built repository writes for each query (bench/lib/search.mjs). Target: the read at ≥ 0.5 × its SQL alone.",
+    "- **Its SQL alone** (the row above each read row): the database ceiling of that row, measured right after it: pgbench -f on the bench's database, as many clients and seconds as the row's HTTP run, one script per distinct set of statements a request sent, weighted by how many requests sent it, a transaction = one request's statements (latencies from pgbench's per-transaction log). Query mode: `prepared` (each statement planned once a connection) when the service ran every captured statement as a named prepared statement, `extended` (parsed and planned on every call, as an unnamed statement) otherwise and for the search; with the parameters written in, each distinct set is prepared once a connection, which a service's statement with parameters is not: a little planning the service does not pay. For the lists, friends, audit, notifications and the permission check, the statements are those 100 of the row's requests (the same random parameters) really sent, caught on the wire between a second server of the same build and Postgres (bench/lib/capture.mjs: the API key and game config lookups when they miss the cache, BEGIN and COMMIT, the page, its counts), parameters written in as literals; for the group search, those the built repository writes for each query (bench/lib/search.mjs). Target: the read at ≥ 0.5 × its SQL alone.",
   );
   p(
-    `- **Write scenarios** (bench/lib/write-scenarios.mjs): each connection takes a work item from a pool of ${4 * conf.connections}, runs the scenario's requests on it in order and gives it back, so every request succeeds and the dataset ends as it began; req/s counts every request of the cycle (a leave or an unban too), and a cycle cut off by the end of a run is undone afterwards. "Over many groups": the items are spread over that many groups; "on one hot group": all in one public group made for the run (its ${4 * conf.connections} role and override items are members of it). An invitation is targeted at the user and accepted by its code; a group ban is of a user who is not a member; the role of an assignment is one made in each item's group; a friend request is between two users who are not friends and the friendship is removed after the accept; a created group is public with its creator as first member. The join scenario's webhook endpoint is enabled again during these, so their member events are delivered too. These run after the read scenarios, so that the reads see the dataset as seeded.`,
+    `- **Write scenarios** (bench/lib/write-scenarios.mjs): each connection takes a work item from a pool of ${4 * conf.connections}, runs the scenario's requests on it in order and gives it back, so every request succeeds and the dataset ends as it began; req/s counts every request of the cycle (a leave or an unban too), and a cycle cut off by the end of a run is undone afterwards. "Over many groups": the items are spread over that many groups; "on one hot group": all in one public group made for the run (its ${4 * conf.connections} role and override items are members of it). An invitation is targeted at the user and accepted by its code; a group ban is of a user who is not a member; the role of an assignment is one made in each item's group; a friend request is between two users who are not friends and the friendship is removed after the accept; a created group is public with its creator as first member. The two targeted-invitation rows run one after the other over the same groups, the invitation alone (the invitations are left pending, as the created groups stay): to an id the game has never seen, which notifies nobody, then to a seeded player, which also writes that player's notification (EXTENSIONS X9) in the same transaction; the second's req/s over the first's is what a notification costs. The join scenario's webhook endpoint is enabled again during these, so their member events are delivered too. These run after the read scenarios, so that the reads see the dataset as seeded.`,
   );
   p(
     `- **Join then leave**: each connection takes a (public group, user) pair, joins, leaves, and gives the pair back, so every request succeeds (a join is 201, a leave 200); one request/s is one join or one leave, one transaction each. An enabled webhook endpoint subscribes to both events, so each one also writes a delivery and the server's worker delivers it to the local receiver meanwhile (${int(jl.webhook.delivered)} delivered during the scenario, ${int(jl.webhook.backlog)} still pending at its end; the endpoint is then disabled).`,

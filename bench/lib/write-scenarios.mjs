@@ -51,7 +51,7 @@ const step = (build, capture) => ({ build, capture });
 
 /**
  * The scenarios, by key. `api(method, path, body, expect)` calls the server; `many` is a list of
- * { groupId, userId } over many public groups (the user not a member), `hot` the same on one public
+ * { groupId, userId } over many public groups (the user, a seeded player, not a member), `hot` the same on one public
  * group; `members` and `hotMembers` are { groupId, userId, roleId } of active members, each with a
  * role of their group; `friendPairs` are { userId, otherId } of users who are not friends.
  * `capped` and `cappedHot` are join items of groups with a member cap (EXTENSIONS X5) far from full,
@@ -123,6 +123,16 @@ export function writeScenarios({ base, headers, api, many, hot, members, hotMemb
       await tolerate(200, 204, 404)('DELETE', `/v1/users/${userId}/friends/${otherId}`);
     },
   });
+  // A targeted invitation, alone (the invitations pile up, as the groups of groupCreate do): to a
+  // player the game has seen, it writes a notification (EXTENSIONS X9) in its transaction; to an id
+  // the game has never seen, the same statements write none. Measured one after the other, the
+  // difference is the cost of writing a notification.
+  const invite = (items) => ({
+    items,
+    steps: [step(({ groupId, userId }) => ({ method: 'POST', path: `/v1/groups/${groupId}/invitations`, body: { targetUserId: userId, invitedByUserId: 'bench-inviter' } }))],
+    repair: async () => undefined,
+  });
+  const neverSeen = many.map(({ groupId }, i) => ({ groupId, userId: `never-seen-${i}` }));
   let created = 0;
   const groupCreate = {
     items: creators,
@@ -149,5 +159,7 @@ export function writeScenarios({ base, headers, api, many, hot, members, hotMemb
     { key: 'overrideSet', name: `Permission override set then clear, ${many_}`, ...overrideSet(members), family: 'other' },
     { key: 'overrideSetHot', name: `Permission override set then clear, ${hot_}`, ...overrideSet(hotMembers), hot: true, family: 'other' },
     { key: 'friendRequest', name: 'Friend request, accept, then remove (pairs of users who are not friends)', ...friendRequestAccept(friendPairs), family: 'other' },
+    { key: 'inviteNotifyNobody', name: `Targeted invitation to an id the game has never seen (notifies nobody), ${many_}`, ...invite(neverSeen), family: 'other' },
+    { key: 'inviteNotify', name: `The same targeted invitation to a seeded player (writes their notification), ${many_}`, ...invite(many), family: 'other' },
   ];
 }

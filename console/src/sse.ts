@@ -1,5 +1,5 @@
 // The client package's parser: one reading of the event-stream format for both.
-import { SseParser, type SseMessage } from '../../clients/typescript/src/sse-parser';
+import { isPosition, SseParser, type SseMessage } from '../../clients/typescript/src/sse-parser';
 import { authHeaders, failureOf, withQuery } from './api';
 
 export type { SseMessage };
@@ -27,9 +27,14 @@ export async function follow(
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        for (const message of parser.push(value)) onMessage(message);
-        // The last event's id, or before any event the id the stream opened with (where it began).
-        after = parser.lastEventId ?? after;
+        for (const frame of parser.push(value)) {
+          // The last event's id, or before any event the id the stream opened with (where it began).
+          if (isPosition(frame)) after = frame.position;
+          else {
+            after = frame.id ?? after;
+            onMessage(frame);
+          }
+        }
       }
     } catch (err) {
       if (signal.aborted) return;

@@ -30,6 +30,8 @@ export type Ban = Schemas['BanDto'];
 export type AdminUser = Schemas['AdminUserDto'];
 export type UserMembership = Schemas['AdminUserMembershipDto'];
 export type UserGames = Schemas['UserGamesDto'];
+/** One of a player's notifications (EXTENSIONS X9), as GET /v1/admin/games/:gameId/users/:externalUserId/notifications lists them. */
+export type UserNotification = Schemas['NotificationDto'];
 
 /** What an erasure removed, counted (EXTENSIONS X7), in the order the console lists them. */
 export const ERASED_COUNTS = [

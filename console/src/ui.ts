@@ -68,11 +68,11 @@ export function offsetPager(offset: number, limit: number, shown: number, total:
   );
 }
 
-/** A cursor-paged list: back to the first page, or on to the next cursor. */
-export function cursorPager(onFirst: boolean, firstHref: string, nextHref: string | null, [first, next] = ['⇤ Newest', 'Older →']): HTMLElement {
+/** A cursor-paged list: back to the first page, or on to the next cursor; `label` tells two lists of a page apart. */
+export function cursorPager(onFirst: boolean, firstHref: string, nextHref: string | null, [first, next] = ['⇤ Newest', 'Older →'], label = 'Pages'): HTMLElement {
   return h(
     'nav',
-    { class: 'pager', 'aria-label': 'Pages' },
+    { class: 'pager', 'aria-label': label },
     onFirst ? h('span', { class: 'muted' }, first) : h('a', { href: firstHref }, first),
     nextHref ? h('a', { href: nextHref, rel: 'next' }, next) : h('span', { class: 'muted' }, next),
   );

@@ -106,12 +106,71 @@ describe('user page', () => {
     await page.getByRole('table', { name: 'Members' }).waitFor();
   });
 
+  it("shows the user's notifications, newest first, 25 a page: kind, group, who, when, read or not; the unread alone on request", async () => {
+    const { gameId, key } = await newGame(t, 'Notified');
+    const game = gameApi(base, key);
+    const zed = 'zed-7';
+    const home = await game.group('Home');
+    await game.join(home.id, zed);
+    const watch = await game.group('Night Watch');
+    for (let i = 0; i < 27; i++) await game.call('POST', `/v1/groups/${watch.id}/invitations`, { targetUserId: zed, invitedByUserId: 'captain' });
+    await game.call('POST', `/v1/groups/${home.id}/members/${zed}/kick`, { reason: 'afk' });
+    const all = await game.call<{ items: { id: string }[] }>('GET', `/v1/users/${zed}/notifications?limit=100`);
+    expect(all.items).toHaveLength(28);
+    await game.call('POST', `/v1/users/${zed}/notifications/read`, { ids: all.items.slice(-2).map((n) => n.id) });
+
+    await page.goto(`${base}/console/#/games/${gameId}/users/${zed}`);
+    const rows = page.getByRole('table', { name: 'Notifications' }).locator('tbody tr');
+    /** Waits for the page drawn after a navigation: the notifications' rows number `n`, the first of them as given. */
+    const drawn = (n: number, hash: string) =>
+      page.waitForFunction(
+        ([n, hash]) => location.hash.includes(hash) && !document.querySelector('[aria-busy]') && [...document.querySelectorAll('table')].find((t) => t.caption?.textContent === 'Notifications')?.tBodies[0].rows.length === n,
+        [n, hash] as const,
+      );
+    await drawn(25, zed);
+    const cells = async (i: number) => (await rows.nth(i).locator('td').allTextContents()).map((c) => c.trim());
+    // Newest first: the kick (by no player), then the invitations, by captain, unread.
+    expect(await cells(0)).toEqual(['member.kicked', 'Home', '—', expect.any(String), 'unread']);
+    expect(await cells(1)).toEqual(['invitation.received', 'Night Watch', 'captain', expect.any(String), 'unread']);
+    await expect(rows.nth(1).getByRole('link', { name: 'Night Watch' }).getAttribute('href')).resolves.toBe(`#/games/${gameId}/groups/${watch.id}`);
+    await expect(rows.nth(1).getByRole('link', { name: 'captain' }).getAttribute('href')).resolves.toBe(`#/games/${gameId}/users/captain`);
+
+    const older = () => page.getByRole('navigation', { name: 'Notification pages' }).getByRole('link', { name: 'Older →' }).click();
+    await older();
+    await drawn(3, 'notificationsCursor=');
+    expect((await cells(0))[4]).toBe('unread');
+    expect((await cells(1))[4]).toMatch(/^read /);
+    expect((await cells(2))[4]).toMatch(/^read /);
+    // The memberships keep their first page meanwhile.
+    await expect(page.getByRole('table', { name: 'Memberships' }).locator('tbody tr').count()).resolves.toBe(1);
+
+    await page.getByRole('link', { name: 'Unread', exact: true }).click();
+    await page.waitForFunction(() => !location.hash.includes('notificationsCursor='));
+    await drawn(25, 'notifications=unread');
+    await older();
+    await drawn(1, 'notificationsCursor=');
+    expect((await cells(0))[4]).toBe('unread');
+
+    // An operator reads without marking: the player's counts are as they were.
+    await expect(game.call('GET', `/v1/users/${zed}/notifications/counts`)).resolves.toEqual({ unread: 26, byKind: { 'invitation.received': 25, 'member.kicked': 1 } });
+  });
+
+  it('a user with no notifications says so', async () => {
+    const { gameId, key } = await newGame(t, 'Quiet');
+    const game = gameApi(base, key);
+    await game.join((await game.group('Quiet')).id, 'mute');
+    await page.goto(`${base}/console/#/games/${gameId}/users/mute`);
+    await page.getByRole('heading', { name: 'Notifications', level: 2 }).waitFor();
+    await page.getByText('No notifications.').waitFor();
+    expect(await page.getByRole('navigation', { name: 'Notification pages' }).count()).toBe(0);
+  });
+
   it('is reached from a group\'s members, the bans page, audit entries (target and actor) and "Find a user"', async () => {
     const { gameId, groups, ann } = await seedAnn('User links');
     const onPage = () => page.getByRole('heading', { name: ann, level: 1 }).waitFor();
 
     await page.goto(`${base}/console/#/games/${gameId}/groups/${groups.guild}`);
-    await page.getByRole('table', { name: 'Members' }).getByRole('link', { name: ann }).click();
+    await page.getByRole('table', { name: 'Members' }).getByRole('link', { name: ann, exact: true }).click();
     await onPage();
 
     await page.goto(`${base}/console/#/games/${gameId}/bans`);

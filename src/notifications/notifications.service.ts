@@ -38,7 +38,8 @@ export class NotificationsService {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  async list(game: GameContext, userId: string, q: ListNotificationsQueryDto): Promise<Page<NotificationDto>> {
+  /** The game's key and an operator (the admin twin of the route) read the same list: only the game matters. */
+  async list(game: Pick<GameContext, 'gameId'>, userId: string, q: ListNotificationsQueryDto): Promise<Page<NotificationDto>> {
     const unread = q.unread === 'true';
     const kinds = q.kinds === undefined ? undefined : parseKinds(q.kinds);
     // The filters are part of the cursor's scope: a cursor of one filter is refused under another.

@@ -1,6 +1,5 @@
-import { GuildhallError } from './errors.js';
 import type { OkBody, Operation } from './path-types.js';
-import { SseParser } from './sse-parser.js';
+import { backoffMs, connectSse, HEARTBEAT_TIMEOUT_MS, sleep } from './sse-connection.js';
 
 type FeedPage = OkBody<Operation<'/v1/events/feed', 'get'>>;
 
@@ -29,39 +28,6 @@ export interface FollowFeedOptions {
   heartbeatTimeoutMs?: number;
 }
 
-const HEARTBEAT_TIMEOUT_MS = 75_000;
-const MAX_DELAY_MS = 30_000;
-/** Answers worth trying again: the service is overloaded, rate limited or briefly unavailable. */
-const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
-
-/** Exponential backoff with jitter: at most 0.25 s after the first failure, doubling, never over 30 s. */
-const backoffMs = (failures: number) => Math.min(MAX_DELAY_MS, 250 * 2 ** failures) * (0.5 + Math.random() / 2);
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
-/** The error of a non-200 answer, its body read as the envelope when it is JSON. */
-async function errorOf(response: Response): Promise<GuildhallError> {
-  const text = await response.text().catch(() => '');
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // not the envelope: GuildhallError reports the status alone
-  }
-  return GuildhallError.fromResponse(response, body);
-}
-
 /**
  * Every event of the game's feed (`GET /v1/events`, Server-Sent Events), live, across dropped
  * connections: each reconnection resumes after the last event delivered, so none is repeated or
@@ -81,65 +47,30 @@ export async function* followFeed(options: FollowFeedOptions): AsyncGenerator<Fe
   }
 }
 
-/**
- * One connection: yields its events, recording each in `position` before handing it over. Returns
- * when the connection is over, with the server's Retry-After in ms (0 when it gave none).
- */
+/** One connection: yields its events, recording each in `position` before handing it over. */
 async function* connect(options: FollowFeedOptions, position: { after: string | undefined }): AsyncGenerator<FeedEvent, number, undefined> {
-  const connection = new AbortController();
-  const abort = () => connection.abort();
-  options.signal?.addEventListener('abort', abort, { once: true });
-  const timeoutMs = options.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS;
-  let watchdog = setTimeout(abort, timeoutMs);
-  const alive = () => {
-    clearTimeout(watchdog);
-    watchdog = setTimeout(abort, timeoutMs);
-  };
+  const connection = connectSse({
+    url: feedUrl(options, position.after),
+    apiKey: options.apiKey,
+    signal: options.signal,
+    fetch: options.fetch,
+    heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS,
+  });
   try {
-    let response: Response;
-    try {
-      response = await (options.fetch ?? globalThis.fetch)(feedUrl(options, position.after), {
-        headers: { authorization: `Bearer ${options.apiKey}`, accept: 'text/event-stream' },
-        signal: connection.signal,
-      });
-    } catch {
-      return 0;
-    }
-    if (!response.ok || !response.body) {
-      const error = await errorOf(response);
-      if (!RETRYABLE.has(response.status)) throw error;
-      return (error.retryAfter ?? 0) * 1000;
-    }
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    const parser = new SseParser();
-    try {
-      for (;;) {
-        // A read fails when the connection breaks or is aborted: either way this connection is over.
-        const chunk = await reader.read().catch(() => null);
-        if (chunk === null || chunk.done) return 0;
-        alive();
-        const messages = parser.push(decoder.decode(chunk.value, { stream: true }));
-        // A stream opened without `after` names where it starts before any event: from then on a
-        // reconnection resumes there, so what happens while it is down is replayed, not lost.
-        if (position.after === undefined && parser.lastEventId !== undefined && !messages.length) position.after = parser.lastEventId;
-        for (const message of messages) {
-          if (message.id === undefined) continue;
-          const event = JSON.parse(message.data) as FeedEvent;
-          position.after = message.id;
-          // The consumer's time with an event is not the server's silence.
-          clearTimeout(watchdog);
-          yield event;
-          alive();
-        }
-      }
-    } finally {
-      reader.cancel().catch(() => undefined);
+    for (;;) {
+      const next = await connection.next();
+      if (next.done) return next.value;
+      const item = next.value;
+      // A stream opened without `after` names where it starts before any event: from then on a
+      // reconnection resumes there, so what happens while it is down is replayed, not lost.
+      if (item.kind === 'position' && position.after === undefined) position.after = item.id;
+      if (item.kind !== 'message' || item.message.id === undefined) continue;
+      position.after = item.message.id;
+      yield JSON.parse(item.message.data) as FeedEvent;
     }
   } finally {
-    clearTimeout(watchdog);
-    options.signal?.removeEventListener('abort', abort);
-    connection.abort();
+    // The consumer may stop mid-connection: the connection closes with it.
+    await connection.return(0);
   }
 }
 

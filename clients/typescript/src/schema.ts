@@ -1707,6 +1707,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/games/{gameId}/users/{externalUserId}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's notifications, newest first, as GET /v1/users/{userId}/notifications answers them for the game's key
+         * @description Same filters (unread, kinds) and pages (limit, cursor). A user the game has never seen has none: an empty page, as on the game route. An unknown game is 404.
+         */
+        get: operations["adminListUserNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/erasures": {
         parameters: {
             query?: never;
@@ -3561,7 +3581,12 @@ export interface components {
             };
         };
         MarkNotificationsReadDto: {
-            /** @description the notifications to mark read; give ids or all, not both */
+            /**
+             * @description the notifications to mark read; give ids or all, not both
+             * @example [
+             *       "019a3f6e-5b20-7c41-9d3e-2a1f0c4b8e77"
+             *     ]
+             */
             ids?: string[];
             /**
              * @description true: mark every unread notification of the player read
@@ -26962,9 +26987,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "ids": [
-                 *         "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b"
-                 *       ],
-                 *       "all": true
+                 *         "019a3f6e-5b20-7c41-9d3e-2a1f0c4b8e77"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["MarkNotificationsReadDto"];
@@ -27378,6 +27402,194 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "events_expired";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminListUserNotifications: {
+        parameters: {
+            query?: {
+                /** @description page size, from 1 to the page cap (SVC_MAX_PAGE_SIZE) */
+                limit?: number;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+                /** @description true: only those not read yet */
+                unread?: "true" | "false";
+                /** @description only these kinds, a comma-separated list of: invitation.received, join_request.approved, join_request.declined, member.kicked, member.banned, member.roles_changed, group.ownership_received, friend.request.received, friend.request.accepted */
+                kinds?: string;
+            };
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
+            path: {
+                gameId: string;
+                /** @description the user id the game uses (1-16384 characters) */
+                externalUserId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "kind": "invitation.received",
+                     *           "userId": "player-1842",
+                     *           "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *           "actorUserId": "player-1842",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "readAt": "2026-03-14T09:26:53.000Z",
+                     *           "data": {
+                     *             "group": {
+                     *               "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *               "name": "Night Watch",
+                     *               "kind": "guild"
+                     *             },
+                     *             "invitationId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "code": "3f9c2a71d04b8e65",
+                     *             "expiresAt": "2026-03-14T09:26:53.000Z",
+                     *             "joinRequestId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "message": "Welcome aboard",
+                     *             "reason": "Welcome aboard",
+                     *             "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *             "change": "assigned",
+                     *             "requestId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *             "status": "pending"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["NotificationDto"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
                     };
                 };
             };

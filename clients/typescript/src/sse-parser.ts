@@ -1,9 +1,21 @@
-/** One dispatched Server-Sent Events message: the fields the feed uses. */
+/** One dispatched Server-Sent Events message: the fields the streams use. */
 export interface SseMessage {
   id: string | undefined;
   event: string | undefined;
   data: string;
 }
+
+/**
+ * A frame with an id and no data: EventSource dispatches nothing for it but records the id, which
+ * is how a live-only stream of the service names where it starts.
+ */
+export interface SsePosition {
+  position: string;
+}
+
+export type SseFrame = SseMessage | SsePosition;
+
+export const isPosition = (frame: SseFrame): frame is SsePosition => 'position' in frame;
 
 /**
  * Server-Sent Events framing (the WHATWG event-stream format), fed decoded text in chunks of any
@@ -14,12 +26,16 @@ export class SseParser {
   private id: string | undefined;
   private event: string | undefined;
   private data: string[] = [];
-  private lastId: string | undefined;
+  /** Whether the frame being read has an id line of its own (the id itself carries over, as EventSource's). */
+  private idInFrame = false;
 
-  /** The messages the text completes; comments (heartbeats) and empty messages yield nothing. */
-  push(text: string): SseMessage[] {
+  /**
+   * The frames the text completes, in order: messages, and id-only frames as positions; comments
+   * (heartbeats) and frames with neither data nor an id of their own yield nothing.
+   */
+  push(text: string): SseFrame[] {
     this.buffer += text;
-    const messages: SseMessage[] = [];
+    const messages: SseFrame[] = [];
     let start = 0;
     for (;;) {
       const end = this.lineEnd(start);
@@ -43,7 +59,7 @@ export class SseParser {
     return -1;
   }
 
-  private line(line: string): SseMessage | null {
+  private line(line: string): SseFrame | null {
     if (line === '') return this.dispatch();
     if (line.startsWith(':')) return null;
     const colon = line.indexOf(':');
@@ -52,23 +68,20 @@ export class SseParser {
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'data') this.data.push(value);
     else if (field === 'event') this.event = value;
-    else if (field === 'id' && !value.includes('\0')) this.id = value;
+    else if (field === 'id' && !value.includes('\0')) {
+      this.id = value;
+      this.idInFrame = true;
+    }
     return null;
   }
 
-  /**
-   * The id of the last complete message, data or not, as EventSource's lastEventId: a message with
-   * only an id (how a live-only stream names where it starts) dispatches nothing but sets it.
-   */
-  get lastEventId(): string | undefined {
-    return this.lastId;
-  }
-
-  private dispatch(): SseMessage | null {
-    this.lastId = this.id;
-    const message = this.data.length ? { id: this.id, event: this.event, data: this.data.join('\n') } : null;
+  private dispatch(): SseFrame | null {
+    let frame: SseFrame | null = null;
+    if (this.data.length) frame = { id: this.id, event: this.event, data: this.data.join('\n') };
+    else if (this.idInFrame && this.id !== undefined) frame = { position: this.id };
     this.event = undefined;
     this.data = [];
-    return message;
+    this.idInFrame = false;
+    return frame;
   }
 }

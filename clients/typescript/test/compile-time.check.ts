@@ -2,7 +2,7 @@
  * Type assertions: `npm run typecheck` compiles this file (it is never run). Each @ts-expect-error
  * fails the typecheck if the line below it starts compiling.
  */
-import { paginate, type GuildhallClient, type PageItem } from '../src/index.js';
+import { listNotifications, markNotificationsRead, paginate, type GuildhallClient, type PageItem } from '../src/index.js';
 
 declare const client: GuildhallClient;
 
@@ -26,4 +26,8 @@ export function refused(): void {
   void paginate(client, '/v1/groups', { params: { query: { sort: 'name' } } });
   // @ts-expect-error kind and name are required
   void client.POST('/v1/groups', { body: { kind: 'guild' } });
+  // @ts-expect-error ids or all, not both
+  void markNotificationsRead(client, 'carol', { ids: ['n'], all: true });
+  // @ts-expect-error a kind the service does not write
+  void listNotifications(client, 'carol', { kinds: ['member.joined'] });
 }

@@ -14,7 +14,24 @@ const run = promisify(execFile);
 const pkg = join(__dirname, '..');
 const node = (args: string[]) => run(process.execPath, args, { cwd: pkg });
 
-const EXPORTS = ['CHECKS_PER_REQUEST', 'CONSISTENCY_HEADER', 'ConsistencyTracker', 'GuildhallError', 'WebhookVerificationError', 'checkPermissions', 'createGuildhallClient', 'followFeed', 'paginate', 'verifyWebhook'];
+const EXPORTS = [
+  'CHECKS_PER_REQUEST',
+  'CONSISTENCY_HEADER',
+  'ConsistencyTracker',
+  'GuildhallError',
+  'WebhookVerificationError',
+  'checkPermissions',
+  'createGuildhallClient',
+  'dismissNotification',
+  'followFeed',
+  'followNotifications',
+  'followUnreadCount',
+  'listNotifications',
+  'markNotificationsRead',
+  'notificationCounts',
+  'paginate',
+  'verifyWebhook',
+];
 
 /** Given `m` (the package), `resolved` and `createHmac`: prints the exports and whether they work. */
 const CHECK = `

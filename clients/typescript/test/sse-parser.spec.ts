@@ -40,14 +40,15 @@ describe('SseParser', () => {
     expect(sut.push('event: lonely\n\ndata: d\n\n')).toEqual([{ id: undefined, event: undefined, data: 'd' }]);
   });
 
-  it('an id-only message dispatches nothing but sets lastEventId, once its blank line arrives', () => {
+  it('an id-only frame comes out as a position once its blank line arrives, and its id carries over to later messages', () => {
     const sut = new SseParser();
-    expect(sut.lastEventId).toBeUndefined();
     expect(sut.push(':ok\n\nid: 0190ff\n')).toEqual([]);
-    expect(sut.lastEventId).toBeUndefined();
-    expect(sut.push('\n')).toEqual([]);
-    expect(sut.lastEventId).toBe('0190ff');
-    expect(sut.push('id: 0191aa\ndata: x\n\n')).toEqual([{ id: '0191aa', event: undefined, data: 'x' }]);
-    expect(sut.lastEventId).toBe('0191aa');
+    expect(sut.push('\n')).toEqual([{ position: '0190ff' }]);
+    expect(sut.push('event: notifications.read\ndata: {}\n\nid: 0191aa\ndata: x\n\n')).toEqual([
+      { id: '0190ff', event: 'notifications.read', data: '{}' },
+      { id: '0191aa', event: undefined, data: 'x' },
+    ]);
+    // A frame without data and without an id line of its own is nothing.
+    expect(sut.push('event: e\n\n')).toEqual([]);
   });
 });

@@ -4,11 +4,12 @@ import { fill, h, type Child } from '../dom';
 import { when } from '../format';
 import type { PageContext } from '../page';
 import { go, href, hrefWith } from '../router';
-import type { AdminUser, Ban, Erasure, UserGames, UserMembership } from '../types';
+import type { AdminUser, Ban, CursorPage, Erasure, UserGames, UserMembership, UserNotification } from '../types';
 import { badge, cursorPager, empty, errorBox, idCode, labelled, load, loading, pageHeader, table } from '../ui';
 import { headline } from './headline';
 import { removedTable } from './erasure';
 import { gameBanActions } from './user-ban';
+import { notificationsQuery, notificationsSection } from './user-notifications';
 
 const MEMBERSHIPS_PAGE = 25;
 
@@ -19,8 +20,9 @@ export const userApiPath = (gameId: string, userId: string): string => `/v1/admi
 export const userHref = (gameId: string, userId: string): string => href(['games', gameId, 'users', userId]);
 
 /**
- * One user of a game: who they are there, their memberships (25 a page), their bans and the size of
- * their friends graph; Export downloads everything the game holds about them, Erase removes it.
+ * One user of a game: who they are there, their memberships (25 a page), their bans, the size of
+ * their friends graph and their notifications (25 a page); Export downloads everything the game
+ * holds about them, Erase removes it.
  * Without a user id: `?svcUserId=` opens the page of an internal id (an audit entry's actor), else
  * a form to find a user.
  */
@@ -70,7 +72,10 @@ async function userView({ main, params, route, signal, rerender }: PageContext):
   const page = h('section', { 'aria-label': 'User' });
   main.append(page);
   await load(page, async () => {
-    const user = await api<AdminUser>(userApiPath(gameId, userId), { query: { limit: MEMBERSHIPS_PAGE, cursor }, signal });
+    const [user, notifications] = await Promise.all([
+      api<AdminUser>(userApiPath(gameId, userId), { query: { limit: MEMBERSHIPS_PAGE, cursor }, signal }),
+      api<CursorPage<UserNotification>>(`${userApiPath(gameId, userId)}/notifications`, { query: notificationsQuery(route), signal }),
+    ]);
     document.title = `${user.userId} · Guildhall console`;
     const status = h('div', { class: 'user-status', 'aria-live': 'polite' });
     const gone = (erasure: Erasure) => fill(page, ...erasedView(gameId, user, erasure));
@@ -99,7 +104,8 @@ async function userView({ main, params, route, signal, rerender }: PageContext):
       gameBanActions(gameId, user.userId, user.gameBan, rerender),
       h('h2', {}, 'Memberships'),
       memberships(gameId, user.memberships.items),
-      cursorPager(!cursor, hrefWith(route, { cursor: '' }), user.memberships.nextCursor ? hrefWith(route, { cursor: user.memberships.nextCursor }) : null, ['⇤ Newest', 'Older →']),
+      cursorPager(!cursor, hrefWith(route, { cursor: '' }), user.memberships.nextCursor ? hrefWith(route, { cursor: user.memberships.nextCursor }) : null, ['⇤ Newest', 'Older →'], 'Membership pages'),
+      notificationsSection(gameId, route, notifications),
       h(
         'p',
         { class: 'links' },

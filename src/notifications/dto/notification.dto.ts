@@ -89,7 +89,14 @@ export const MAX_READ_IDS = 100;
 const IDS_MESSAGE = `ids must be an array of 1 to ${MAX_READ_IDS} notification ids`;
 
 export class MarkNotificationsReadDto {
-  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: MAX_READ_IDS, description: 'the notifications to mark read; give ids or all, not both' })
+  // Its own example makes the document's example body `{ ids }` alone, not both fields (a 400).
+  @ApiPropertyOptional({
+    type: [String],
+    minItems: 1,
+    maxItems: MAX_READ_IDS,
+    example: ['019a3f6e-5b20-7c41-9d3e-2a1f0c4b8e77'],
+    description: 'the notifications to mark read; give ids or all, not both',
+  })
   @ValidateIf((o: MarkNotificationsReadDto) => o.ids !== undefined)
   @IsArray({ message: IDS_MESSAGE })
   @ArrayMinSize(1, { message: IDS_MESSAGE })
