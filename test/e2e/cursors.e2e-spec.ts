@@ -129,6 +129,8 @@ async function arrange(t: TestApp, gameId: string, auth: Auth): Promise<Map<stri
   }
   await call('post', `/v1/groups/${open.id}/join`, { userId: 'bob' });
   for (const g of [open.id, closed.id]) await call('post', `/v1/groups/${g}/members/alice/permissions/cursors.key`, { allowed: true });
+  // Two notifications for bob, whom the game knows (his join): invitations targeted at him.
+  for (let i = 0; i < 2; i++) await call('post', `/v1/groups/${closed.id}/invitations`, { targetUserId: 'bob' });
   await call('post', `/v1/groups/${closed.id}/invitations`, { targetUserId: 'carol' });
   await call('post', `/v1/groups/${closed.id}/invitations`, { targetUserId: 'carol' });
   for (const g of [closed.id, other.id]) await call('post', `/v1/groups/${g}/join-requests`, { userId: 'dave' });
@@ -158,6 +160,8 @@ async function arrange(t: TestApp, gameId: string, auth: Auth): Promise<Map<stri
     ['GET /v1/groups/{id}/join-requests', key([`/v1/groups/${closed.id}/join-requests`])],
     ['GET /v1/users/{userId}/join-requests', key(['/v1/users/dave/join-requests'])],
     ['GET /v1/users/{userId}/groups', key(['/v1/users/alice/groups?permission=cursors.key'])],
+    ['GET /v1/users/{userId}/notifications', key(['/v1/users/bob/notifications', '/v1/users/bob/notifications?unread=true'])],
+    ['GET /v1/admin/games/{gameId}/users/{externalUserId}/notifications', root([`${admin}/users/bob/notifications`])],
     ['GET /v1/admin/games/{gameId}/groups/{groupId}/join-requests', root([`${admin}/groups/${closed.id}/join-requests`])],
     ['GET /v1/groups/search', key(searches('/v1/groups/search'))],
     ['GET /v1/admin/games/{gameId}/groups/search', root(searches(`${admin}/groups/search`))],
