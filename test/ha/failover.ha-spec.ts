@@ -180,8 +180,10 @@ describe('high availability across hosts: etcd, Patroni, HAProxy and two instanc
     const events = await watchEvents(c, game, two, receiver.receipts);
     const load = writeLoad(targets, 6, 'p');
     await sleep(5_000);
-    const cutAt = Date.now();
     c.net.cut(leader, [...ETCDS, ...others]);
+    // From when the rules are in place: a write begun while nft was still loading them could reach
+    // the standby and be acknowledged rightly (it is on the new primary), not by a cut-off primary.
+    const cutAt = Date.now();
     isolated = { node: leader, cutAt };
     // When the cut-off node's Patroni gives up the leader role (HAProxy's check fails from then on),
     // when its PostgreSQL stops running as a primary, and when the others elect a new leader.
