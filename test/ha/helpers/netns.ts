@@ -46,7 +46,14 @@ export function removeLeftovers(): void {
     .split('\n')
     .map((l) => l.split(': ')[1]?.split('@')[0])
     .filter((l): l is string => !!l && l.startsWith(`${PREFIX}-`));
-  for (const link of links) ip('link', 'del', link);
+  for (const link of links) {
+    try {
+      ip('link', 'del', link);
+    } catch (err) {
+      // The kernel freed it between the listing and now (deleting either end of a veth removes both).
+      if (!/Cannot find device/.test(String((err as { stderr?: unknown }).stderr ?? err))) throw err;
+    }
+  }
 }
 
 /** `hosts` are names; each gets the next address from .11 on, in the order given. */
