@@ -1,4 +1,5 @@
-import { realpathSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 import { canConnect, freePort, http, killAll, lines, requireBuild, serverEnv, sleep, spawnNode, type Proc } from '../helpers/process';
@@ -15,8 +16,14 @@ jest.setTimeout(150_000);
 /** docs/operations.md: an instance stops within 35 s (the webhook drain is capped at 30 s). */
 const DRAIN_MS = 35_000;
 
-/** The npm beside the node running the tests, run as its `npm` command runs it. */
-const NPM_CLI = realpathSync(join(dirname(process.execPath), 'npm'));
+/**
+ * The npm beside the node running the tests, run as its `npm` command runs it; a node without one
+ * (the npm package `node`, which CI runs the suites on too) uses the npm that started the run.
+ */
+const NPM_CLI = realpathSync(
+  [join(dirname(process.execPath), 'npm'), process.env.npm_execpath].find((f): f is string => !!f && existsSync(f)) ??
+    execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim(),
+);
 
 /** Polls /healthz until it answers 200, at most `timeoutMs`; gives up at once if npm exits. */
 async function waitForHealthy(url: string, npm: Proc, timeoutMs: number): Promise<void> {
