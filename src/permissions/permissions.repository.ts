@@ -75,6 +75,19 @@ const toFacts = (r: FactsRow): PermissionFacts => ({
   grantingRoleExpiresAt: r.via_expires,
 });
 
+/**
+ * The opening CTEs of a read about one member of one group (parameters $1 game, $2 group, $3 the
+ * external user id): `g`, the group when it is live in the game, and `mem`, the user's active
+ * member row in it.
+ */
+const GROUP_AND_MEMBER = `WITH g AS (
+         SELECT id FROM groups WHERE id = $2 AND game_id = $1 AND soft_deleted_at IS NULL
+       ), mem AS (
+         SELECT mb.id FROM g
+         JOIN user_identities ui ON ui.game_id = $1 AND ${externalKey('ui.external_id')} = ${externalKey('$3')} AND ui.external_id = $3
+         JOIN members mb ON mb.group_id = g.id AND mb.user_id = ui.user_id AND mb.status = 'active'
+       )`;
+
 /** Permission facts, member overrides and the per-game permission catalog. */
 @Injectable()
 export class PermissionsRepository {
@@ -86,13 +99,7 @@ export class PermissionsRepository {
     const [row] = await preparedRows<FactsRow & { live: boolean }>(
       ds,
       'svc_permission_facts_x8',
-      `WITH g AS (
-         SELECT id FROM groups WHERE id = $2 AND game_id = $1 AND soft_deleted_at IS NULL
-       ), mem AS (
-         SELECT mb.id FROM g
-         JOIN user_identities ui ON ui.game_id = $1 AND ${externalKey('ui.external_id')} = ${externalKey('$3')} AND ui.external_id = $3
-         JOIN members mb ON mb.group_id = g.id AND mb.user_id = ui.user_id AND mb.status = 'active'
-       )
+      `${GROUP_AND_MEMBER}
        SELECT EXISTS (SELECT 1 FROM g) AS live, ${FACTS_COLUMNS}
        FROM (SELECT 1) one LEFT JOIN mem ON true
        ${factsJoins('mem.id', '$4')}`,
@@ -135,13 +142,7 @@ export class PermissionsRepository {
     const rows = await preparedRows<FactsRow & { live: boolean; permission: string | null }>(
       ds,
       'svc_permission_member_facts',
-      `WITH g AS (
-         SELECT id FROM groups WHERE id = $2 AND game_id = $1 AND soft_deleted_at IS NULL
-       ), mem AS (
-         SELECT mb.id FROM g
-         JOIN user_identities ui ON ui.game_id = $1 AND ${externalKey('ui.external_id')} = ${externalKey('$3')} AND ui.external_id = $3
-         JOIN members mb ON mb.group_id = g.id AND mb.user_id = ui.user_id AND mb.status = 'active'
-       ), keys AS (
+      `${GROUP_AND_MEMBER}, keys AS (
          SELECT o.permission FROM member_permission_overrides o JOIN mem ON o.member_id = mem.id WHERE ${liveGrant('o')}
          UNION
          SELECT rp.permission FROM mem JOIN member_roles mr ON mr.member_id = mem.id AND ${liveGrant('mr')}
