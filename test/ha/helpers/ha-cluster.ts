@@ -127,9 +127,12 @@ export async function startHa(guildhallEnv: Record<string, string>): Promise<HaC
   };
   const destroy = async () => {
     await stopAll().catch((err) => process.stderr.write(`${(err as Error).message}\n`));
-    // What outlived its parent (a postmaster) dies with its namespace.
-    net.destroy();
-    rmSync(base, { recursive: true, force: true });
+    try {
+      // What outlived its parent (a postmaster) dies with its namespace.
+      net.destroy();
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   };
   const killOnExit = () => {
     for (const child of children.values()) child.kill('SIGKILL');
