@@ -30,7 +30,7 @@
 // scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, permBatch, permEffective, permGroups, permMembers, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
 // joinLeaveHot, groupCreate, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
 // friendRequest, inviteNotifyNobody, inviteNotify, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, suggestionsCold, relationship,
-// auditFirst, auditDeep, notificationCounts, notificationsFirst, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, notificationStreams, erasure, export, observability — to measure only those while working on one: such a
+// auditFirst, auditDeep, notificationCounts, notificationsFirst, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, notificationStreams, erasure, export, observability, nameMatch — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
 // writes a V8 CPU profile there when it stops; `node bench/cpu-profile-summary.mjs dir` reads it);
 // BENCH_SQL_DUMP=dir (each read row's captured statement sets, as its SQL alone runs them, in dir/<row>.sql);
@@ -69,6 +69,7 @@ import { notificationReadScenarios } from './lib/notification-reads.mjs';
 import { measureWebhooks, startReceiver } from './lib/webhooks.mjs';
 import { ERASURE_SIZE, measureErasure } from './lib/erasure.mjs';
 import { EXPORT_SIZE, measureExport } from './lib/export.mjs';
+import { measureNameMatch } from './lib/name-match.mjs';
 import { measureObservability } from './lib/observability.mjs';
 import { findPgbench, runPgbench } from './lib/pgbench.mjs';
 import { searchCeiling, searchStatement } from './lib/search.mjs';
@@ -140,6 +141,9 @@ async function main() {
   const startedAt = new Date();
   const loadBefore = loadAverage();
   if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('dist/src/main.js is missing: run `npm run bench` (it builds first)');
+  // First, on a quiet machine: it needs neither the database nor the server.
+  const nameMatch = wanted('nameMatch') ? measureNameMatch(ROOT) : null;
+  if (nameMatch) log(`name matcher: ${nameMatch.words} words, a ${nameMatch.nameLength}-character name: p50 ${nameMatch.p50.toFixed(4)} ms, p99 ${nameMatch.p99.toFixed(4)} ms a check (compiled in ${nameMatch.compileMs.toFixed(1)} ms)`);
   const sizes = seedSizes(CONF.scale);
   const searchKeys = ['searchText', 'searchTags', 'searchText1M', 'searchTags1M'];
   // The million-group game costs its seed only when one of its rows is measured.
@@ -269,7 +273,7 @@ async function main() {
     serverPid: pid,
     postmasterPid: db.postmasterPid,
   });
-  const results = {};
+  const results = { nameMatch };
   const measure = async (keyName, name, target, pid = serverPid, extra = {}) => {
     if (!wanted(keyName)) return;
     if (pid === serverPid && !isRunning(started.server)) throw new Error(`the server died:\n${started.server.tail()}`);
