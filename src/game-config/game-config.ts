@@ -26,6 +26,11 @@ export interface GameConfig {
   blocks: { enabled: boolean };
   /** EXTENSIONS X5: the kinds of group a player may be an active member of only once. */
   groups: { exclusiveKinds: string[] };
+  /** EXTENSIONS X10. */
+  moderation: {
+    names: { blocked: string[]; reserved: string[] };
+    timeoutDeniedPermissions: string[];
+  };
 }
 
 /** A stored (partial) config: only the keys an operator set. */
@@ -90,7 +95,7 @@ const stringList = (maxItems: number, maxLength: number): Leaf => ({
       : `must be an array of at most ${maxItems} distinct strings of 1-${maxLength} characters`,
 });
 
-/** Every key, its default and its rule (SPEC §2 table, ranges of §8; EXTENSIONS X5 for groups). */
+/** Every key, its default and its rule (SPEC §2 table, ranges of §8; EXTENSIONS X5 for groups, X10 for moderation). */
 const SCHEMA: Branch = {
   friends: {
     enabled: bool(true),
@@ -108,6 +113,11 @@ const SCHEMA: Branch = {
   blocks: { enabled: bool(true) },
   // A group's kind is 1-64 characters.
   groups: { exclusiveKinds: stringList(20, 64) },
+  moderation: {
+    names: { blocked: stringList(1000, 64), reserved: stringList(1000, 64) },
+    // A permission key is 1-128 characters.
+    timeoutDeniedPermissions: stringList(100, 128),
+  },
 };
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>

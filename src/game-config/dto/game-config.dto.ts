@@ -48,10 +48,45 @@ export class GroupsConfigDto {
   exclusiveKinds!: string[];
 }
 
+export class ModerationNamesConfigDto {
+  @ApiProperty({
+    type: [String],
+    maxItems: 1000,
+    default: [],
+    example: ['cheatz'],
+    description:
+      'words no group name or tag may contain (1-64 characters each, distinct), found through case, accents, look-alikes, separators and repeated letters: 400 name_not_allowed, operators included',
+  })
+  blocked!: string[];
+
+  @ApiProperty({
+    type: [String],
+    maxItems: 1000,
+    default: [],
+    example: ['admin', 'staff'],
+    description: 'words only operators may put in a group name or tag (PATCH /v1/admin/games/{gameId}/groups/{groupId}); matched as blocked words are',
+  })
+  reserved!: string[];
+}
+
+export class ModerationConfigDto {
+  @ApiProperty({ type: ModerationNamesConfigDto }) names!: ModerationNamesConfigDto;
+
+  @ApiProperty({
+    type: [String],
+    maxItems: 100,
+    default: [],
+    example: ['chat.send'],
+    description: 'permission keys (1-128 characters each, distinct) a timed-out member is denied',
+  })
+  timeoutDeniedPermissions!: string[];
+}
+
 export class ResolvedConfigDto {
   @ApiProperty({ type: FriendsConfigDto }) friends!: FriendsConfigDto;
   @ApiProperty({ type: BlocksConfigDto }) blocks!: BlocksConfigDto;
   @ApiProperty({ type: GroupsConfigDto }) groups!: GroupsConfigDto;
+  @ApiProperty({ type: ModerationConfigDto }) moderation!: ModerationConfigDto;
 }
 
 /** SPEC §4 GET/PATCH /v1/admin/games/:gameId/config. */
