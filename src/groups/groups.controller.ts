@@ -22,7 +22,7 @@ export class GroupsController {
   @Post()
   @ApiOperation({ operationId: 'createGroup', summary: 'Create a group; with creatorUserId the creator joins in the same transaction' })
   @ApiCreatedResponse({ type: GroupDto })
-  @ApiErrors(400, 401, 'already_in_group_of_kind')
+  @ApiErrors(400, 401, 'name_not_allowed', 'already_in_group_of_kind')
   create(@CurrentGame() game: GameContext, @Body() body: CreateGroupDto): Promise<GroupDto> {
     return this.groups.create(game, body);
   }
@@ -48,7 +48,7 @@ export class GroupsController {
   @Patch(':id')
   @ApiOperation({ operationId: 'updateGroup', summary: 'Update a group; a no-op changes nothing and writes no audit' })
   @ApiOkResponse({ type: GroupDto })
-  @ApiErrors(400, 401, 404)
+  @ApiErrors(400, 401, 404, 'name_not_allowed')
   update(@CurrentGame() game: GameContext, @Param('id') id: string, @Body() body: UpdateGroupDto): Promise<GroupDto> {
     return this.groups.update(game, id, body);
   }

@@ -15,6 +15,8 @@ import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
 import { creatorActivationAlongside } from '../members/members.repository';
 import { MembershipService } from '../members/membership.service';
+import { NamePolicies } from '../moderation/name-policies';
+import { NAME_LISTS, type NameList } from '../moderation/name-matcher';
 import { recordOperatorAction } from '../operators/operator-audit';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { CreateGroupDto, GroupDto, ListGroupsQueryDto, UpdateGroupDto } from './dto/group.dto';
@@ -32,6 +34,12 @@ export const MAX_PARENT_DEPTH = 100;
 
 type Diff = { before: Record<string, unknown>; after: Record<string, unknown> };
 
+/**
+ * EXTENSIONS X10: a player's names may hold neither list's words; an operator may use the reserved
+ * ones (the official "Staff" guild).
+ */
+const refusedFor = (by: ActingOperator | undefined): readonly NameList[] => (by ? ['blocked'] : NAME_LISTS);
+
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
 
 /** Groups (SPEC §4 Groups): create, read, list, update, soft/hard delete, restore, hierarchy. */
@@ -47,9 +55,11 @@ export class GroupsService {
     private readonly permissionCache: PermissionCache,
     private readonly joinRequests: JoinRequestCloser,
     @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly names: NamePolicies,
   ) {}
 
   async create(game: GameContext, dto: CreateGroupDto): Promise<GroupDto> {
+    await this.names.refuse(game.gameId, { name: dto.name, tags: dto.tags }, refusedFor(undefined));
     const passcodeHash = typeof dto.passcode === 'string' ? await hashPasscode(dto.passcode) : null;
     const creator = typeof dto.creatorUserId === 'string' ? dto.creatorUserId : null;
     const group = await this.uow.run(async (tx) => {
@@ -115,7 +125,8 @@ export class GroupsService {
     return this.page(game, q, `children:${parent.id}`, parent.id);
   }
 
-  async update(game: GameContext, id: string, dto: UpdateGroupDto): Promise<GroupDto> {
+  /** `by`: the operator of an admin request, recorded in the operator audit when something changes. */
+  async update(game: Pick<GameContext, 'gameId'>, id: string, dto: UpdateGroupDto, by?: ActingOperator): Promise<GroupDto> {
     const supplied = (Object.keys(dto) as (keyof UpdateGroupDto)[]).filter((k) => dto[k] !== undefined);
     if (!supplied.length) {
       throw ApiError.badRequest('body must hold at least one of name, visibility, metadata, defaultRoleId, passcode, tags, maxMembers');
@@ -123,6 +134,8 @@ export class GroupsService {
     const newHash = typeof dto.passcode === 'string' ? await hashPasscode(dto.passcode) : undefined;
     const group = await this.uow.run(async (tx) => {
       const current = await this.lookup.live(tx.manager, game.gameId, id, true);
+      // After the lookup: a group that is not there answers 404 whatever its new name.
+      await this.names.refuse(game.gameId, { name: dto.name, tags: dto.tags }, refusedFor(by));
       const changes: GroupChanges = {};
       const diff: Diff = { before: {}, after: {} };
       const change = <K extends keyof GroupChanges>(key: K, value: GroupChanges[K], before: unknown, after: unknown, label: string = key) => {
@@ -150,6 +163,7 @@ export class GroupsService {
       const updated = await this.groups.update(tx.manager, current.id, changes);
       tx.audit({ gameId: game.gameId, groupId: current.id, action: 'group.updated', targetId: current.id, payload: diff });
       this.emitGroup(tx, 'group.updated', updated, { changes: Object.keys(diff.after) });
+      if (by) await recordOperatorAction(tx.manager, by, { action: 'group.updated', gameId: game.gameId, targetId: current.id, details: diff });
       return updated;
     });
     return toGroupDto(group);

@@ -8,7 +8,8 @@
  * word may start, so its cost follows the length of the text, not the number of words.
  */
 
-export type NameList = 'blocked' | 'reserved';
+export const NAME_LISTS = ['blocked', 'reserved'] as const;
+export type NameList = (typeof NAME_LISTS)[number];
 
 export interface NamePolicy {
   readonly blocked: readonly string[];
@@ -224,12 +225,8 @@ function withoutNested(found: NameMatch[]): NameMatch[] {
  */
 export function compileNameMatcher(policy: NamePolicy): NameMatcher {
   const root: TrieNode = { next: new Map(), entries: [] };
-  const lists: [NameList, readonly string[]][] = [
-    ['blocked', policy.blocked],
-    ['reserved', policy.reserved],
-  ];
-  for (const [list, words] of lists) {
-    for (const word of new Set(words)) {
+  for (const list of NAME_LISTS) {
+    for (const word of new Set(policy[list])) {
       const symbols = symbolsOf(word);
       if (symbols.length === 0) continue;
       let node = root;

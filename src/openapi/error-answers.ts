@@ -11,6 +11,7 @@ const MESSAGES: Record<ErrorCode, string> = {
   bad_request: 'name must be a string of 1-120 characters',
   parent_cycle: 'this parent would make the group its own ancestor',
   role_group_mismatch: 'the role belongs to another group',
+  name_not_allowed: 'tags[2] contains "admin", a word this game reserves for its operators',
   invalid_api_key: 'missing or invalid API key',
   invalid_admin_token: 'missing or invalid admin token',
   permission_denied: 'this group is invite-only: an invitation is required to join it',

@@ -23,6 +23,7 @@ export const OPERATOR_AUDIT_ACTIONS = [
   'game.ban_removed',
   'join_request.approved',
   'join_request.declined',
+  'group.updated',
   'group.deleted',
   'group.restored',
 ] as const;

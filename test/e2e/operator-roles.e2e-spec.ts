@@ -57,6 +57,8 @@ const EXPECTED: Record<string, Role> = {
   adminUnbanFromGroup: 'moderator',
   adminApproveJoinRequest: 'moderator',
   adminDeclineJoinRequest: 'moderator',
+  adminUpdateGroup: 'moderator',
+  adminTestName: 'moderator',
   adminDeleteGroup: 'moderator',
   adminRestoreGroup: 'moderator',
   adminCreateGame: 'admin',

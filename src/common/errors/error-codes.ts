@@ -6,6 +6,7 @@ export const ERROR_STATUS = {
   bad_request: 400,
   parent_cycle: 400,
   role_group_mismatch: 400,
+  name_not_allowed: 400,
   invalid_api_key: 401,
   invalid_admin_token: 401,
   permission_denied: 403,

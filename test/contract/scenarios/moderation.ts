@@ -32,6 +32,17 @@ export async function moderationScenario({ admin: root, api, gameId }: World): P
   await admin.expect('POST /v1/admin/games/{gameId}/join-requests/{id}/approve', 410, { params: { gameId, id: asked.id } });
   await admin.expect('POST /v1/admin/games/{gameId}/join-requests/{id}/decline', 200, { params: { gameId, id: declined.id }, body: { reason: 'full' } });
 
+  // Words no other scenario's names hold: the policy is the shared game's until it is reset below.
+  const names = { blocked: ['contractcheatz'], reserved: ['contractstaff'] };
+  await root.expect('PATCH /v1/admin/games/{gameId}/config', 200, { params: { gameId }, body: { config: { moderation: { names } } } });
+  await api.expect('POST /v1/groups', 400, { body: { kind: 'guild', name: 'The Contract Staff' } });
+  await api.expect('PATCH /v1/groups/{id}', 400, { params: { id: group.id }, body: { tags: ['contractstaff'] } });
+  await admin.expect('PATCH /v1/admin/games/{gameId}/groups/{groupId}', 200, { params: one, body: { name: 'Official Contract Staff' } });
+  await admin.expect('PATCH /v1/admin/games/{gameId}/groups/{groupId}', 400, { params: one, body: { name: 'contract-cheatz' } });
+  await admin.expect('POST /v1/admin/games/{gameId}/names/test', 200, { params: { gameId }, body: { text: 'C0ntract Staff and c.o.n.t.r.a.c.t.c.h.e.a.t.z' } });
+  await admin.expect('POST /v1/admin/games/{gameId}/names/test', 400, { params: { gameId }, body: { text: '' } });
+  await root.expect('PATCH /v1/admin/games/{gameId}/config', 200, { params: { gameId }, body: { config: { moderation: null } } });
+
   await admin.expect('DELETE /v1/admin/games/{gameId}/groups/{groupId}', 200, { params: one });
   await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/restore', 200, { params: one });
   await admin.expect('GET /v1/admin/operator-audit', 200, { query: { action: 'member.kicked', limit: 10 } });
