@@ -2,6 +2,9 @@ import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers
 
 type Call = { method: 'post' | 'put' | 'patch' | 'delete'; url: string; body?: object };
 
+/** Admin POSTs that only read (a POST for the body a text travels in): nothing to audit. */
+const READS = ['adminTestName'];
+
 /**
  * Every admin mutation leaves an operator audit entry naming who made it. The table lists each
  * mutating admin operation of the API document with a call that succeeds and the action it must
@@ -21,7 +24,8 @@ describe('the operator audit covers every admin mutation', () => {
     operations = Object.values(document.paths).flatMap((item) =>
       Object.entries(item)
         .filter(([method, op]) => method !== 'get' && op.security?.some((sec) => 'adminToken' in sec))
-        .map(([, op]) => op.operationId),
+        .map(([, op]) => op.operationId)
+        .filter((id) => !READS.includes(id)),
     );
 
     const { gameId, key } = await newGame(t, 'Audit coverage');
@@ -60,6 +64,7 @@ describe('the operator audit covers every admin mutation', () => {
     adminLiftBan: ['game.ban_removed', () => ({ method: 'delete', url: `${A()}/bans/cheater` })],
     adminApproveJoinRequest: ['join_request.approved', () => ({ method: 'post', url: `${A()}/join-requests/${s.approveId}/approve` })],
     adminDeclineJoinRequest: ['join_request.declined', () => ({ method: 'post', url: `${A()}/join-requests/${s.declineId}/decline`, body: { reason: 'full' } })],
+    adminUpdateGroup: ['group.updated', () => ({ method: 'patch', url: `${A()}/groups/${s.groupId}`, body: { name: 'Watched by operators' } })],
     adminDeleteGroup: ['group.deleted', () => ({ method: 'delete', url: `${A()}/groups/${s.groupId}` })],
     adminRestoreGroup: ['group.restored', () => ({ method: 'post', url: `${A()}/groups/${s.groupId}/restore` })],
     adminExportUserByBody: ['user.exported', () => ({ method: 'post', url: `${A()}/users/export`, body: { userId: 'lead' } })],
