@@ -9,6 +9,7 @@ export const NAME_MATCH_TARGET_MS = 0.1;
 const WORDS = 1000;
 const BATCH = 100;
 const BATCHES = 2000;
+export const NAME_MATCH_BATCHES = { size: BATCH, count: BATCHES };
 
 /** Words shaped like a real list: varied lengths, shared beginnings, a few with look-alike digits. */
 function policyWords() {

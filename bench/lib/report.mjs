@@ -1,5 +1,7 @@
 import { PGBENCH } from './pgbench.mjs';
-import { NAME_MATCH_TARGET_MS } from './name-match.mjs';
+import { NAME_MATCH_BATCHES, NAME_MATCH_TARGET_MS } from './name-match.mjs';
+
+const BATCHES_NOTE = `timed in ${NAME_MATCH_BATCHES.count} batches of ${NAME_MATCH_BATCHES.size} checks after a warm-up (p50 and p99 over the batches' means)`;
 
 // bench/results/latest.md: the run's context, one table with every scenario, its ratio to the
 // relevant ceiling and the issue's target beside it, then the evidence behind the figures.
@@ -397,6 +399,11 @@ export function renderReport(ctx) {
   p('');
   p('## How to read it', '');
   p('- **Errors** are non-2xx answers plus socket errors and timeouts. Latencies are of 2xx answers.');
+  if (r.nameMatch) {
+    p(
+      `- **Name matcher**: the built matcher checking one name in this process before the database starts, ${BATCHES_NOTE}; Req/s is checks per second at the p50. The policy's words share beginnings with the name's words so that walks go deep, and the name holds spelled-out letters and look-alikes.`,
+    );
+  }
   p("- **Server RSS** is the server process's VmRSS read from /proc right after the measured run (for a ceiling: the ceiling's process).");
   p('- **CPU** is over the measured run, in % of one core (200 = both cores): the measured process, the Postgres cluster (postmaster and backends), and the load generator (this process). **Per request**: the CPU time of the measured process and of Postgres divided by the requests answered, and the transactions the database committed per request (a read runs each statement on its own, so for reads this is the statements per request; Postgres publishes its counters about once a second, so it is within ~10 %).');
   p('- **p50 alone** is the median latency on one connection, nothing else in flight: the cost of one request without queueing. With 50 connections in a closed loop, the mean latency is 50 / (req/s) (Little\'s law): below ~1 000 req/s it cannot be under 50 ms.');
