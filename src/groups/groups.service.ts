@@ -15,7 +15,7 @@ import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
 import { creatorActivationAlongside } from '../members/members.repository';
 import { MembershipService } from '../members/membership.service';
-import { NamePolicies } from '../moderation/name-policies';
+import { NamePolicies, refuseNames } from '../moderation/name-policies';
 import { NAME_LISTS, type NameList } from '../moderation/name-matcher';
 import { recordOperatorAction } from '../operators/operator-audit';
 import { PermissionCache } from '../permissions/permission-cache';
@@ -132,10 +132,12 @@ export class GroupsService {
       throw ApiError.badRequest('body must hold at least one of name, visibility, metadata, defaultRoleId, passcode, tags, maxMembers');
     }
     const newHash = typeof dto.passcode === 'string' ? await hashPasscode(dto.passcode) : undefined;
+    // Read before the transaction: a policy not cached yet must not take a second connection while the group is locked.
+    const names = dto.name !== undefined || dto.tags !== undefined ? await this.names.matcherOf(game.gameId) : null;
     const group = await this.uow.run(async (tx) => {
       const current = await this.lookup.live(tx.manager, game.gameId, id, true);
       // After the lookup: a group that is not there answers 404 whatever its new name.
-      await this.names.refuse(game.gameId, { name: dto.name, tags: dto.tags }, refusedFor(by));
+      if (names) refuseNames(names, { name: dto.name, tags: dto.tags }, refusedFor(by));
       const changes: GroupChanges = {};
       const diff: Diff = { before: {}, after: {} };
       const change = <K extends keyof GroupChanges>(key: K, value: GroupChanges[K], before: unknown, after: unknown, label: string = key) => {

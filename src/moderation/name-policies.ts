@@ -50,20 +50,24 @@ export class NamePolicies {
     return matcher;
   }
 
-  /**
-   * 400 `name_not_allowed` when a supplied name or tag holds a word of `lists`, naming the first
-   * such field (the name, then the tags in order) and the listed word.
-   */
+  /** {@link refuseNames} with the game's policy. */
   async refuse(gameId: string, fields: NamedFields, lists: readonly NameList[]): Promise<void> {
-    const named: [string, string][] = [];
-    if (fields.name !== undefined) named.push(['name', fields.name]);
-    fields.tags?.forEach((tag, i) => named.push([`tags[${i}]`, tag]));
-    if (!named.length) return;
-    const matcher = await this.matcherOf(gameId);
-    for (const [field, text] of named) {
-      const found = matcher.match(text).find((m) => lists.includes(m.list));
-      if (found) throw notAllowed(field, found);
-    }
+    if (fields.name === undefined && fields.tags === undefined) return;
+    refuseNames(await this.matcherOf(gameId), fields, lists);
+  }
+}
+
+/**
+ * 400 `name_not_allowed` when a supplied name or tag holds a word of `lists`, naming the first
+ * such field (the name, then the tags in order) and the listed word.
+ */
+export function refuseNames(matcher: NameMatcher, fields: NamedFields, lists: readonly NameList[]): void {
+  const named: [string, string][] = [];
+  if (fields.name !== undefined) named.push(['name', fields.name]);
+  fields.tags?.forEach((tag, i) => named.push([`tags[${i}]`, tag]));
+  for (const [field, text] of named) {
+    const found = matcher.match(text).find((m) => lists.includes(m.list));
+    if (found) throw notAllowed(field, found);
   }
 }
 
