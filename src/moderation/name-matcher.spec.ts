@@ -229,6 +229,13 @@ describe('name matcher: policies', () => {
     expect(shape(twice.match('admin'))).toEqual([m('ADM1N', 'blocked', 0, 5), m('Admin', 'blocked', 0, 5)]);
   });
 
+  it('reads spelled-out letters as one word, and words apart as words', () => {
+    const short = compileNameMatcher({ blocked: ['ad', 'min'], reserved: [] });
+    expect(short.match('a d m i n')).toEqual([]);
+    expect(shape(short.match('ad min'))).toEqual([m('ad', 'blocked', 0, 2), m('min', 'blocked', 3, 6)]);
+    expect(shape(short.match('a d  min'))).toEqual([m('ad', 'blocked', 0, 3), m('min', 'blocked', 5, 8)]);
+  });
+
   it('finds a word and a longer word sharing its start, each where it stands', () => {
     const nested = compileNameMatcher({ blocked: ['star', 'star wars'], reserved: [] });
     expect(shape(nested.match('star wars'))).toEqual([m('star', 'blocked', 0, 4), m('star wars', 'blocked', 0, 9)]);
