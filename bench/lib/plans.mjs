@@ -95,7 +95,7 @@ export function mainStatement(root, key, p) {
     }
     case 'notificationsFirst': {
       const { NotificationsRepository } = d('notifications/notifications.repository.js');
-      return capture((m) => new NotificationsRepository().page(m, p.gameId, p.userId, { unread: false, limit }));
+      return capture((_m, ds) => new NotificationsRepository().page(ds, p.gameId, p.userId, { unread: false, limit }));
     }
     default:
       return Promise.reject(new Error(`no main statement for ${key}`));

@@ -6,6 +6,7 @@ const u = '0190f2a4-0000-7000-8000-000000000002';
 describe('notification signals', () => {
   it.each<[string, NotificationSignal]>([
     ['new', { t: 'new', g, u }],
+    ['removed', { t: 'removed', g, u }],
     ['read ids', { t: 'read', g, u, ids: ['0190f2a4-0000-7000-8000-00000000000a', '0190f2a4-0000-7000-8000-00000000000b'] }],
     ['read all', { t: 'read', g, u, all: true, before: '2026-12-01T10:00:00.123Z' }],
   ])('reads back what it writes: %s', (_case, signal) => {

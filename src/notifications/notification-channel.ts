@@ -30,8 +30,19 @@ export interface ReadAllSignal {
   before: string;
 }
 
+/**
+ * Unread notifications of player `u` were removed by something other than the player: the sweep
+ * (retention, the per-player cap) or their erasure. Only the unread counts care: a stream has
+ * nothing to send for it.
+ */
+export interface RemovedSignal {
+  t: 'removed';
+  g: string;
+  u: string;
+}
+
 export type ReadSignal = ReadIdsSignal | ReadAllSignal;
-export type NotificationSignal = NewSignal | ReadSignal;
+export type NotificationSignal = NewSignal | ReadSignal | RemovedSignal;
 
 /**
  * The payload of a signal, as JSON. A NOTIFY payload must stay under 8,000 bytes: a read of at
@@ -40,7 +51,8 @@ export type NotificationSignal = NewSignal | ReadSignal;
 export function formatSignal(signal: NotificationSignal): string {
   switch (signal.t) {
     case 'new':
-      return JSON.stringify({ t: 'new', g: signal.g, u: signal.u });
+    case 'removed':
+      return JSON.stringify({ t: signal.t, g: signal.g, u: signal.u });
     case 'read':
       return 'all' in signal
         ? JSON.stringify({ t: 'read', g: signal.g, u: signal.u, all: true, before: signal.before })
@@ -65,7 +77,7 @@ export function parseSignal(payload: string): NotificationSignal | null {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
   const o = raw as Record<string, unknown>;
   if (!isString(o.g) || !isString(o.u)) return null;
-  if (o.t === 'new') return { t: 'new', g: o.g, u: o.u };
+  if (o.t === 'new' || o.t === 'removed') return { t: o.t, g: o.g, u: o.u };
   if (o.t !== 'read') return null;
   if (o.all === true) return isString(o.before) && !Number.isNaN(Date.parse(o.before)) ? { t: 'read', g: o.g, u: o.u, all: true, before: o.before } : null;
   if (Array.isArray(o.ids) && o.ids.every(isString)) return { t: 'read', g: o.g, u: o.u, ids: o.ids as string[] };

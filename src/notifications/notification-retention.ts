@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { sqlRows } from '../db/sql';
+import { NOTIFICATIONS_CHANNEL } from './notification-channel';
 
 /** EXTENSIONS X9: a player keeps at most their newest this many. */
 export const NOTIFICATIONS_KEPT_PER_PLAYER = 1000;
@@ -21,32 +22,47 @@ const uuidv7Floor = (ts: string): string =>
     FROM (SELECT lpad(to_hex(floor(extract(epoch FROM ${ts}) * 1000)::bigint), 12, '0') AS h) f)`;
 
 /**
+ * What a batch removed (`gone`: the deleted rows' game_id, user_id and `unread`), counted, with a
+ * `removed` signal (notification-channel.ts) for each player who lost unread ones: sent with the
+ * statement's commit, it drops their unread counts from every instance's cache.
+ */
+const removedAndSignalled = (gone: string): string =>
+  `SELECT (SELECT count(*) FROM ${gone})::int AS removed,
+     (SELECT count(pg_notify('${NOTIFICATIONS_CHANNEL}', jsonb_build_object('t', 'removed', 'g', p.game_id, 'u', p.user_id)::text))
+      FROM (SELECT DISTINCT game_id, user_id FROM ${gone} WHERE unread) p) AS signalled`;
+
+const GONE = 'RETURNING game_id, user_id, read_at IS NULL AS unread';
+
+/**
  * Removes the notifications older than NOTIFICATION_RETENTION_DAYS, oldest first on the primary
- * key, one batch per statement outside any transaction; `created_at` decides, the id only bounds
- * the walk. Rows another transaction holds (a mark, a dismissal) are skipped, not waited for: the
+ * key, one batch per statement outside any transaction (each signals its players' removals with
+ * its commit); `created_at` decides, the id only bounds the walk. Rows another transaction holds (a mark, a dismissal) are skipped, not waited for: the
  * next sweep takes them.
  */
 export async function removeExpiredNotifications(m: EntityManager, retentionDays: number, batch = NOTIFICATION_SWEEP_BATCH): Promise<number> {
   let removed = 0;
   for (;;) {
-    const rows = await sqlRows(
+    const [row] = await sqlRows<{ removed: number }>(
       m,
-      `DELETE FROM notifications WHERE id IN (
-         SELECT n.id FROM notifications n
-         WHERE n.id < ${uuidv7Floor('now() - make_interval(days => $1)')} AND n.created_at < now() - make_interval(days => $1)
-         ORDER BY n.id LIMIT $2 FOR UPDATE SKIP LOCKED
-       ) RETURNING 1`,
+      `WITH gone AS (
+         DELETE FROM notifications WHERE id IN (
+           SELECT n.id FROM notifications n
+           WHERE n.id < ${uuidv7Floor('now() - make_interval(days => $1)')} AND n.created_at < now() - make_interval(days => $1)
+           ORDER BY n.id LIMIT $2 FOR UPDATE SKIP LOCKED
+         ) ${GONE}
+       ) ${removedAndSignalled('gone')}`,
       [retentionDays, batch],
     );
-    removed += rows.length;
-    if (rows.length < batch) return removed;
+    removed += row.removed;
+    if (row.removed < batch) return removed;
   }
 }
 
 /**
  * Removes what is beyond each player's newest NOTIFICATIONS_KEPT_PER_PLAYER (newest by the list's
  * order, on notifications_list), for the players notified within CAP_CHECK_WINDOW_HOURS (a range
- * of the primary key), one batch per statement outside any transaction. The batch's ids are
+ * of the primary key), one batch per statement outside any transaction (signalling as the
+ * retention's does). The batch's ids are
  * gathered first and deleted by the primary key: however many rows the planner expects, it never
  * joins them to a scan of the whole table.
  */
@@ -57,23 +73,24 @@ export async function removeNotificationsBeyondCap(
 ): Promise<number> {
   let removed = 0;
   for (;;) {
-    const rows = await sqlRows(
+    const [row] = await sqlRows<{ removed: number }>(
       m,
       `WITH recent AS MATERIALIZED (
          SELECT DISTINCT n.game_id, n.user_id FROM notifications n
          WHERE n.id >= ${uuidv7Floor(`now() - make_interval(hours => ${CAP_CHECK_WINDOW_HOURS})`)}
-       )
-       DELETE FROM notifications d WHERE d.id = ANY (ARRAY(
-         SELECT x.id FROM recent p
-         CROSS JOIN LATERAL (
-           SELECT n.id FROM notifications n WHERE n.game_id = p.game_id AND n.user_id = p.user_id
-           ORDER BY n.created_at DESC, n.id DESC OFFSET $1 LIMIT $2
-         ) x
-         LIMIT $2
-       )) RETURNING 1`,
+       ), gone AS (
+         DELETE FROM notifications d WHERE d.id = ANY (ARRAY(
+           SELECT x.id FROM recent p
+           CROSS JOIN LATERAL (
+             SELECT n.id FROM notifications n WHERE n.game_id = p.game_id AND n.user_id = p.user_id
+             ORDER BY n.created_at DESC, n.id DESC OFFSET $1 LIMIT $2
+           ) x
+           LIMIT $2
+         )) ${GONE}
+       ) ${removedAndSignalled('gone')}`,
       [kept, batch],
     );
-    removed += rows.length;
-    if (rows.length < batch) return removed;
+    removed += row.removed;
+    if (row.removed < batch) return removed;
   }
 }

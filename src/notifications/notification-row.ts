@@ -18,12 +18,18 @@ export interface NotificationRow {
 }
 
 /**
- * NotificationRow's columns from `notifications n`. The table keeps internal ids; the external ones
- * are read in the same statement, one probe each of user_identities' (user_id, game_id) key per
- * row, as the friends lists name their users (no query per row).
+ * NotificationRow's columns from `notifications n`, the recipient's external id being `recipient`
+ * (SQL). The table keeps internal ids; the actor's external id is read in the same statement, one
+ * probe of user_identities' (user_id, game_id) key per row, as the friends lists name their users
+ * (no query per row).
  */
-export const NOTIFICATION_COLUMNS = `n.id, n.game_id AS "gameId", n.user_id AS "svcUserId",
-  (SELECT ui.external_id FROM user_identities ui WHERE ui.user_id = n.user_id AND ui.game_id = n.game_id) AS "userId",
+export const notificationColumns = (recipient: string): string => `n.id, n.game_id AS "gameId", n.user_id AS "svcUserId",
+  ${recipient} AS "userId",
   n.kind, n.group_id AS "groupId",
   coalesce((SELECT ui.external_id FROM user_identities ui WHERE ui.user_id = n.actor_user_id AND ui.game_id = n.game_id), n.actor_pseudonym) AS "actorUserId",
   n.data, n.created_at AS "createdAt", n.read_at AS "readAt"`;
+
+/** NotificationRow's columns, the recipient's external id probed as the actor's is. */
+export const NOTIFICATION_COLUMNS = notificationColumns(
+  '(SELECT ui.external_id FROM user_identities ui WHERE ui.user_id = n.user_id AND ui.game_id = n.game_id)',
+);

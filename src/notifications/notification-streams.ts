@@ -202,10 +202,14 @@ export class NotificationStreams implements OnModuleInit, BeforeApplicationShutd
     }
   }
 
-  /** A signal: a new notification wakes the tail if it may concern a stream here; read marks are queued for the player's streams. */
+  /**
+   * A signal: a new notification wakes the tail if it may concern a stream here; read marks are
+   * queued for the player's streams. Removals (the sweep, an erasure) are for the unread counts'
+   * cache alone: a stream sends nothing for them.
+   */
   private heard(payload: string): void {
     const signal = parseSignal(payload);
-    if (!signal || this.stopped) return;
+    if (!signal || signal.t === 'removed' || this.stopped) return;
     const tail = this.resolved.get(byInternal(signal.g, signal.u));
     if (signal.t === 'read') {
       if (!tail) return;

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { GamesModule } from '../games/games.module';
 import { AdminNotificationsController } from './admin-notifications.controller';
+import { NotificationCountsCache } from './notification-counts-cache';
 import { NotificationFeedRepository } from './notification-feed.repository';
 import { NotificationStreamController } from './notification-stream.controller';
 import { NotificationStreamOpener } from './notification-stream-opener';
@@ -17,6 +18,6 @@ import { NotificationsService } from './notifications.service';
 @Module({
   imports: [GamesModule],
   controllers: [NotificationsController, NotificationStreamController, AdminNotificationsController],
-  providers: [NotificationsRepository, NotificationsService, NotificationFeedRepository, NotificationStreamOpener, NotificationStreams],
+  providers: [NotificationCountsCache, NotificationsRepository, NotificationsService, NotificationFeedRepository, NotificationStreamOpener, NotificationStreams],
 })
 export class NotificationsModule {}

@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { sqlRows } from '../db/sql';
+import type { DataSource, EntityManager } from 'typeorm';
+import { preparedRows, sqlRows } from '../db/sql';
 import { internalIdSql } from '../identity/identity.repository';
 import type { NotificationKind } from './notification-kinds';
-import { NOTIFICATION_COLUMNS, type NotificationRow } from './notification-row';
+import { notificationColumns, type NotificationRow } from './notification-row';
+
+/** The page's columns: the recipient is the player asked about ($2, the external id their identity matched exactly). */
+const PAGE_COLUMNS = notificationColumns('$2::text');
 
 /** The player whose notifications a statement reads or changes: $1 the game, $2 the external id (none for an id the game has never seen). */
 const PLAYER = `n.game_id = $1 AND n.user_id = ${internalIdSql('$1', '$2')}`;
@@ -32,9 +35,11 @@ export interface Marked {
 export class NotificationsRepository {
   /**
    * A page newest first, `limit + 1` rows, on notifications_list, or on its unread part
-   * (notifications_unread) when only the unread are asked for; kinds filter what the index walk meets.
+   * (notifications_unread) when only the unread are asked for; kinds filter what the index walk
+   * meets. A named prepared statement per shape of filter (planning cost more than running it), on
+   * the pool of `ds`; no probe per row for the recipient's external id (PAGE_COLUMNS).
    */
-  page(m: EntityManager, gameId: string, userId: string, f: NotificationFilter): Promise<NotificationRow[]> {
+  page(ds: DataSource, gameId: string, userId: string, f: NotificationFilter): Promise<NotificationRow[]> {
     const params: unknown[] = [gameId, userId, f.limit + 1];
     const where = [PLAYER];
     if (f.unread) where.push('n.read_at IS NULL');
@@ -46,16 +51,29 @@ export class NotificationsRepository {
       params.push(f.after.at, f.after.id);
       where.push(`(n.created_at, n.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
-    return sqlRows<NotificationRow>(
-      m,
-      `SELECT ${NOTIFICATION_COLUMNS} FROM notifications n WHERE ${where.join(' AND ')} ORDER BY n.created_at DESC, n.id DESC LIMIT $3`,
+    const shape = `${f.unread ? 'u' : ''}${f.kinds ? 'k' : ''}${f.after ? 'a' : ''}`;
+    return preparedRows<NotificationRow>(
+      ds,
+      `notifications_page_${shape}`,
+      `SELECT ${PAGE_COLUMNS} FROM notifications n WHERE ${where.join(' AND ')} ORDER BY n.created_at DESC, n.id DESC LIMIT $3`,
       params,
     );
   }
 
-  /** The unread by kind, from notifications_unread alone (kind rides in it). */
-  unreadByKind(m: EntityManager, gameId: string, userId: string): Promise<{ kind: NotificationKind; n: number }[]> {
-    return sqlRows(m, `SELECT n.kind, count(*)::int AS n FROM notifications n WHERE ${PLAYER} AND n.read_at IS NULL GROUP BY n.kind`, [gameId, userId]);
+  /**
+   * The unread by kind, from notifications_unread alone (kind rides in it), with the player's
+   * internal id (the counts' cache keeps it): one row per kind with unread ones, else one row with
+   * no kind; `svcUserId` null for a player the game has never seen.
+   */
+  unreadByKind(m: EntityManager, gameId: string, userId: string): Promise<{ svcUserId: string | null; kind: NotificationKind | null; n: number }[]> {
+    return sqlRows(
+      m,
+      `SELECT who.user_id AS "svcUserId", n.kind, count(n.kind)::int AS n
+       FROM (SELECT ${internalIdSql('$1', '$2')} AS user_id) who
+       LEFT JOIN notifications n ON n.game_id = $1 AND n.user_id = who.user_id AND n.read_at IS NULL
+       GROUP BY who.user_id, n.kind`,
+      [gameId, userId],
+    );
   }
 
   /** Marks read those of `ids` that are the player's and unread; the others count nothing. */

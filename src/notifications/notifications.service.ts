@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
@@ -14,6 +15,7 @@ import { lockUsersForWrite } from '../identity/user-lock';
 import { pathUserId } from '../users/user-id';
 import type { ListNotificationsQueryDto, MarkNotificationsReadDto, NotificationCountsDto, NotificationDto, NotificationsMarkedDto } from './dto/notification.dto';
 import { formatSignal, NOTIFICATIONS_CHANNEL } from './notification-channel';
+import { NotificationCountsCache, type ReadCounts } from './notification-counts-cache';
 import { parseKinds } from './notification-kinds';
 import type { NotificationRow } from './notification-row';
 import { toNotificationDto } from './notification-view';
@@ -35,6 +37,8 @@ export class NotificationsService {
     private readonly readDb: ReadSource,
     private readonly uow: UnitOfWork,
     private readonly repo: NotificationsRepository,
+    private readonly cache: NotificationCountsCache,
+    private readonly primary: DataSource,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -47,15 +51,33 @@ export class NotificationsService {
     const scope = `notifications:${game.gameId}:${scopeDigest(pathUserId(userId))}:${scopeDigest(filter)}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
-    const rows = await this.repo.page(this.readDb.manager, game.gameId, userId, { unread, kinds, after, limit });
+    const rows = await this.repo.page(this.readDb.ds, game.gameId, userId, { unread, kinds, after, limit });
     return toPage(rows, limit, toNotificationDto, (r: NotificationRow) => encodeKeyset(scope, r.createdAt, r.id));
   }
 
+  /**
+   * From this instance's cache (NotificationCountsCache) while no change to the player's unread
+   * ones has been heard since they were read. A miss read off a replica is not kept: the signal of
+   * a change may come before the replica has replayed it, and the count read after it would stay.
+   */
   async counts(game: GameContext, userId: string): Promise<NotificationCountsDto> {
-    const rows = await this.repo.unreadByKind(this.readDb.manager, game.gameId, pathUserId(userId));
+    pathUserId(userId);
+    const m = this.readDb.manager;
+    const read = () => this.readCounts(m, game.gameId, userId);
+    if (m !== this.primary.manager) return (await read()).counts;
+    return this.cache.get(game.gameId, userId, read);
+  }
+
+  private async readCounts(m: EntityManager, gameId: string, userId: string): Promise<ReadCounts> {
+    const rows = await this.repo.unreadByKind(m, gameId, userId);
     const byKind: NotificationCountsDto['byKind'] = {};
-    for (const r of rows) byKind[r.kind] = r.n;
-    return { unread: rows.reduce((sum, r) => sum + r.n, 0), byKind };
+    let unread = 0;
+    for (const r of rows) {
+      if (r.kind === null) continue;
+      byKind[r.kind] = r.n;
+      unread += r.n;
+    }
+    return { svcUserId: rows[0]?.svcUserId ?? null, counts: { unread, byKind } };
   }
 
   /**
@@ -73,11 +95,13 @@ export class NotificationsService {
       if (ids) {
         if (!ids.length) return { marked: 0 };
         const marked = await this.repo.markIds(tx.manager, game.gameId, userId, ids);
+        if (marked.svcUserId) this.cache.invalidateOnCommit(tx, game.gameId, marked.svcUserId);
         if (marked.svcUserId) tx.notify(NOTIFICATIONS_CHANNEL, formatSignal({ t: 'read', g: game.gameId, u: marked.svcUserId, ids: marked.ids }));
         return { marked: marked.ids.length };
       }
       const marked = await this.repo.markAll(tx.manager, game.gameId, userId);
       if (marked.svcUserId) {
+        this.cache.invalidateOnCommit(tx, game.gameId, marked.svcUserId);
         tx.notify(NOTIFICATIONS_CHANNEL, formatSignal({ t: 'read', g: game.gameId, u: marked.svcUserId, all: true, before: marked.at.toISOString() }));
       }
       return { marked: marked.marked };
@@ -95,7 +119,9 @@ export class NotificationsService {
       await lockUsersForWrite(tx.manager, game.gameId, [userId]);
       const gone = await this.repo.dismiss(tx.manager, game.gameId, userId, id);
       if (!gone) throw ApiError.notFound('notification');
-      if (gone.wasUnread) tx.notify(NOTIFICATIONS_CHANNEL, formatSignal({ t: 'read', g: game.gameId, u: gone.svcUserId, ids: [id] }));
+      if (!gone.wasUnread) return;
+      this.cache.invalidateOnCommit(tx, game.gameId, gone.svcUserId);
+      tx.notify(NOTIFICATIONS_CHANNEL, formatSignal({ t: 'read', g: game.gameId, u: gone.svcUserId, ids: [id] }));
     });
   }
 }

@@ -7,6 +7,7 @@ import { IdentityRepository } from '../identity/identity.repository';
 import { lockUserForErasure } from '../identity/user-lock';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { UserErasureDto } from './dto/user-erasure.dto';
+import { formatSignal, NOTIFICATIONS_CHANNEL } from '../notifications/notification-channel';
 import { notifiedGroup } from '../notifications/notification-data';
 import { newPseudonym } from './pseudonym';
 import { UserErasureRepository, type RemovedCounts, type Subject } from './user-erasure.repository';
@@ -56,6 +57,8 @@ export class UserErasureService {
     const members = await this.repo.removeMemberships(m, s);
     await this.repo.pseudonymiseHistory(m, s);
     await this.repo.removeNotifications(m, s);
+    // Every instance drops the player's unread counts (and the internal id they were kept under) with the commit.
+    if (s.svcUserId) tx.notify(NOTIFICATIONS_CHANNEL, formatSignal({ t: 'removed', g: gameId, u: s.svcUserId }));
     const owned = await this.repo.handOnOwnership(m, s);
     await this.repo.removeSuggestions(m, s);
     await this.repo.forgetIdentity(m, s);
