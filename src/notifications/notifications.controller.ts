@@ -1,8 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { ApiPageResponse, type Page } from '../common/pagination/page';
+import { CONSISTENCY_HEADER } from '../db/replica/consistency-token';
 import { ReplicaRead } from '../db/replica/replica-read.decorator';
 import {
   ListNotificationsQueryDto,
@@ -44,8 +45,12 @@ export class NotificationsController {
   })
   @ApiOkResponse({ type: NotificationCountsDto })
   @ApiErrors(400, 401)
-  counts(@CurrentGame() game: GameContext, @Param('userId') userId: string): Promise<NotificationCountsDto> {
-    return this.notifications.counts(game, userId);
+  counts(
+    @CurrentGame() game: GameContext,
+    @Param('userId') userId: string,
+    @Headers(CONSISTENCY_HEADER) consistency: string | undefined,
+  ): Promise<NotificationCountsDto> {
+    return this.notifications.counts(game, userId, consistency !== undefined);
   }
 
   @Post(':userId/notifications/read')

@@ -59,12 +59,14 @@ export class NotificationsService {
    * From this instance's cache (NotificationCountsCache) while no change to the player's unread
    * ones has been heard since they were read. A miss read off a replica is not kept: the signal of
    * a change may come before the replica has replayed it, and the count read after it would stay.
+   * A request with a consistency token (`afterWrite`) names a write this instance may not have
+   * heard of yet: it reads the database, as routed.
    */
-  async counts(game: GameContext, userId: string): Promise<NotificationCountsDto> {
+  async counts(game: GameContext, userId: string, afterWrite: boolean): Promise<NotificationCountsDto> {
     pathUserId(userId);
     const m = this.readDb.manager;
     const read = () => this.readCounts(m, game.gameId, userId);
-    if (m !== this.primary.manager) return (await read()).counts;
+    if (afterWrite || m !== this.primary.manager) return (await read()).counts;
     return this.cache.get(game.gameId, userId, read);
   }
 

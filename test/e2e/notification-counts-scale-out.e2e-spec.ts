@@ -90,6 +90,15 @@ it('a mark made on B is in the very next counts B answers', async () => {
   expect(await counts(b, userId)).toEqual({ unread: 0, byKind: {} });
 });
 
+it("counts asked with a mark's consistency token see the mark on B at once, whether or not B has heard of it", async () => {
+  const userId = await player(2);
+  const marked = await a.http.post(`${notificationsPath(userId)}/read`).set(auth).send({ all: true }).expect(200);
+  const token = marked.headers['x-svc-consistency'];
+  expect(token).toEqual(expect.any(String));
+  const r = await b.http.get(`${notificationsPath(userId)}/counts`).set({ ...auth, 'x-svc-consistency': token });
+  expect(r.body).toEqual({ unread: 0, byKind: {} });
+});
+
 it('a dismissal of an unread one on A reaches the counts B had cached', async () => {
   const userId = await player(2);
   const [first] = await notificationsOf(a, auth, userId);
