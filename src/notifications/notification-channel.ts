@@ -3,6 +3,8 @@
  * channel, sent with the commit of the change (Tx.notify), heard by every instance, the sender
  * included. The streams read the notifications themselves, in feed order; a signal only says whose
  * stream to wake, or which read marks to pass on (they are not rows a stream could read again).
+ * Every signal also says whose unread counts changed: each instance drops them from its cache
+ * (NotificationCountsCache), so every change to a player's unread ones must send one.
  */
 export const NOTIFICATIONS_CHANNEL = 'svc_notifications';
 
