@@ -36,8 +36,8 @@ const GONE = 'RETURNING game_id, user_id, read_at IS NULL AS unread';
 /**
  * Removes the notifications older than NOTIFICATION_RETENTION_DAYS, oldest first on the primary
  * key, one batch per statement outside any transaction (each signals its players' removals with
- * its commit); `created_at` decides, the id only bounds the walk. Rows another transaction holds (a mark, a dismissal) are skipped, not waited for: the
- * next sweep takes them.
+ * its commit); `created_at` decides, the id only bounds the walk. Rows another transaction holds
+ * (a mark, a dismissal) are skipped, not waited for: the next sweep takes them.
  */
 export async function removeExpiredNotifications(m: EntityManager, retentionDays: number, batch = NOTIFICATION_SWEEP_BATCH): Promise<number> {
   let removed = 0;
@@ -62,9 +62,8 @@ export async function removeExpiredNotifications(m: EntityManager, retentionDays
  * Removes what is beyond each player's newest NOTIFICATIONS_KEPT_PER_PLAYER (newest by the list's
  * order, on notifications_list), for the players notified within CAP_CHECK_WINDOW_HOURS (a range
  * of the primary key), one batch per statement outside any transaction (signalling as the
- * retention's does). The batch's ids are
- * gathered first and deleted by the primary key: however many rows the planner expects, it never
- * joins them to a scan of the whole table.
+ * retention's does). The batch's ids are gathered first and deleted by the primary key: however
+ * many rows the planner expects, it never joins them to a scan of the whole table.
  */
 export async function removeNotificationsBeyondCap(
   m: EntityManager,
