@@ -1,11 +1,12 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { uuidv7 } from '../../src/common/ids';
+import { parseSignal } from '../../src/notifications/notification-channel';
 import { removeExpiredNotifications, removeNotificationsBeyondCap } from '../../src/notifications/notification-retention';
 import { SweeperService } from '../../src/sweeper/sweeper.service';
 import { joinOk, postGroup } from '../helpers/groups';
 import { seqUid as uid } from '../helpers/ids';
-import { listNotifications } from '../helpers/notifications';
+import { listenToNotifications, listNotifications } from '../helpers/notifications';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -14,6 +15,12 @@ import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
  */
 
 const DAY = 86_400_000;
+
+async function waitFor(done: () => boolean, what: string): Promise<void> {
+  for (const until = Date.now() + 5000; !done(); await new Promise((r) => setTimeout(r, 20))) {
+    if (Date.now() > until) throw new Error(`waited 5 s for ${what}`);
+  }
+}
 
 describe('notifications kept: retention and the 1,000 cap, by the sweeper (EXTENSIONS X9)', () => {
   let t: TestApp;
@@ -107,6 +114,29 @@ describe('notifications kept: retention and the 1,000 cap, by the sweeper (EXTEN
     expect(await countOf(under.svcUserId)).toBe(1000);
     const left = await t.db.query<{ id: string }>(`SELECT id FROM notifications WHERE user_id = $1 ORDER BY created_at DESC, id DESC`, [over.svcUserId]);
     expect(left.map((r) => r.id)).toEqual(ids.slice(0, 1000));
+  });
+
+  it("signals 'removed' with each batch's commit, once per player who lost unread ones, none for one who lost only read ones", async () => {
+    const unread = await player();
+    const read = await player();
+    await written(unread.svcUserId, [40 * DAY, 40 * DAY + 1, 40 * DAY + 2]);
+    await written(read.svcUserId, [40 * DAY, 40 * DAY + 1]);
+    await t.db.query(`UPDATE notifications SET read_at = now() WHERE user_id = $1`, [read.svcUserId]);
+    const heard = await listenToNotifications(t.db.url);
+    try {
+      expect(await removeExpiredNotifications(manager(), 30, 2)).toBeGreaterThanOrEqual(5);
+      await waitFor(() => heard.payloads.some((p) => p.includes(unread.svcUserId)), 'the removal of unread ones');
+      // A batch's signals come with its commit; the last batch has committed: nothing more is on the way.
+      await new Promise((r) => setTimeout(r, 200));
+      const signals = heard.payloads.map((p) => parseSignal(p));
+      // Batches of 2 over 5 rows: their 3 span two or three batches, each signalling them once.
+      const theirs = signals.filter((s) => s?.u === unread.svcUserId);
+      expect(theirs.length === 2 || theirs.length === 3).toBe(true);
+      expect(new Set(theirs.map((s) => JSON.stringify(s)))).toEqual(new Set([JSON.stringify({ t: 'removed', g: gameId, u: unread.svcUserId })]));
+      expect(signals.filter((s) => s?.u === read.svcUserId)).toEqual([]);
+    } finally {
+      await heard.close();
+    }
   });
 
   it('the cap goes in batches too', async () => {
