@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { AuditAction } from '../audit/audit-actions';
 import { eventId, uuidv7 } from '../common/ids';
 import type { EventInput, SvcEvent } from '../events/event';
-import { EventBus } from '../events/event-bus';
+import { EventBus, type NotifiedPlayer } from '../events/event-bus';
 import { EVENTS_CHANNEL } from '../events/event-notification';
 import type { Tracing } from '../observability/tracing/tracing';
 import { TRACING } from '../observability/tracing/tracing.module';
@@ -51,6 +51,8 @@ export class Tx {
   readonly events: SvcEvent[] = [];
   readonly notifications: { channel: string; payload: string }[] = [];
   readonly playerNotifications: StagedNotification[] = [];
+  /** The players the flush wrote a notification for (internal ids), known once it has run. */
+  readonly notifiedPlayers: NotifiedPlayer[] = [];
   readonly afterCommitHooks: (() => void)[] = [];
 
   constructor(readonly manager: EntityManager) {}
@@ -150,6 +152,7 @@ export class UnitOfWork {
         this.logger.error({ err }, 'after-commit hook failed');
       }
     }
+    if (tx.notifiedPlayers.length) this.bus.publishNotified(tx.notifiedPlayers);
     if (!tx.events.length) return;
     // The streams' reads of the feed that this wakes belong to no request's trace.
     if (this.tracing) this.tracing.detached(() => this.bus.publish(tx.events));
@@ -201,7 +204,7 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
   // The flush is the transaction's last statement: its batch carries the COMMIT.
   const connection: unknown = (tx.manager.queryRunner as { databaseConnection?: unknown } | undefined)?.databaseConnection;
   if (connection instanceof ServiceClient) connection.commitWithNext();
-  await tx.manager.query(
+  const rows: { g: string | null; u: string | null }[] = await tx.manager.query(
     `WITH audit AS (
        INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, action, target_id, payload)
        SELECT id, game_id, group_id, actor_user_id, action, target_id, payload
@@ -229,12 +232,15 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
        WHERE user_id IS NOT NULL AND user_id IS DISTINCT FROM actor_user_id
        RETURNING game_id, user_id
      )
-     SELECT pg_notify(channel, payload) FROM jsonb_to_recordset($3::jsonb) AS n(channel text, payload text)
+     SELECT pg_notify(channel, payload), NULL::uuid AS g, NULL::uuid AS u FROM jsonb_to_recordset($3::jsonb) AS n(channel text, payload text)
      UNION ALL
-     SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM (SELECT 1 FROM deliveries LIMIT 1) AS enqueued
+     SELECT pg_notify('${DELIVERIES_CHANNEL}', ''), NULL, NULL FROM (SELECT 1 FROM deliveries LIMIT 1) AS enqueued
      UNION ALL
-     SELECT pg_notify('${NOTIFICATIONS_CHANNEL}', jsonb_build_object('t', 'new', 'g', w.game_id, 'u', w.user_id)::text)
+     SELECT pg_notify('${NOTIFICATIONS_CHANNEL}', jsonb_build_object('t', 'new', 'g', w.game_id, 'u', w.user_id)::text), w.game_id, w.user_id
      FROM (SELECT DISTINCT game_id, user_id FROM inbox) AS w`,
     [JSON.stringify(audit), JSON.stringify(outbox), JSON.stringify(notifications), trace && JSON.stringify(trace), JSON.stringify(inbox)],
   );
+  // The recipients, resolved in the statement: this instance drops what it cached of them on commit,
+  // before its own NOTIFY comes back (a player's next read here sees the new notification).
+  for (const r of rows) if (r.g && r.u) tx.notifiedPlayers.push({ gameId: r.g, svcUserId: r.u });
 }

@@ -1,4 +1,5 @@
 import type { PgListener } from '../db/pg-listener';
+import { EventBus } from '../events/event-bus';
 import { formatSignal } from './notification-channel';
 import { NotificationCountsCache, type ReadCounts } from './notification-counts-cache';
 
@@ -16,9 +17,10 @@ function setup() {
       onReset = reset;
     },
   } as unknown as PgListener;
-  const cache = new NotificationCountsCache(listener);
+  const bus = new EventBus();
+  const cache = new NotificationCountsCache(listener, bus);
   cache.onModuleInit();
-  return { cache, signal: (payload: string) => onMessage(payload), reconnected: () => onReset() };
+  return { cache, bus, signal: (payload: string) => onMessage(payload), reconnected: () => onReset() };
 }
 
 const counts = (unread: number): ReadCounts => ({ svcUserId: svc, counts: { unread, byKind: unread ? { 'member.kicked': unread } : {} } });
@@ -31,6 +33,18 @@ function pending(value: ReadCounts) {
 }
 
 describe('NotificationCountsCache', () => {
+  it('drops a player the unit of work reports notified here, before any signal', async () => {
+    const { cache, bus } = setup();
+    const read = jest.fn(async () => counts(1));
+    await cache.get(g, 'alice', read);
+    bus.publishNotified([{ gameId: g, svcUserId: other }]);
+    await cache.get(g, 'alice', read);
+    expect(read).toHaveBeenCalledTimes(1);
+    bus.publishNotified([{ gameId: g, svcUserId: svc }]);
+    await cache.get(g, 'alice', read);
+    expect(read).toHaveBeenCalledTimes(2);
+  });
+
   it('keeps what it read: the next get reads nothing', async () => {
     const { cache } = setup();
     const read = jest.fn(async () => counts(2));

@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { PgListener } from '../db/pg-listener';
+import { EventBus } from '../events/event-bus';
 import type { Tx } from '../db/unit-of-work';
 import type { NotificationCountsDto } from './dto/notification.dto';
 import { NOTIFICATIONS_CHANNEL, parseSignal } from './notification-channel';
@@ -29,8 +30,8 @@ const internal = (gameId: string, svcUserId: string) => `${gameId}\n${svcUserId}
  * with the internal id they resolved to, since the signals name players by it. Every change to a
  * player's unread ones signals on NOTIFICATIONS_CHANNEL with its commit (a new notification, read
  * marks, a dismissal of an unread one, the sweep's removals, an erasure): every instance, this one
- * included, drops the entry when it hears it; marks and dismissals made here drop it at once too,
- * so the player who marked reads their own change on this instance. Only known players are kept:
+ * included, drops the entry when it hears it; every change made here drops it at once too, so
+ * a caller reads its own change on this instance. Only known players are kept:
  * an unknown one gains notifications without any entry naming their (future) internal id.
  */
 @Injectable()
@@ -47,9 +48,14 @@ export class NotificationCountsCache implements OnModuleInit {
   private epoch = 0;
   private inFlight = 0;
 
-  constructor(private readonly listener: PgListener) {}
+  constructor(
+    private readonly listener: PgListener,
+    private readonly bus: EventBus,
+  ) {}
 
   onModuleInit(): void {
+    // A notification written here drops its player's entry at commit, before the signal is heard back.
+    this.bus.notified$.subscribe(({ gameId, svcUserId }) => this.invalidate(gameId, svcUserId));
     this.listener.subscribe(
       NOTIFICATIONS_CHANNEL,
       (payload) => {

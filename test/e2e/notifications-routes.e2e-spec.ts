@@ -1,3 +1,4 @@
+import { EventBus } from '../../src/events/event-bus';
 import { expectError } from '../helpers/errors';
 import { friendsClient, sendPending } from '../helpers/friends';
 import { joinOk, postGroup } from '../helpers/groups';
@@ -135,6 +136,22 @@ describe("a player's notifications: list, counts, read, dismiss (EXTENSIONS X9)"
       await read(userId, { all: true });
       expect(await counts(userId)).toEqual({ unread: 0, byKind: {} });
       expect(await counts(uid('never'))).toEqual({ unread: 0, byKind: {} });
+    });
+
+    it('a notification written through this instance is in its next counts: the writer drops the cached ones at commit, before its signal comes back', async () => {
+      const { userId, groupId } = await player(0);
+      const notified: { gameId: string; svcUserId: string }[] = [];
+      const sub = t.app.get(EventBus).notified$.subscribe((p) => notified.push(p));
+      try {
+        const before = (await counts(userId)).unread;
+        await joinOk(t, auth, groupId, userId);
+        await ok('post', `/v1/groups/${groupId}/members/${encodeURIComponent(userId)}/kick`, {}, auth);
+        // Reported by the unit of work before the kick was answered, not by the listener later.
+        expect(notified).toEqual([{ gameId, svcUserId: expect.any(String) }]);
+        expect((await counts(userId)).unread).toBe(before + 1);
+      } finally {
+        sub.unsubscribe();
+      }
     });
   });
 
