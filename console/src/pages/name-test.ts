@@ -18,7 +18,7 @@ export function nameTestBox(gameId: string, signal: AbortSignal): HTMLElement {
   let inFlight: AbortController | null = null;
   const tryText = async (text: string) => {
     inFlight?.abort();
-    if (!text.trim()) return fill(out);
+    if (signal.aborted || !text.trim()) return fill(out);
     const mine = new AbortController();
     inFlight = mine;
     const stop = () => mine.abort();
