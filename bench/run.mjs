@@ -28,7 +28,7 @@
 // default 3); BENCH_CONNECTIONS (default 50); BENCH_SCALE (dataset scale, default 1: try the suite
 // quickly with 0.1; the targets are judged at 1 only); BENCH_ONLY (a regular expression over the
 // scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, permBatch, permEffective, permGroups, permMembers, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
-// joinLeaveHot, groupCreate, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
+// joinLeaveHot, groupCreate, groupCreatePolicy, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
 // friendRequest, inviteNotifyNobody, inviteNotify, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, suggestionsCold, relationship,
 // auditFirst, auditDeep, notificationCounts, notificationsFirst, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, notificationStreams, erasure, export, observability, nameMatch — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
@@ -69,7 +69,7 @@ import { notificationReadScenarios } from './lib/notification-reads.mjs';
 import { measureWebhooks, startReceiver } from './lib/webhooks.mjs';
 import { ERASURE_SIZE, measureErasure } from './lib/erasure.mjs';
 import { EXPORT_SIZE, measureExport } from './lib/export.mjs';
-import { measureNameMatch } from './lib/name-match.mjs';
+import { measureNameMatch, policyWords } from './lib/name-match.mjs';
 import { measureObservability } from './lib/observability.mjs';
 import { findPgbench, runPgbench } from './lib/pgbench.mjs';
 import { searchCeiling, searchStatement } from './lib/search.mjs';
@@ -353,7 +353,7 @@ async function main() {
 
   // The write scenarios' work items (see bench/lib/write-scenarios.mjs): many groups, one hot group.
   const poolSize = 4 * CONF.connections;
-  const writeKeys = ['joinLeaveHot', 'joinLeaveCapped', 'joinLeaveCappedHot', 'joinLeaveExclusive', 'groupCreate', 'inviteAccept', 'inviteAcceptHot', 'banUnban', 'banUnbanHot', 'roleAssign', 'roleAssignHot', 'overrideSet', 'overrideSetHot', 'friendRequest', 'inviteNotifyNobody', 'inviteNotify'];
+  const writeKeys = ['joinLeaveHot', 'joinLeaveCapped', 'joinLeaveCappedHot', 'joinLeaveExclusive', 'groupCreate', 'groupCreatePolicy', 'inviteAccept', 'inviteAcceptHot', 'banUnban', 'banUnbanHot', 'roleAssign', 'roleAssignHot', 'overrideSet', 'overrideSetHot', 'friendRequest', 'inviteNotifyNobody', 'inviteNotify'];
   const writes = writeKeys.some(wanted);
   const hotGroup = writes ? (await api('POST', '/v1/groups', { kind: 'guild', name: 'hot', visibility: 'public' }, 201)).id : null;
   const hot = Array.from({ length: poolSize }, (_, i) => ({ groupId: hotGroup, userId: `p${1000 + i}` }));
@@ -402,8 +402,21 @@ async function main() {
     const hotCapped = await api('POST', '/v1/groups', { kind: 'guild', name: 'hot capped', visibility: 'public', maxMembers: 100_000 }, 201);
     cappedHot = Array.from({ length: poolSize }, (_, i) => ({ groupId: hotCapped.id, userId: `p${9000 + i}` }));
   }
-  const scenarios = writeScenarios({ base, headers: auth, api, many: pairs, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive });
-  const runWrite = (s) => measure(s.key, s.name, { headers: auth, ...cycle({ base, headers: auth, ...s }) }, serverPid, { statements: writeStatementStats });
+  // EXTENSIONS X10: a second game whose name policy holds the name matcher row's 1,000 words, half
+  // blocked and half reserved, for groupCreatePolicy right after groupCreate.
+  let policyHeaders = null;
+  if (wanted('groupCreatePolicy')) {
+    const policyGame = await call('POST', '/v1/admin/games', { name: 'bench name policy' }, 201, ADMIN_TOKEN);
+    const words = policyWords();
+    const names = { blocked: words.slice(0, words.length / 2), reserved: words.slice(words.length / 2) };
+    await call('PATCH', `/v1/admin/games/${policyGame.id}/config`, { config: { moderation: { names } } }, 200, ADMIN_TOKEN);
+    const tried = await call('POST', `/v1/admin/games/${policyGame.id}/names/test`, { text: 'bench group 1234567890' }, 200, ADMIN_TOKEN);
+    if (!tried.allowed) throw new Error(`the bench name policy refuses the bench group names: ${JSON.stringify(tried.matches)}`);
+    const { key: policyKey } = await call('POST', `/v1/admin/games/${policyGame.id}/api-keys`, undefined, 201, ADMIN_TOKEN);
+    policyHeaders = { authorization: `Bearer ${policyKey}` };
+  }
+  const scenarios = writeScenarios({ base, headers: auth, api, many: pairs, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders });
+  const runWrite = (s) => measure(s.key, s.name, { headers: s.headers ?? auth, ...cycle({ base, headers: auth, ...s }) }, serverPid, { statements: writeStatementStats });
   const deliveredBefore = receiver.state.requests;
   await runWrite(scenarios[0]);
   const { n: backlog } = (await q.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`, [writeEndpointId])).rows[0];

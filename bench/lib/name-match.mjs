@@ -11,8 +11,11 @@ const BATCH = 100;
 const BATCHES = 2000;
 export const NAME_MATCH_BATCHES = { size: BATCH, count: BATCHES };
 
-/** Words shaped like a real list: varied lengths, shared beginnings, a few with look-alike digits. */
-function policyWords() {
+/**
+ * Words shaped like a real list: varied lengths, shared beginnings, a few with look-alike digits.
+ * Also the policy of the groupCreatePolicy row (bench/run.mjs).
+ */
+export function policyWords() {
   const stems = ['adm', 'staf', 'mod', 'off', 'gm', 'dev', 'crap', 'scum', 'noob', 'tox', 'cheat', 'hack'];
   return Array.from({ length: WORDS }, (_, i) => `${stems[i % stems.length]}${i.toString(36)}${i % 5 === 0 ? '1' : 'e'}r`);
 }

@@ -55,9 +55,10 @@ const step = (build, capture) => ({ build, capture });
  * group; `members` and `hotMembers` are { groupId, userId, roleId } of active members, each with a
  * role of their group; `friendPairs` are { userId, otherId } of users who are not friends.
  * `capped` and `cappedHot` are join items of groups with a member cap (EXTENSIONS X5) far from full,
- * many and one; `exclusive` those of groups of a kind the game allows once per player.
+ * many and one; `exclusive` those of groups of a kind the game allows once per player. `policyHeaders`
+ * (or null) authenticate as a second game whose name policy holds 1,000 words (EXTENSIONS X10).
  */
-export function writeScenarios({ base, headers, api, many, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive }) {
+export function writeScenarios({ base, headers, api, many, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders }) {
   const tolerate = (...ok) => async (method, path, body) => {
     const r = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
     if (!ok.includes(r.status)) throw new Error(`repair ${method} ${path}: ${r.status} ${await r.text()}`);
@@ -141,6 +142,11 @@ export function writeScenarios({ base, headers, api, many, hot, members, hotMemb
     ],
     repair: async () => undefined,
   };
+  // The same creates in the game with a name policy: names it lets through, so every create is
+  // checked against all 1,000 words and succeeds; the difference to groupCreate is the check.
+  const policyRows = policyHeaders
+    ? [{ key: 'groupCreatePolicy', name: 'The same group create, in a game whose name policy holds 1,000 words', ...groupCreate, headers: policyHeaders, family: 'other' }]
+    : [];
   const many_ = 'over many groups';
   const hot_ = 'on one hot group';
   return [
@@ -150,6 +156,7 @@ export function writeScenarios({ base, headers, api, many, hot, members, hotMemb
     { key: 'joinLeaveCappedHot', name: `Public join then leave, a group with a member cap, ${hot_}`, ...joinLeave(cappedHot), hot: true, family: 'join' },
     { key: 'joinLeaveExclusive', name: `Public join then leave, groups of a kind allowed once per player, ${many_}`, ...joinLeave(exclusive), family: 'join' },
     { key: 'groupCreate', name: 'Group create with its creator as first member', ...groupCreate, family: 'other' },
+    ...policyRows,
     { key: 'inviteAccept', name: `Invitation create, accept, then leave, ${many_}`, ...inviteAccept(many), family: 'other' },
     { key: 'inviteAcceptHot', name: `Invitation create, accept, then leave, ${hot_}`, ...inviteAccept(hot), hot: true, family: 'other' },
     { key: 'banUnban', name: `Group ban then unban, ${many_}`, ...banUnban(many), family: 'other' },

@@ -25,6 +25,10 @@ export const ACTIONS = {
   declineJoinRequest: { role: 'moderator', method: 'POST', path: '/v1/admin/games/{gameId}/join-requests/{id}/decline' },
   deleteGroup: { role: 'moderator', method: 'DELETE', path: '/v1/admin/games/{gameId}/groups/{groupId}' },
   restoreGroup: { role: 'moderator', method: 'POST', path: '/v1/admin/games/{gameId}/groups/{groupId}/restore' },
+  renameGroup: { role: 'moderator', method: 'PATCH', path: '/v1/admin/games/{gameId}/groups/{groupId}' },
+  // Reads only, but it is the role that decides who is shown the name policy at all.
+  testName: { role: 'moderator', method: 'POST', path: '/v1/admin/games/{gameId}/names/test' },
+  updateGameConfig: { role: 'admin', method: 'PATCH', path: '/v1/admin/games/{gameId}/config' },
   listOperators: { role: 'owner', method: 'GET', path: '/v1/admin/operators' },
   addOperator: { role: 'owner', method: 'POST', path: '/v1/admin/operators' },
   changeOperatorRole: { role: 'owner', method: 'PATCH', path: '/v1/admin/operators/{id}' },

@@ -350,7 +350,8 @@ export interface paths {
         delete: operations["adminDeleteGroup"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Update a group as PATCH /v1/groups/{id} does; the game's reserved words are allowed in its name and tags, blocked words are not */
+        patch: operations["adminUpdateGroup"];
         trace?: never;
     };
     "/v1/admin/games/{gameId}/groups/{groupId}/restore": {
@@ -2228,6 +2229,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/games/{gameId}/names/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The blocked and reserved words of the game's name policy found in a text, with their places; reads only */
+        post: operations["adminTestName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2237,7 +2255,7 @@ export interface components {
              * @example bad_request
              * @enum {string}
              */
-            code: "bad_request" | "parent_cycle" | "role_group_mismatch" | "invalid_api_key" | "invalid_admin_token" | "permission_denied" | "banned" | "passcode_required" | "passcode_invalid" | "not_found" | "method_not_allowed" | "already_member" | "group_full" | "already_in_group_of_kind" | "owner_must_transfer" | "not_a_member" | "already_linked" | "join_request_pending" | "role_has_members" | "role_name_taken" | "invitation_expired" | "invitation_used" | "restore_window_expired" | "events_expired" | "join_request_closed" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "internal" | "service_unavailable";
+            code: "bad_request" | "parent_cycle" | "role_group_mismatch" | "name_not_allowed" | "invalid_api_key" | "invalid_admin_token" | "permission_denied" | "banned" | "passcode_required" | "passcode_invalid" | "not_found" | "method_not_allowed" | "already_member" | "group_full" | "already_in_group_of_kind" | "owner_must_transfer" | "not_a_member" | "already_linked" | "join_request_pending" | "role_has_members" | "role_name_taken" | "invitation_expired" | "invitation_used" | "restore_window_expired" | "events_expired" | "join_request_closed" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "internal" | "service_unavailable";
             /** @example 400 */
             status: number;
             /** @example name must be a string of 1-120 characters */
@@ -2487,7 +2505,7 @@ export interface components {
             /** @description the operator's name when it acted, root (the root token) or cli (the operator command) */
             operatorName: string;
             /** @enum {string} */
-            action: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.deleted" | "group.restored";
+            action: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored";
             /** Format: uuid */
             gameId: string | null;
             /** @description what was acted on: a key, group, user, operator or join request id */
@@ -3148,10 +3166,41 @@ export interface components {
              */
             exclusiveKinds: string[];
         };
+        ModerationNamesConfigDto: {
+            /**
+             * @description words no group name or tag may contain (1-64 characters each, distinct), found through case, accents, look-alikes, separators and repeated letters: 400 name_not_allowed, operators included
+             * @default []
+             * @example [
+             *       "cheatz"
+             *     ]
+             */
+            blocked: string[];
+            /**
+             * @description words only operators may put in a group name or tag (PATCH /v1/admin/games/{gameId}/groups/{groupId}); matched as blocked words are
+             * @default []
+             * @example [
+             *       "admin",
+             *       "staff"
+             *     ]
+             */
+            reserved: string[];
+        };
+        ModerationConfigDto: {
+            names: components["schemas"]["ModerationNamesConfigDto"];
+            /**
+             * @description permission keys (1-128 characters each, distinct) a timed-out member is denied
+             * @default []
+             * @example [
+             *       "chat.send"
+             *     ]
+             */
+            timeoutDeniedPermissions: string[];
+        };
         ResolvedConfigDto: {
             friends: components["schemas"]["FriendsConfigDto"];
             blocks: components["schemas"]["BlocksConfigDto"];
             groups: components["schemas"]["GroupsConfigDto"];
+            moderation: components["schemas"]["ModerationConfigDto"];
         };
         GameConfigDto: {
             gameId: string;
@@ -4143,6 +4192,38 @@ export interface components {
             timestamp: string;
             /** @description set while the server drains on SIGINT/SIGTERM */
             reason?: string;
+        };
+        NamesTestDto: {
+            /** @example The 0fficial 4dm1n Squad */
+            text: string;
+        };
+        NameMatchDto: {
+            /**
+             * @description the entry of the list, as the game config holds it
+             * @example admin
+             */
+            word: string;
+            /**
+             * @example reserved
+             * @enum {string}
+             */
+            list: "blocked" | "reserved";
+            /**
+             * @description where the match starts in text (inclusive, UTF-16 code units)
+             * @example 13
+             */
+            start: number;
+            /**
+             * @description where the match ends in text (exclusive, UTF-16 code units)
+             * @example 18
+             */
+            end: number;
+        };
+        NamesTestResultDto: {
+            /** @description what a group create through a game key would make of text as a name: false when any blocked or reserved word is found */
+            allowed: boolean;
+            /** @description every listed word found, by place in text */
+            matches: components["schemas"]["NameMatchDto"][];
         };
     };
     responses: never;
@@ -6486,7 +6567,7 @@ export interface operations {
             query?: {
                 /** @description an operator id, root for what the root token did, or cli for what the operator command did */
                 operatorId?: string;
-                action?: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.deleted" | "group.restored";
+                action?: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored";
                 /** @description a previous nextCursor: entries older than it */
                 before?: string;
                 limit?: number;
@@ -7030,7 +7111,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
-                        code?: "bad_request";
+                        code?: "bad_request" | "name_not_allowed";
                     };
                 };
             };
@@ -7606,7 +7687,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
-                        code?: "bad_request";
+                        code?: "bad_request" | "name_not_allowed";
                     };
                 };
             };
@@ -8871,6 +8952,240 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminUpdateGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tags": [
+                 *         "lang:en",
+                 *         "region:eu",
+                 *         "casual"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateGroupDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *       "gameId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *       "kind": "guild",
+                     *       "name": "Night Watch",
+                     *       "visibility": "public",
+                     *       "metadata": {
+                     *         "region": "eu-west"
+                     *       },
+                     *       "defaultRoleId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *       "parentGroupId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "tags": [
+                     *         "lang:en",
+                     *         "casual"
+                     *       ],
+                     *       "maxMembers": 3,
+                     *       "ownerUserId": "player-2077",
+                     *       "memberCount": 3,
+                     *       "hasPasscode": true,
+                     *       "createdAt": "2026-03-14T09:26:53.000Z",
+                     *       "updatedAt": "2026-03-14T09:26:53.000Z",
+                     *       "softDeletedAt": "2026-03-14T09:26:53.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GroupDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request" | "name_not_allowed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this group is invite-only: an invitation is required to join it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
                     };
                 };
             };
@@ -20208,6 +20523,20 @@ export interface operations {
                      *           "exclusiveKinds": [
                      *             "clan"
                      *           ]
+                     *         },
+                     *         "moderation": {
+                     *           "names": {
+                     *             "blocked": [
+                     *               "cheatz"
+                     *             ],
+                     *             "reserved": [
+                     *               "admin",
+                     *               "staff"
+                     *             ]
+                     *           },
+                     *           "timeoutDeniedPermissions": [
+                     *             "chat.send"
+                     *           ]
                      *         }
                      *       },
                      *       "networkId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34"
@@ -20381,6 +20710,20 @@ export interface operations {
                      *         "groups": {
                      *           "exclusiveKinds": [
                      *             "clan"
+                     *           ]
+                     *         },
+                     *         "moderation": {
+                     *           "names": {
+                     *             "blocked": [
+                     *               "cheatz"
+                     *             ],
+                     *             "reserved": [
+                     *               "admin",
+                     *               "staff"
+                     *             ]
+                     *           },
+                     *           "timeoutDeniedPermissions": [
+                     *             "chat.send"
                      *           ]
                      *         }
                      *       },
@@ -32489,6 +32832,223 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReadinessDto"];
+                };
+            };
+        };
+    };
+    adminTestName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "The 0fficial 4dm1n Squad"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NamesTestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "allowed": true,
+                     *       "matches": [
+                     *         {
+                     *           "word": "admin",
+                     *           "list": "reserved",
+                     *           "start": 13,
+                     *           "end": 18
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NamesTestResultDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this group is invite-only: an invitation is required to join it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
                 };
             };
         };

@@ -7,11 +7,12 @@ import { idCode, load, pageHeader } from '../ui';
 import { analyticsSection } from './analytics';
 import { headline } from './headline';
 import { keysSection } from './keys';
+import { namePolicySection } from './name-policy';
 import { findUserForm } from './user';
 
-/** One game: its headline numbers, its API keys and its five analytics. */
+/** One game: its headline numbers, its API keys, its name policy and its five analytics. */
 export async function gamePage(ctx: PageContext): Promise<void> {
-  const { main, params, signal } = ctx;
+  const { main, params, signal, rerender } = ctx;
   const head = h('section', { 'aria-label': 'Game' });
   main.append(head);
   await load(head, async () => {
@@ -26,5 +27,8 @@ export async function gamePage(ctx: PageContext): Promise<void> {
       ]),
     ];
   }, 'Loading the game');
-  main.append(findUserForm(params.gameId), keysSection(params.gameId, signal), analyticsSection(ctx));
+  main.append(findUserForm(params.gameId), keysSection(params.gameId, signal));
+  const names = namePolicySection(params.gameId, signal, rerender);
+  if (names) main.append(names);
+  main.append(analyticsSection(ctx));
 }

@@ -7,6 +7,7 @@ import type { AuditEntry, CursorPage, Group, Member, OffsetPage, Role } from '..
 import { badge, cursorPager, empty, errorBox, idCode, labelled, load, offsetPager, pageHeader, select, table, type Column } from '../ui';
 import { auditEntries } from './audit-entries';
 import { anyMemberAction, banUserButton, deleteButton, joinRequests, memberActions, restorePanel, type GroupScope } from './group-moderation';
+import { renameButton } from './group-rename';
 import { memberHref } from './member';
 import { memberStatus, userHref } from './user';
 
@@ -46,7 +47,7 @@ export async function groupPage({ main, params, route, signal, rerender }: PageC
       pageHeader(
         g.name,
         h('p', { class: 'muted' }, `${g.kind} · `, badge(g.visibility), ` · ${count(g.memberCount)} members · created ${when(g.createdAt)} · id `, idCode(g.id)),
-        h('div', { class: 'toolbar' }, deleteButton(scope, g)),
+        h('div', { class: 'toolbar' }, renameButton(scope, g), deleteButton(scope, g)),
       ),
       settings(g),
       h('p', {}, h('a', { href: href(['games', params.gameId, 'live'], { group: g.id }) }, 'Watch this group live →')),
