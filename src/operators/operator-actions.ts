@@ -25,6 +25,7 @@ export const OPERATOR_AUDIT_ACTIONS = [
   'join_request.declined',
   'group.deleted',
   'group.restored',
+  'report.resolved',
 ] as const;
 
 export type OperatorAuditAction = (typeof OPERATOR_AUDIT_ACTIONS)[number];
