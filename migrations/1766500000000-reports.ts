@@ -19,7 +19,8 @@ import { expandIn, type ReleasedMigration } from './release';
  * `report_subjects`: one row per subject ever reported, rewritten from the subject's open reports
  * in the transaction of each change (under the row's lock), so the queue pages on an index of its
  * own order and the group search hides a group by one probe of the primary key. A subject whose
- * reports are all closed keeps its row with zero counts, outside the queue's partial index.
+ * reports are all closed keeps its row with zero counts, outside the queue's partial index. Its
+ * `id` breaks ties in the queue's order: a short key a cursor carries whatever the subject's id.
  *
  * Expand: two new tables that only this release reads and writes; the previous release runs beside
  * it and files no reports. The foreign keys to games take a lock that waits only for writes to
@@ -61,6 +62,7 @@ export class Reports1766500000000 implements ReleasedMigration {
           subject_type text NOT NULL CHECK (subject_type IN ('user', 'group')),
           subject_id   text NOT NULL,
           subject_key  bytea NOT NULL GENERATED ALWAYS AS (svc_external_key(subject_id)) STORED,
+          id           uuid NOT NULL DEFAULT svc_uuidv7(),
           open_reports integer NOT NULL DEFAULT 0,
           reporters    integer NOT NULL DEFAULT 0,
           categories   text[] NOT NULL DEFAULT '{}',
@@ -69,7 +71,7 @@ export class Reports1766500000000 implements ReleasedMigration {
           PRIMARY KEY (game_id, subject_type, subject_key)
         )`);
       await q.query(
-        `CREATE INDEX IF NOT EXISTS report_subjects_queue ON report_subjects (game_id, reporters DESC, subject_type DESC, subject_key DESC) WHERE open_reports > 0`,
+        `CREATE INDEX IF NOT EXISTS report_subjects_queue ON report_subjects (game_id, reporters DESC, id DESC) WHERE open_reports > 0`,
       );
     });
   }

@@ -21,11 +21,11 @@ export const REPORT_COLUMNS = `r.id, r.game_id AS "gameId", r.reporter_id AS "re
   r.subject_id AS "subjectId", r.category, r.message, r.status, r.created_at AS "createdAt", r.resolved_at AS "resolvedAt",
   r.resolution, r.resolution_note AS "resolutionNote"`;
 
-/** A `report_subjects` row of the queue; `subjectKey` (hex) is its place among equal tallies. */
+/** A `report_subjects` row of the queue; `id` is its place among equal tallies. */
 export interface SubjectTallyRow {
+  id: string;
   subjectType: SubjectType;
   subjectId: string;
-  subjectKey: string;
   openReports: number;
   reporters: number;
   categories: ReportCategory[];

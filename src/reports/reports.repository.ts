@@ -24,8 +24,7 @@ export interface ReportFilter {
 /** Where the queue's previous page ended: its order's key. */
 export interface TallyAfter {
   reporters: number;
-  subjectType: SubjectType;
-  subjectKey: string;
+  id: string;
 }
 
 /** A reporter's reports in this window count against the limit. */
@@ -154,15 +153,15 @@ export class ReportsRepository {
 
   /** The subjects with open reports, most reporters first (report_subjects_queue). */
   async queue(m: EntityManager, gameId: string, after: TallyAfter | undefined, limit: number): Promise<SubjectTallyRow[]> {
-    const keyset = after ? `AND (s.reporters, s.subject_type, s.subject_key) < ($3::int, $4::text, decode($5, 'hex'))` : '';
+    const keyset = after ? `AND (s.reporters, s.id) < ($3::int, $4::uuid)` : '';
     return sqlRows<SubjectTallyRow>(
       m,
-      `SELECT s.subject_type AS "subjectType", s.subject_id AS "subjectId", encode(s.subject_key, 'hex') AS "subjectKey",
+      `SELECT s.subject_type AS "subjectType", s.subject_id AS "subjectId", s.id,
               s.open_reports AS "openReports", s.reporters, s.categories, s.first_at AS "firstAt", s.last_at AS "lastAt"
        FROM report_subjects s
        WHERE s.game_id = $1 AND s.open_reports > 0 ${keyset}
-       ORDER BY s.reporters DESC, s.subject_type DESC, s.subject_key DESC LIMIT $2`,
-      after ? [gameId, limit + 1, after.reporters, after.subjectType, after.subjectKey] : [gameId, limit + 1],
+       ORDER BY s.reporters DESC, s.id DESC LIMIT $2`,
+      after ? [gameId, limit + 1, after.reporters, after.id] : [gameId, limit + 1],
     );
   }
 }

@@ -3,7 +3,7 @@ import type { GameContext } from '../common/auth/game-context';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
-import { INT4, integer, oneOf, type CursorField } from '../common/pagination/cursor-fields';
+import { INT4, integer, uuid } from '../common/pagination/cursor-fields';
 import { cursorShape } from '../common/pagination/cursor-shape';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
 import { parsePageLimit } from '../common/pagination/page-limit';
@@ -15,7 +15,6 @@ import { UnitOfWork } from '../db/unit-of-work';
 import { IdentityService } from '../identity/identity.service';
 import { recordOperatorAction } from '../operators/operator-audit';
 import {
-  SUBJECT_TYPES,
   type CreateReportDto,
   type ListReportsQueryDto,
   type ListReportSubjectsQueryDto,
@@ -29,12 +28,8 @@ import { ReportsRepository } from './reports.repository';
 /** EXTENSIONS X10: at most this many reports a reporter files in an hour. */
 export const REPORTS_PER_HOUR = 20;
 
-/** A subject's key in the queue's cursor: the hex of its sha256 (report_subjects.subject_key). */
-const subjectKey: CursorField<string> = {
-  write: (k) => k,
-  read: (raw) => (typeof raw === 'string' && /^[0-9a-f]{64}$/.test(raw) ? raw : undefined),
-};
-const QUEUE_CURSOR = cursorShape(integer({ min: 0, max: INT4.max }), oneOf(SUBJECT_TYPES), subjectKey);
+/** The queue's place: a tally's reporters and its row id (report_subjects_queue). */
+const QUEUE_CURSOR = cursorShape(integer({ min: 0, max: INT4.max }), uuid);
 
 /**
  * Players' reports (EXTENSIONS X10): filed through a game key, triaged and closed by operators.
@@ -127,8 +122,8 @@ export class ReportsService {
     const scope = `report-subjects:${gameId}:open`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const decoded = q.cursor === undefined ? undefined : QUEUE_CURSOR.decode(q.cursor, scope);
-    const after = decoded && { reporters: decoded[0], subjectType: decoded[1], subjectKey: decoded[2] };
+    const after = decoded && { reporters: decoded[0], id: decoded[1] };
     const rows = await this.repo.queue(this.readDb.ds.manager, gameId, after, limit);
-    return toPage(rows, limit, toReportedSubjectDto, (s: SubjectTallyRow) => QUEUE_CURSOR.encode(scope, [s.reporters, s.subjectType, s.subjectKey]));
+    return toPage(rows, limit, toReportedSubjectDto, (s: SubjectTallyRow) => QUEUE_CURSOR.encode(scope, [s.reporters, s.id]));
   }
 }
