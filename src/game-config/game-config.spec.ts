@@ -25,6 +25,7 @@ const DEFAULTS: GameConfig = {
   },
   blocks: { enabled: true },
   groups: { exclusiveKinds: [] },
+  moderation: { hideGroupAtReporters: null },
 };
 
 describe('resolveConfig', () => {
@@ -94,7 +95,7 @@ describe('mergeConfig', () => {
   });
 
   it.each<[string, unknown, RegExp]>([
-    ['an unknown top-level key', { chat: { enabled: true } }, /^config has unknown keys: chat; known keys are friends, blocks, groups$/],
+    ['an unknown top-level key', { chat: { enabled: true } }, /^config has unknown keys: chat; known keys are friends, blocks, groups, moderation$/],
     [
       'an unknown nested key',
       { friends: { tags: { colour: 'x' } } },
@@ -126,7 +127,7 @@ describe('mergeConfig', () => {
     const patch = { constructor: 1, frendsScope: 'network', friends: { maxFriend: 5, maxFriends: 5 }, blocks: { enabld: false } };
 
     expect(thrownBy(() => mergeConfig({}, patch)).message).toBe(
-      'config has unknown keys: constructor, frendsScope, friends.maxFriend, blocks.enabld; known keys are friends, blocks, groups, ' +
+      'config has unknown keys: constructor, frendsScope, friends.maxFriend, blocks.enabld; known keys are friends, blocks, groups, moderation, ' +
         'friends.enabled, friends.scope, friends.requestsRequired, friends.maxFriends, friends.maxPendingRequests, friends.tags, ' +
         'friends.discovery, friends.visibility, blocks.enabled',
     );
@@ -137,7 +138,7 @@ describe('mergeConfig', () => {
 
     const { message } = thrownBy(() => mergeConfig({}, patch));
 
-    expect(message).toMatch(/^config has unknown keys: k{64}…, k1, k2, k3, k4, k5, k6, k7, k8, k9 and 2 more; known keys are friends, blocks, groups$/);
+    expect(message).toMatch(/^config has unknown keys: k{64}…, k1, k2, k3, k4, k5, k6, k7, k8, k9 and 2 more; known keys are friends, blocks, groups, moderation$/);
   });
 
   it('refuses an unknown key beside valid ones without merging anything (the stored config is untouched)', () => {

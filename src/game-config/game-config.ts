@@ -26,6 +26,8 @@ export interface GameConfig {
   blocks: { enabled: boolean };
   /** EXTENSIONS X5: the kinds of group a player may be an active member of only once. */
   groups: { exclusiveKinds: string[] };
+  /** EXTENSIONS X10: the distinct reporters with open reports on a group at which search hides it (null: never). */
+  moderation: { hideGroupAtReporters: number | null };
 }
 
 /** A stored (partial) config: only the keys an operator set. */
@@ -77,6 +79,13 @@ const subsetOf = <T extends string>(values: readonly T[], def: T[]): Leaf => ({
       : `must be a non-empty array of distinct values from ${values.join(', ')}`,
 });
 
+/** An integer in range, or null (the default): a threshold that is off until set. */
+const intOrNull = (min: number, max: number): Leaf => ({
+  leaf: true,
+  default: null,
+  check: (v) => (v === null || (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max) ? null : `must be an integer from ${min} to ${max}, or null`),
+});
+
 /** Distinct strings of 1 to `maxLength` characters, at most `maxItems` of them. */
 const stringList = (maxItems: number, maxLength: number): Leaf => ({
   leaf: true,
@@ -90,7 +99,7 @@ const stringList = (maxItems: number, maxLength: number): Leaf => ({
       : `must be an array of at most ${maxItems} distinct strings of 1-${maxLength} characters`,
 });
 
-/** Every key, its default and its rule (SPEC §2 table, ranges of §8; EXTENSIONS X5 for groups). */
+/** Every key, its default and its rule (SPEC §2 table, ranges of §8; EXTENSIONS X5 for groups, X10 for moderation). */
 const SCHEMA: Branch = {
   friends: {
     enabled: bool(true),
@@ -108,6 +117,7 @@ const SCHEMA: Branch = {
   blocks: { enabled: bool(true) },
   // A group's kind is 1-64 characters.
   groups: { exclusiveKinds: stringList(20, 64) },
+  moderation: { hideGroupAtReporters: intOrNull(1, 1000) },
 };
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>

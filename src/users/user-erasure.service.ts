@@ -56,6 +56,7 @@ export class UserErasureService {
     const members = await this.repo.removeMemberships(m, s);
     await this.repo.pseudonymiseHistory(m, s);
     await this.repo.removeNotifications(m, s);
+    await this.repo.pseudonymiseReports(m, s);
     const owned = await this.repo.handOnOwnership(m, s);
     await this.repo.removeSuggestions(m, s);
     await this.repo.forgetIdentity(m, s);

@@ -32,6 +32,7 @@ describe('game config and identity links (admin)', () => {
     },
     blocks: { enabled: true },
     groups: { exclusiveKinds: [] },
+    moderation: { hideGroupAtReporters: null },
   };
 
   describe('GET', () => {
@@ -154,7 +155,7 @@ describe('game config and identity links (admin)', () => {
     it('the refusal lists the known keys of the level it found the unknown one at', async () => {
       const { gameId } = await newGame(t);
       const top = await patch(gameId, { config: { chat: { enabled: true } } });
-      expect(top.body.message).toBe('config has unknown keys: chat; known keys are friends, blocks, groups');
+      expect(top.body.message).toBe('config has unknown keys: chat; known keys are friends, blocks, groups, moderation');
       const nested = await patch(gameId, { config: { friends: { discovery: { minMutual: 3 } } } });
       expect(nested.body.message).toBe('config has unknown keys: friends.discovery.minMutual; known keys are friends.discovery.enabled, friends.discovery.minMutuals');
     });

@@ -48,10 +48,23 @@ export class GroupsConfigDto {
   exclusiveKinds!: string[];
 }
 
+export class ModerationConfigDto {
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: 1000,
+    default: null,
+    description: 'while this many distinct reporters hold open reports on a group, group search leaves it out; null = never',
+  })
+  hideGroupAtReporters!: number | null;
+}
+
 export class ResolvedConfigDto {
   @ApiProperty({ type: FriendsConfigDto }) friends!: FriendsConfigDto;
   @ApiProperty({ type: BlocksConfigDto }) blocks!: BlocksConfigDto;
   @ApiProperty({ type: GroupsConfigDto }) groups!: GroupsConfigDto;
+  @ApiProperty({ type: ModerationConfigDto }) moderation!: ModerationConfigDto;
 }
 
 /** SPEC §4 GET/PATCH /v1/admin/games/:gameId/config. */
