@@ -19,8 +19,8 @@ export const MESSAGE_MAX = 1000;
 export const NOTE_MAX = 1000;
 
 export class ReportSubjectDto {
-  @ApiProperty({ enum: SUBJECT_TYPES }) type!: SubjectType;
-  @ApiProperty({ description: "a user's external id, or a group's id" }) id!: string;
+  @ApiProperty({ enum: SUBJECT_TYPES, example: 'group' }) type!: SubjectType;
+  @ApiProperty({ description: "a user's external id, or a group's id", example: '0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d' }) id!: string;
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
