@@ -110,4 +110,29 @@ describe('reports: search, export and erasure', () => {
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(mine.id);
   });
+
+  it('reports racing an erasure of their reporter or subject land wholly before it (pseudonymised) or after it (a new player)', async () => {
+    const g = await authedGame(t, 'report erasure race');
+    for (let round = 0; round < 4; round++) {
+      const writes = [
+        ...Array.from({ length: 6 }, (_, i) => report(g.auth, 'eve', 'user', `target-${round}-${i}`, 'spam')),
+        ...Array.from({ length: 6 }, (_, i) => report(g.auth, `witness-${round}-${i}`, 'user', 'eve', 'cheating')),
+      ];
+      const [erased, ...answers] = await Promise.all([t.http.delete('/v1/users/eve').set(g.auth), ...writes]);
+      expect(erased.status).toBe(200);
+      expect(answers.every((a) => a.status === 201)).toBe(true);
+      // A report still naming eve was filed after the erasure, on a new player the game knows again.
+      const [row] = await t.db.query<{ named: number; known: number }>(
+        `SELECT (SELECT count(*)::int FROM reports WHERE game_id = $1 AND (reporter_id = 'eve' OR subject_id = 'eve')) AS named,
+                (SELECT count(*)::int FROM user_identities WHERE game_id = $1 AND external_id = 'eve') AS known`,
+        [g.gameId],
+      );
+      expect(row.named === 0 || row.known === 1).toBe(true);
+      const [{ n }] = await t.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM reports WHERE game_id = $1 AND (reporter_id = $2 OR subject_id = $2)`,
+        [g.gameId, erased.body.pseudonym],
+      );
+      expect(n + row.named).toBeGreaterThan(0);
+    }
+  });
 });
