@@ -164,7 +164,7 @@ export const LINT_EXCEPTIONS: readonly LintException[] = [
       'lock_timeout (lockedTransaction), and the new column is null in every row.',
   },
   {
-    migration: ['Operators1765400000000', 'MemberCountDeltas1764600000000', 'AccessLedger1766300000000', 'Notifications1766400000000'],
+    migration: ['Operators1765400000000', 'MemberCountDeltas1764600000000', 'AccessLedger1766300000000', 'Notifications1766400000000', 'Reports1766500000000'],
     rule: TIMEOUTS,
     statement: 'CREATE INDEX ',
     reason:
@@ -210,6 +210,15 @@ export const LINT_EXCEPTIONS: readonly LintException[] = [
       'The down drops the notifications table its up created, which only builds of 1.1.0 and later use: rolled back ' +
       "to 1.0.0, no build that runs reads or writes it, and none waits for its lock. The players' notifications are " +
       'lost with it, as a rollback means.',
+  },
+  {
+    migration: 'Reports1766500000000',
+    direction: 'down',
+    rule: ['ban-drop-table', ...TIMEOUTS],
+    reason:
+      'The down drops the two report tables its up created, which only builds of 1.1.0 and later use: rolled back ' +
+      "to 1.0.0, no build that runs reads or writes them, and none waits for their locks. The players' reports are " +
+      'lost with them, as a rollback means.',
   },
   {
     migration: ['ServiceKeys1765900000000', 'SchemaReleases1766000000000'],

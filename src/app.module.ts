@@ -18,6 +18,7 @@ import { AdminModule } from './admin/admin.module';
 import { AnalyticsModule } from './analytics/analytics.module';
 import { AuditModule } from './audit/audit.module';
 import { BansModule } from './bans/bans.module';
+import { ReportsModule } from './reports/reports.module';
 import { FriendsModule } from './friends/friends.module';
 import { GameConfigModule } from './game-config/game-config.module';
 import { IdentityLinksModule } from './identity/identity-links.module';
@@ -68,6 +69,7 @@ export class AppModule {
         RolesModule,
         PermissionsModule,
         BansModule,
+        ReportsModule,
         GameConfigModule,
         IdentityLinksModule,
         FriendsModule,

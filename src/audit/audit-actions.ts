@@ -40,6 +40,8 @@ export const AUDIT_ACTIONS = [
   'game.user.linked',
   'user.erased',
   'user.exported',
+  'report.created',
+  'report.resolved',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

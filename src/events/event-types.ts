@@ -1,5 +1,5 @@
 /**
- * The published event types (DECISIONS §15, with EXTENSIONS X3's two, X6's owner change and X7's erasure). Every one is in the game's feed and stream and
+ * The published event types (DECISIONS §15, with EXTENSIONS X3's two, X6's owner change, X7's erasure and X10's reports). Every one is in the game's feed and stream and
  * goes to webhooks (EXTENSIONS X1); group-scoped ones also go to their group's stream. User-scoped ones carry no
  * groupId, so no group stream has them (SPEC §6 Channels kept them off the group stream; X1 added the game's).
  */
@@ -33,6 +33,9 @@ export const USER_EVENT_TYPES = [
   'friend.blocked',
   'friend.unblocked',
   'user.erased',
+  // Game-scoped like user.erased: a report about a group is the game's moderation, not the group's news.
+  'report.created',
+  'report.resolved',
 ] as const;
 
 export const EVENT_TYPES = [...GROUP_EVENT_TYPES, ...USER_EVENT_TYPES] as const;

@@ -30,6 +30,8 @@ export interface GameConfig {
   moderation: {
     names: { blocked: string[]; reserved: string[] };
     timeoutDeniedPermissions: string[];
+    /** The distinct reporters with open reports on a group at which search hides it (null: never). */
+    hideGroupAtReporters: number | null;
   };
 }
 
@@ -82,6 +84,13 @@ const subsetOf = <T extends string>(values: readonly T[], def: T[]): Leaf => ({
       : `must be a non-empty array of distinct values from ${values.join(', ')}`,
 });
 
+/** An integer in range, or null (the default): a threshold that is off until set. */
+const intOrNull = (min: number, max: number): Leaf => ({
+  leaf: true,
+  default: null,
+  check: (v) => (v === null || (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max) ? null : `must be an integer from ${min} to ${max}, or null`),
+});
+
 /** Distinct strings of 1 to `maxLength` characters, at most `maxItems` of them. */
 const stringList = (maxItems: number, maxLength: number): Leaf => ({
   leaf: true,
@@ -117,6 +126,7 @@ const SCHEMA: Branch = {
     names: { blocked: stringList(1000, 64), reserved: stringList(1000, 64) },
     // A permission key is 1-128 characters.
     timeoutDeniedPermissions: stringList(100, 128),
+    hideGroupAtReporters: intOrNull(1, 1000),
   },
 };
 

@@ -63,6 +63,8 @@ export class GroupSearchRepository {
     const walk = () => (walkRef ??= p(WALK_PER_ROW * (s.limit + 1)));
     // Spelled exactly as the partial indexes' predicate, so the planner can use them.
     const scan = [`g.game_id = $1`, `g.soft_deleted_at IS NULL`, `g.visibility <> 'secret'`];
+    // Checked on each row the walk reads, beside the index's own predicate: a hidden group is not found.
+    scan.push(NOT_HIDDEN_BY_REPORTS);
     const words = s.words;
     const filters: string[] = [];
     if (s.kind !== undefined) filters.push(`g.kind = ${p(s.kind)}`);
@@ -157,6 +159,17 @@ export class GroupSearchRepository {
     );
   }
 }
+
+/**
+ * A group is left out while as many distinct reporters as the game's
+ * `moderation.hideGroupAtReporters` hold open reports on it (EXTENSIONS X10): one probe of the
+ * report tally's primary key per row looked at. The threshold is read once per statement (an
+ * uncorrelated subquery); unset, the OR stops at its first arm and no row probes anything.
+ */
+const HIDE_AT = `(SELECT (gm.config #>> '{moderation,hideGroupAtReporters}')::int FROM games gm WHERE gm.id = $1)`;
+const NOT_HIDDEN_BY_REPORTS = `(${HIDE_AT} IS NULL OR NOT EXISTS (
+  SELECT 1 FROM report_subjects rs
+  WHERE rs.game_id = $1 AND rs.subject_type = 'group' AND rs.subject_key = svc_external_key(g.id::text) AND rs.reporters >= ${HIDE_AT}))`;
 
 /** The word similarity (pg_trgm) at which a word of a search matches a word of a name by spelling distance. */
 export const SEARCH_WORD_SIMILARITY = 0.5;

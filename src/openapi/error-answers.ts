@@ -29,6 +29,7 @@ const MESSAGES: Record<ErrorCode, string> = {
   join_request_pending: 'player-1842 already has a pending request to join this group',
   role_has_members: 'the role is held by 3 members',
   role_name_taken: 'a role of this group is already named Officer',
+  report_closed: 'this report was already resolved: dismissed',
   invitation_expired: 'this invitation expired at 2026-03-14T09:26:53.000Z',
   invitation_used: 'this invitation has already been used',
   restore_window_expired: 'the group was deleted more than 7 days ago',
@@ -37,6 +38,7 @@ const MESSAGES: Record<ErrorCode, string> = {
   payload_too_large: 'the body is larger than 104857600 bytes',
   unsupported_media_type: 'the body must be application/json',
   rate_limit_exceeded: 'rate limit exceeded; retry in 12 s',
+  rate_limited: 'player-1842 has filed 20 reports in the last hour; retry in 840 s',
   internal: 'An internal error occurred; quote the requestId when reporting it.',
   service_unavailable: 'the database cannot be reached',
 };

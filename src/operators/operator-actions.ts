@@ -26,6 +26,7 @@ export const OPERATOR_AUDIT_ACTIONS = [
   'group.updated',
   'group.deleted',
   'group.restored',
+  'report.resolved',
 ] as const;
 
 export type OperatorAuditAction = (typeof OPERATOR_AUDIT_ACTIONS)[number];

@@ -140,6 +140,27 @@ export class UserErasureRepository {
   }
 
   /**
+   * Reports (EXTENSIONS X10) are the game's moderation record, kept as its audit log is: those the
+   * user filed and those about them stay, naming the pseudonym instead (the tally of a subject
+   * follows its id). Open ones stay open, and a pseudonym reporter still counts among a subject's
+   * distinct reporters.
+   */
+  async pseudonymiseReports(m: EntityManager, s: Subject): Promise<void> {
+    await m.query(
+      `WITH filed AS (
+         UPDATE reports r SET reporter_id = $3
+         WHERE r.game_id = $1 AND svc_external_key(r.reporter_id) = svc_external_key($2) AND r.reporter_id = $2
+       ), about AS (
+         UPDATE reports r SET subject_id = $3
+         WHERE r.game_id = $1 AND r.subject_type = 'user' AND svc_external_key(r.subject_id) = svc_external_key($2) AND r.subject_id = $2
+       )
+       UPDATE report_subjects t SET subject_id = $3
+       WHERE t.game_id = $1 AND t.subject_type = 'user' AND t.subject_key = svc_external_key($2)`,
+      [s.gameId, s.externalUserId, s.pseudonym],
+    );
+  }
+
+  /**
    * The groups the user owned pass to their longest-standing other active member (earliest
    * joinedAt, then id), or to nobody. Run after the memberships are gone. Each group as it is
    * now, with its heir's internal id (null: nobody).

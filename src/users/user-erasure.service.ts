@@ -59,6 +59,7 @@ export class UserErasureService {
     await this.repo.removeNotifications(m, s);
     // Every instance drops the player's unread counts (and the internal id they were kept under) with the commit.
     if (s.svcUserId) tx.notify(NOTIFICATIONS_CHANNEL, formatSignal({ t: 'removed', g: gameId, u: s.svcUserId }));
+    await this.repo.pseudonymiseReports(m, s);
     const owned = await this.repo.handOnOwnership(m, s);
     await this.repo.removeSuggestions(m, s);
     await this.repo.forgetIdentity(m, s);

@@ -13,6 +13,7 @@ import { JOIN_REQUEST_COLUMNS } from '../join-requests/join-request-row';
 import { MEMBER_COLUMNS } from '../members/member-row';
 import { NOTIFICATION_COLUMNS } from '../notifications/notification-row';
 import { epochMsSql, liveGrant } from '../permissions/grant-sql';
+import { REPORT_COLUMNS } from '../reports/report-row';
 
 /** Whose data is read: the external id, and the internal one when the game has an identity for it. */
 export interface ExportSubject {
@@ -142,6 +143,21 @@ export const exportQueries = {
    * (outbox_events_names), of this game, in feed order, as the stored text; the writer keeps those
    * that are the user's (names-user.ts). See {@link mentioning}.
    */
+  /** Reports the user filed (reports_reporter), oldest first. */
+  reportsFiled: (s: ExportSubject): SectionQuery => ({
+    sql: `SELECT ${REPORT_COLUMNS} FROM reports r
+          WHERE r.game_id = $1 AND svc_external_key(r.reporter_id) = svc_external_key($2) AND r.reporter_id = $2 ORDER BY r.created_at, r.id`,
+    params: [s.gameId, s.userId],
+  }),
+
+  /** Reports about the user (reports_subject), oldest first. */
+  reportsAbout: (s: ExportSubject): SectionQuery => ({
+    sql: `SELECT ${REPORT_COLUMNS} FROM reports r
+          WHERE r.game_id = $1 AND r.subject_type = 'user' AND svc_external_key(r.subject_id) = svc_external_key($2) AND r.subject_id = $2
+          ORDER BY r.created_at, r.id`,
+    params: [s.gameId, s.userId],
+  }),
+
   /** The user's own notifications (notifications_list, walked backwards). */
   notifications: (s: ExportSubject): SectionQuery => ({
     sql: `SELECT ${NOTIFICATION_COLUMNS} FROM notifications n WHERE n.game_id = $1 AND n.user_id = $2 ORDER BY n.created_at, n.id`,

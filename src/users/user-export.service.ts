@@ -30,6 +30,7 @@ import { ExportSpool } from './export-spool';
 import { eventOfUser, namesUser } from './names-user';
 import { exportQueries, namedByInvitation, UserExportRepository, type ExportSection, type ExportSnapshot, type ExportSubject } from './user-export.repository';
 import { isoOfEpochMs } from '../permissions/grant-sql';
+import { toReportDto, type ReportRow } from '../reports/report-row';
 
 /** What the caller reads the export of: the game of its key, or the path's game on the admin twin. */
 export type ExportScope = { gameId: string };
@@ -267,7 +268,12 @@ export class UserExportService implements BeforeApplicationShutdown {
     yield* jsonArray(rows<{ json: string }>('events'), (r) => (eventOfUser(JSON.parse(r.json), s.userId, s.svcUserId) ? r.json : null));
     yield ',"notifications":';
     yield* jsonArray(rows<NotificationRow>('notifications'), (r) => json(toNotificationDto(r)));
-    yield '}';
+    yield ',"reports":{"filed":';
+    yield* jsonArray(rows<ReportRow>('reportsFiled'), (r) => json(toReportDto(r)));
+    yield ',"about":';
+    // Who reported them is withheld: an export must not let a reported player find their reporters.
+    yield* jsonArray(rows<ReportRow>('reportsAbout'), (r) => json({ ...toReportDto(r), reporterUserId: null }));
+    yield '}}';
   }
 }
 

@@ -138,6 +138,10 @@ async function arrange(t: TestApp, gameId: string, auth: Auth): Promise<Map<stri
   for (const userId of ['mallory', 'trent']) await call('post', '/v1/bans', { userId, reason: 'cheating' });
   await call('delete', '/v1/bans/trent');
   await call('post', '/v1/bans', { userId: 'trent' });
+  // Two subjects in the reports queue, three reports in the list.
+  for (const [reporterUserId, id] of [['rita', 'mallory'], ['sam', 'mallory'], ['rita', 'trent']]) {
+    await call('post', '/v1/reports', { reporterUserId, subject: { type: 'user', id }, category: 'cheating' });
+  }
   const friends = friendsClient(t, gameId, auth.authorization.replace(/^Bearer /, ''));
   for (const f of ['frank', 'grace']) await befriend(friends, 'alice', f);
   for (const b of ['heidi', 'ivan']) if ((await block(friends, 'alice', b)).status !== 201) throw new Error('block');
@@ -168,6 +172,8 @@ async function arrange(t: TestApp, gameId: string, auth: Auth): Promise<Map<stri
     ['GET /v1/bans', key(['/v1/bans'])],
     ['GET /v1/bans/{userId}/history', key(['/v1/bans/trent/history'])],
     ['GET /v1/admin/games/{gameId}/bans', root([`${admin}/bans`])],
+    ['GET /v1/admin/games/{gameId}/reports', root([`${admin}/reports`, `${admin}/reports?status=open&subjectType=user`])],
+    ['GET /v1/admin/games/{gameId}/reports/subjects', root([`${admin}/reports/subjects`])],
     ['GET /v1/admin/games/{gameId}/users/{externalUserId}', root([`${admin}/users/alice`])],
     ['GET /v1/users/{userId}/friends', key(['/v1/users/alice/friends'])],
     ['GET /v1/users/{userId}/blocks', key(['/v1/users/alice/blocks'])],

@@ -45,6 +45,7 @@ describe('the operator audit covers every admin mutation', () => {
     const [row] = await t.db.query<{ user_id: string }>(`SELECT user_id FROM user_identities WHERE game_id = $1 AND external_id = 'traveller'`, [other.gameId]);
     s.travellerId = row.user_id;
     s.operatorId = (await t.http.post('/v1/admin/operators').set(asAdmin).send({ name: 'Short-lived', role: 'viewer' })).body.id;
+    s.reportId = (await t.http.post('/v1/reports').set(game).send({ reporterUserId: 'kicked', subject: { type: 'group', id: s.groupId }, category: 'spam' })).body.id;
   });
   afterAll(() => t.close());
 
@@ -67,6 +68,7 @@ describe('the operator audit covers every admin mutation', () => {
     adminUpdateGroup: ['group.updated', () => ({ method: 'patch', url: `${A()}/groups/${s.groupId}`, body: { name: 'Watched by operators' } })],
     adminDeleteGroup: ['group.deleted', () => ({ method: 'delete', url: `${A()}/groups/${s.groupId}` })],
     adminRestoreGroup: ['group.restored', () => ({ method: 'post', url: `${A()}/groups/${s.groupId}/restore` })],
+    adminResolveReport: ['report.resolved', () => ({ method: 'post', url: `${A()}/reports/${s.reportId}/resolve`, body: { resolution: 'actioned', note: 'renamed' } })],
     adminExportUserByBody: ['user.exported', () => ({ method: 'post', url: `${A()}/users/export`, body: { userId: 'lead' } })],
     adminEraseUser: ['user.erased', () => ({ method: 'delete', url: `${A()}/users/lead` })],
     adminEraseUserByBody: ['user.erased', () => ({ method: 'post', url: `${A()}/users/erase`, body: { userId: 'kicked' } })],

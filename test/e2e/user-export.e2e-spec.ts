@@ -179,7 +179,7 @@ describe('a user with a full history (every section)', () => {
     expect(doc.userId).toBe(me);
     expect(doc.exportedAt).toMatch(ISO_MS);
     expect(Date.parse(doc.exportedAt)).toBeLessThanOrEqual(Date.now());
-    expect(Object.keys(doc)).toEqual(['exportedAt', 'gameId', 'userId', 'memberships', 'invitations', 'joinRequests', 'bans', 'friends', 'audit', 'events', 'notifications']);
+    expect(Object.keys(doc)).toEqual(['exportedAt', 'gameId', 'userId', 'memberships', 'invitations', 'joinRequests', 'bans', 'friends', 'audit', 'events', 'notifications', 'reports']);
   });
 
   it('memberships: every one in any status, the soft-deleted group included, each a Member with its group and overrides', async () => {

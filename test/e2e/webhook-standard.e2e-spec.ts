@@ -66,6 +66,7 @@ it('a delivery of every event family verifies with standardwebhooks; webhook-id 
   expect((await send(friendsClient(t, g.gameId, g.key), uid('a'), uid('b'))).status).toBe(201);
   const closed = await postGroup<{ id: string }>(t, g.auth, { kind: 'guild', name: 'Closed', visibility: 'invite-only' });
   expect((await t.http.post(`/v1/groups/${closed.id}/join-requests`).set(g.auth).send({ userId: 'applicant' })).status).toBe(201);
+  expect((await t.http.post('/v1/reports').set(g.auth).send({ reporterUserId: 'alice', subject: { type: 'user', id: 'cheater' }, category: 'cheating' })).status).toBe(201);
   expect((await t.http.delete('/v1/users/leaver').set(g.auth)).status).toBe(200);
   await tick();
 

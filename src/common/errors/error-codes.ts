@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   join_request_pending: 409,
   role_has_members: 409,
   role_name_taken: 409,
+  report_closed: 409,
   invitation_expired: 410,
   invitation_used: 410,
   restore_window_expired: 410,
@@ -32,6 +33,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limit_exceeded: 429,
+  rate_limited: 429,
   internal: 500,
   service_unavailable: 503,
 } as const satisfies Record<string, number>;

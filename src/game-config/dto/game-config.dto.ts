@@ -80,6 +80,16 @@ export class ModerationConfigDto {
     description: 'permission keys (1-128 characters each, distinct) a timed-out member is denied',
   })
   timeoutDeniedPermissions!: string[];
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: 1000,
+    default: null,
+    description: 'while this many distinct reporters hold open reports on a group, group search leaves it out; null = never',
+  })
+  hideGroupAtReporters!: number | null;
 }
 
 export class ResolvedConfigDto {

@@ -10,6 +10,7 @@ import { JoinRequestDto } from '../../join-requests/dto/join-request.dto';
 import { MemberDto } from '../../members/dto/member.dto';
 import { NotificationDto } from '../../notifications/dto/notification.dto';
 import { OverrideDto } from '../../permissions/dto/permission.dto';
+import { ReportDto } from '../../reports/dto/report.dto';
 
 /**
  * The export document of EXTENSIONS X7: each item is the shape the API answers for it elsewhere
@@ -62,6 +63,12 @@ export class UserExportFriendsDto {
   @ApiProperty({ type: VisibilityDto }) visibility!: VisibilityDto;
 }
 
+export class UserExportReportsDto {
+  @ApiProperty({ type: [ReportDto], description: 'reports the user filed, in any status; oldest first' }) filed!: ReportDto[];
+  @ApiProperty({ type: [ReportDto], description: 'reports about the user, in any status, oldest first; reporterUserId is always null: who reported them is withheld' })
+  about!: ReportDto[];
+}
+
 export class UserExportDto {
   @ApiProperty({ format: 'date-time', description: 'when the snapshot the whole document was read from was taken' }) exportedAt!: string;
   @ApiProperty({ format: 'uuid' }) gameId!: string;
@@ -90,6 +97,7 @@ export class UserExportDto {
   events!: EventBodyDto[];
   @ApiProperty({ type: [NotificationDto], description: "the user's notifications (EXTENSIONS X9), read or not; oldest first" })
   notifications!: NotificationDto[];
+  @ApiProperty({ type: UserExportReportsDto, description: 'reports (EXTENSIONS X10) the user filed and reports about them' }) reports!: UserExportReportsDto;
 }
 
 /** What every export route says of the answer. */

@@ -45,6 +45,16 @@ export async function moderationScenario({ admin: root, api, gameId }: World): P
 
   await admin.expect('DELETE /v1/admin/games/{gameId}/groups/{groupId}', 200, { params: one });
   await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/restore', 200, { params: one });
+  const filed = { reporterUserId: 'quin', subject: { type: 'group', id: group.id }, category: 'offensive_name', message: 'a rude name' };
+  const report = await api.expect('POST /v1/reports', 201, { body: filed });
+  await api.expect('POST /v1/reports', 200, { body: filed });
+  await api.expect('POST /v1/reports', 400, { body: { reporterUserId: 'quin', subject: { type: 'user', id: 'quin' }, category: 'spam' } });
+  await api.expect('POST /v1/reports', 404, { body: { ...filed, subject: { type: 'group', id: '01900000-0000-7000-8000-000000000000' } } });
+  await admin.expect('GET /v1/admin/games/{gameId}/reports', 200, { params: { gameId }, query: { status: 'open', limit: 1 } });
+  await admin.expect('GET /v1/admin/games/{gameId}/reports/subjects', 200, { params: { gameId }, query: { status: 'open' } });
+  const r = { params: { gameId, id: report.id } };
+  await admin.expect('POST /v1/admin/games/{gameId}/reports/{id}/resolve', 200, { ...r, body: { resolution: 'actioned', note: 'renamed' } });
+  await admin.expect('POST /v1/admin/games/{gameId}/reports/{id}/resolve', 409, { ...r, body: { resolution: 'dismissed' } });
   await admin.expect('GET /v1/admin/operator-audit', 200, { query: { action: 'member.kicked', limit: 10 } });
   await root.expect('PATCH /v1/admin/operators/{id}', 200, { params: { id: made.id }, body: { role: 'viewer' } });
   await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/restore', 403, { params: one });

@@ -29,6 +29,10 @@ export async function arrangeSecondRows(base: string, world: Arranged): Promise<
   await call('POST', `/v1/friend-requests/${toBob.request?.id ?? toBob.id}/accept`, undefined, 200);
   // bob's blocks, not alice's: a block ends a friendship.
   for (const other of ['mallory', 'dave']) await call('POST', '/v1/users/bob/blocks', { targetSvcUserId: other });
+  // Three reports on two subjects: the operators' list and their queue.
+  for (const [reporterUserId, id] of [['alice', 'mallory'], ['bob', 'mallory'], ['alice', 'trent']]) {
+    await call('POST', '/v1/reports', { reporterUserId, subject: { type: 'user', id }, category: 'cheating' });
+  }
   for (const u of ['zed', 'zoe']) await call('DELETE', `/v1/users/${u}`, undefined, 200);
   // The first endpoint already has deliveries: every event above.
   await call('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/second' });
