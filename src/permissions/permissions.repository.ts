@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { preparedRows, sqlRows } from '../db/sql';
 import type { Alongside } from '../groups/groups.repository';
-import { externalKey } from '../identity/identity.repository';
+import { internalIdSql } from '../identity/identity.repository';
 import { LOOKUP_MEMBER } from '../members/member-row';
 import { GROUP_COLUMNS, type GroupRow } from '../groups/group-row';
 import { allowedSql, epochMsSql, liveGrant } from './grant-sql';
-import type { PermissionFacts } from './permission-resolver';
+import { byResolutionOrder, NOT_A_MEMBER, type GrantProfile } from './grant-profile';
 
 export interface OverrideRow {
   memberId: string;
@@ -46,115 +46,59 @@ export function overrideClearAlongside(permission: string): Alongside {
        SELECT mem.id, (SELECT jsonb_build_object('allowed', gone.allowed, 'expiresAt', ${epochMsSql('gone.expires_at')}) FROM gone) AS previous FROM mem)`;
 }
 
-interface FactsRow {
+interface ProfileRow {
+  live: boolean;
   member_id: string | null;
-  override: boolean | null;
-  override_expires: Date | null;
-  via: string | null;
-  via_expires: Date | null;
+  /** [permission, allowed, expires (epoch ms or null)] per live override. */
+  overrides: [string, boolean, number | string | null][] | null;
+  /** [role id, priority, expires (epoch ms or null), the role's keys or null] per live assignment. */
+  roles: [string, number, number | string | null, string[] | null][] | null;
 }
 
-/** What the resolver reads of member `member` for key `permission`: its live override and its top live granting role. */
-const FACTS_COLUMNS = `mem.id AS member_id, o.allowed AS override, o.expires_at AS override_expires, v.id AS via, v.expires_at AS via_expires`;
+const epochOrNull = (ms: number | string | null): number | null => (ms === null ? null : Number(ms));
 
-function factsJoins(member: string, permission: string): string {
-  return `LEFT JOIN member_permission_overrides o ON o.member_id = ${member} AND o.permission = ${permission} AND ${liveGrant('o')}
-       LEFT JOIN LATERAL (
-         SELECT r.id, mr.expires_at FROM member_roles mr
-         JOIN roles r ON r.id = mr.role_id
-         JOIN role_permissions rp ON rp.role_id = r.id AND rp.permission = ${permission}
-         WHERE mr.member_id = ${member} AND ${liveGrant('mr')}
-         ORDER BY r.priority DESC, r.id DESC LIMIT 1) v ON true`;
+function toProfile(r: ProfileRow): GrantProfile {
+  if (r.member_id === null) return NOT_A_MEMBER;
+  return {
+    activeMember: true,
+    overrides: new Map((r.overrides ?? []).map(([permission, allowed, at]) => [permission, { allowed, expiresAt: epochOrNull(at) }])),
+    roles: (r.roles ?? [])
+      .map(([id, priority, at, keys]) => ({ id, priority, expiresAt: epochOrNull(at), permissions: new Set(keys ?? []) }))
+      .sort(byResolutionOrder),
+  };
 }
-
-const toFacts = (r: FactsRow): PermissionFacts => ({
-  activeMember: r.member_id !== null,
-  override: r.override,
-  overrideExpiresAt: r.override_expires,
-  grantingRoleId: r.via,
-  grantingRoleExpiresAt: r.via_expires,
-});
-
-/**
- * The opening CTEs of a read about one member of one group (parameters $1 game, $2 group, $3 the
- * external user id): `g`, the group when it is live in the game, and `mem`, the user's active
- * member row in it.
- */
-const GROUP_AND_MEMBER = `WITH g AS (
-         SELECT id FROM groups WHERE id = $2 AND game_id = $1 AND soft_deleted_at IS NULL
-       ), mem AS (
-         SELECT mb.id FROM g
-         JOIN user_identities ui ON ui.game_id = $1 AND ${externalKey('ui.external_id')} = ${externalKey('$3')} AND ui.external_id = $3
-         JOIN members mb ON mb.group_id = g.id AND mb.user_id = ui.user_id AND mb.status = 'active'
-       )`;
 
 /** Permission facts, member overrides and the per-game permission catalog. */
 @Injectable()
 export class PermissionsRepository {
   /**
-   * Everything a check needs in one round trip: whether the group is live in the game, and the
-   * facts of the resolution order (SPEC §4 Permission check). Null when the group is not found.
+   * The grant profiles of (group, external user) pairs in one statement, so from one snapshot: in
+   * the order given, null where the group is not a live group of the game. Each distinct external
+   * id is resolved once; a member's grants come whole (every key), so later keys need no query.
    */
-  async facts(ds: DataSource, gameId: string, groupId: string, externalUserId: string, permission: string): Promise<PermissionFacts | null> {
-    const [row] = await preparedRows<FactsRow & { live: boolean }>(
+  async profiles(ds: DataSource, gameId: string, pairs: readonly { groupId: string; userId: string }[]): Promise<(GrantProfile | null)[]> {
+    const rows = await preparedRows<ProfileRow>(
       ds,
-      'svc_permission_facts_x8',
-      `${GROUP_AND_MEMBER}
-       SELECT EXISTS (SELECT 1 FROM g) AS live, ${FACTS_COLUMNS}
-       FROM (SELECT 1) one LEFT JOIN mem ON true
-       ${factsJoins('mem.id', '$4')}`,
-      [gameId, groupId, externalUserId, permission],
-    );
-    return row.live ? toFacts(row) : null;
-  }
-
-  /**
-   * The facts of many checks in one statement, so from one snapshot: in the order given, null
-   * where the group is not a live group of the game.
-   */
-  async batchFacts(ds: DataSource, gameId: string, checks: readonly { groupId: string; userId: string; permission: string }[]): Promise<(PermissionFacts | null)[]> {
-    const rows = await preparedRows<FactsRow & { live: boolean }>(
-      ds,
-      'svc_permission_batch_facts',
+      'svc_permission_profiles',
       `WITH q AS (
-         SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY AS q(group_id, external_id, permission, i)
+         SELECT * FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS q(group_id, external_id, i)
+       ), u AS MATERIALIZED (
+         SELECT x.external_id, ${internalIdSql('$1', 'x.external_id')} AS user_id FROM (SELECT DISTINCT external_id FROM q) x
        )
-       SELECT g.id IS NOT NULL AS live, ${FACTS_COLUMNS}
+       SELECT g.id IS NOT NULL AS live, mem.id AS member_id,
+         (SELECT json_agg(json_build_array(o.permission, o.allowed, ${epochMsSql('o.expires_at')}))
+          FROM member_permission_overrides o WHERE o.member_id = mem.id AND ${liveGrant('o')}) AS overrides,
+         (SELECT json_agg(json_build_array(r.id, r.priority, ${epochMsSql('mr.expires_at')},
+                   (SELECT array_agg(rp.permission) FROM role_permissions rp WHERE rp.role_id = r.id)))
+          FROM member_roles mr JOIN roles r ON r.id = mr.role_id WHERE mr.member_id = mem.id AND ${liveGrant('mr')}) AS roles
        FROM q
        LEFT JOIN groups g ON g.id = q.group_id AND g.game_id = $1 AND g.soft_deleted_at IS NULL
-       LEFT JOIN LATERAL (
-         SELECT mb.id FROM user_identities ui JOIN members mb ON mb.group_id = g.id AND mb.user_id = ui.user_id AND mb.status = 'active'
-         WHERE ui.game_id = $1 AND ${externalKey('ui.external_id')} = ${externalKey('q.external_id')} AND ui.external_id = q.external_id
-       ) mem ON true
-       ${factsJoins('mem.id', 'q.permission')}
+       LEFT JOIN u ON u.external_id = q.external_id
+       LEFT JOIN members mem ON mem.group_id = g.id AND mem.user_id = u.user_id AND mem.status = 'active'
        ORDER BY q.i`,
-      [gameId, checks.map((c) => c.groupId), checks.map((c) => c.userId), checks.map((c) => c.permission)],
+      [gameId, pairs.map((c) => c.groupId), pairs.map((c) => c.userId)],
     );
-    return rows.map((row) => (row.live ? toFacts(row) : null));
-  }
-
-  /**
-   * The facts of every key the user's grants in the group name (overrides, and the keys of the
-   * roles assigned), in force now; null when the group is not found, none for a user who is not
-   * an active member.
-   */
-  async memberFacts(ds: DataSource, gameId: string, groupId: string, externalUserId: string): Promise<{ permission: string; facts: PermissionFacts }[] | null> {
-    const rows = await preparedRows<FactsRow & { live: boolean; permission: string | null }>(
-      ds,
-      'svc_permission_member_facts',
-      `${GROUP_AND_MEMBER}, keys AS (
-         SELECT o.permission FROM member_permission_overrides o JOIN mem ON o.member_id = mem.id WHERE ${liveGrant('o')}
-         UNION
-         SELECT rp.permission FROM mem JOIN member_roles mr ON mr.member_id = mem.id AND ${liveGrant('mr')}
-         JOIN role_permissions rp ON rp.role_id = mr.role_id
-       )
-       SELECT EXISTS (SELECT 1 FROM g) AS live, k.permission, ${FACTS_COLUMNS}
-       FROM (SELECT 1) one LEFT JOIN (mem CROSS JOIN keys k) ON true
-       ${factsJoins('mem.id', 'k.permission')}`,
-      [gameId, groupId, externalUserId],
-    );
-    if (!rows[0]?.live) return null;
-    return rows.filter((r) => r.permission !== null).map((r) => ({ permission: r.permission!, facts: toFacts(r) }));
+    return rows.map((row) => (row.live ? toProfile(row) : null));
   }
 
   /**
