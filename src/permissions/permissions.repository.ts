@@ -5,7 +5,7 @@ import type { Alongside } from '../groups/groups.repository';
 import { internalIdSql } from '../identity/identity.repository';
 import { LOOKUP_MEMBER } from '../members/member-row';
 import { GROUP_COLUMNS, type GroupRow } from '../groups/group-row';
-import { allowedSql, epochMsSql, liveGrant } from './grant-sql';
+import { allowedSql, epochMsSql, liveGrant, roleGrants } from './grant-sql';
 import { byResolutionOrder, NOT_A_MEMBER, type GrantProfile } from './grant-profile';
 
 export interface OverrideRow {
@@ -75,6 +75,8 @@ export class PermissionsRepository {
    * The grant profiles of (group, external user) pairs in one statement, so from one snapshot: in
    * the order given, null where the group is not a live group of the game. Each distinct external
    * id is resolved once; a member's grants come whole (every key), so later keys need no query.
+   * The group is a scalar subquery, a probe of groups_pkey whatever the planner guesses of the
+   * list's length: as a join it may hash every group of the game.
    */
   async profiles(ds: DataSource, gameId: string, pairs: readonly { groupId: string; userId: string }[]): Promise<(GrantProfile | null)[]> {
     const rows = await preparedRows<ProfileRow>(
@@ -84,18 +86,19 @@ export class PermissionsRepository {
          SELECT * FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS q(group_id, external_id, i)
        ), u AS MATERIALIZED (
          SELECT x.external_id, ${internalIdSql('$1', 'x.external_id')} AS user_id FROM (SELECT DISTINCT external_id FROM q) x
+       ), p AS MATERIALIZED (
+         SELECT q.i, u.user_id, (SELECT g.id FROM groups g WHERE g.id = q.group_id AND g.game_id = $1 AND g.soft_deleted_at IS NULL) AS group_id
+         FROM q LEFT JOIN u ON u.external_id = q.external_id
        )
-       SELECT g.id IS NOT NULL AS live, mem.id AS member_id,
+       SELECT p.group_id IS NOT NULL AS live, mem.id AS member_id,
          (SELECT json_agg(json_build_array(o.permission, o.allowed, ${epochMsSql('o.expires_at')}))
           FROM member_permission_overrides o WHERE o.member_id = mem.id AND ${liveGrant('o')}) AS overrides,
          (SELECT json_agg(json_build_array(r.id, r.priority, ${epochMsSql('mr.expires_at')},
                    (SELECT array_agg(rp.permission) FROM role_permissions rp WHERE rp.role_id = r.id)))
           FROM member_roles mr JOIN roles r ON r.id = mr.role_id WHERE mr.member_id = mem.id AND ${liveGrant('mr')}) AS roles
-       FROM q
-       LEFT JOIN groups g ON g.id = q.group_id AND g.game_id = $1 AND g.soft_deleted_at IS NULL
-       LEFT JOIN u ON u.external_id = q.external_id
-       LEFT JOIN members mem ON mem.group_id = g.id AND mem.user_id = u.user_id AND mem.status = 'active'
-       ORDER BY q.i`,
+       FROM p
+       LEFT JOIN members mem ON mem.group_id = p.group_id AND mem.user_id = p.user_id AND mem.status = 'active'
+       ORDER BY p.i`,
       [gameId, pairs.map((c) => c.groupId), pairs.map((c) => c.userId)],
     );
     return rows.map((row) => (row.live ? toProfile(row) : null));
@@ -125,7 +128,7 @@ export class PermissionsRepository {
       `svc_groups_allowing_${q.kind !== undefined ? 'k' : ''}${q.after ? 'a' : ''}`,
       `SELECT ${GROUP_COLUMNS}, m.joined_at AS "memberJoinedAt", m.id AS "memberId"
        FROM members m JOIN groups g ON g.id = m.group_id
-       WHERE ${where.join(' AND ')} AND ${allowedSql('m.id', '$3')}
+       WHERE ${where.join(' AND ')} AND ${allowedSql('m.id', '$3', roleGrants('$3'))}
        ORDER BY m.joined_at DESC, m.id DESC LIMIT $4`,
       params,
     );
