@@ -105,16 +105,17 @@ export class PermissionsRepository {
   }
 
   /**
-   * A page of the live groups of the game in which user `svcUserId` is an active member allowed
-   * `permission`, in membership order (joinedAt, member id, descending) on members_user_order:
-   * each group once, since a user has one member row per group.
+   * A page of the live groups of the game in which external user `userId` is an active member
+   * allowed `permission`, in membership order (joinedAt, member id, descending) on
+   * members_user_order: each group once, since a user has one member row per group. The identity
+   * is resolved in the same statement (none for an id the game has never seen): one round trip.
    */
   groupsAllowing(
     ds: DataSource,
-    q: { gameId: string; svcUserId: string; permission: string; kind?: string; after?: { joinedAt: string; id: string }; limit: number },
+    q: { gameId: string; userId: string; permission: string; kind?: string; after?: { joinedAt: string; id: string }; limit: number },
   ): Promise<(GroupRow & { memberJoinedAt: Date; memberId: string })[]> {
-    const params: unknown[] = [q.svcUserId, q.gameId, q.permission, q.limit + 1];
-    const where = ['m.user_id = $1', "m.status = 'active'", 'g.game_id = $2', 'g.soft_deleted_at IS NULL'];
+    const params: unknown[] = [q.userId, q.gameId, q.permission, q.limit + 1];
+    const where = [`m.user_id = ${internalIdSql('$2', '$1')}`, "m.status = 'active'", 'g.game_id = $2', 'g.soft_deleted_at IS NULL'];
     if (q.kind !== undefined) {
       params.push(q.kind);
       where.push(`g.kind = $${params.length}`);

@@ -12,7 +12,6 @@ import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import type { GroupDto } from '../groups/dto/group.dto';
 import { toGroupDto } from '../groups/group-view';
-import { IdentityService } from '../identity/identity.service';
 import type { BatchCheck, BatchCheckResult } from './dto/check-batch.dto';
 import type { EffectivePermissionsDto, GroupsAllowingQueryDto } from './dto/effective-permissions.dto';
 import { UnitOfWork } from '../db/unit-of-work';
@@ -42,7 +41,6 @@ export class PermissionsService {
     private readonly repo: PermissionsRepository,
     private readonly cache: PermissionCache,
     private readonly lookup: GroupLookup,
-    private readonly identity: IdentityService,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -132,11 +130,9 @@ export class PermissionsService {
     const scope = `groups-allowing:${gameId}:${scopeDigest(userId)}:${scopeDigest(q.permission)}:${q.kind ?? ''}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
-    const svcUserId = await this.identity.find(this.ds.manager, gameId, userId);
-    if (!svcUserId) return { items: [], nextCursor: null };
     const rows = await this.repo.groupsAllowing(this.ds, {
       gameId,
-      svcUserId,
+      userId,
       permission: q.permission,
       kind: q.kind,
       after: after && { joinedAt: after.at, id: after.id },
