@@ -27,7 +27,7 @@
 // Environment (all optional): DATABASE_URL; BENCH_DURATION (s, default 10); BENCH_WARMUP (s,
 // default 3); BENCH_CONNECTIONS (default 50); BENCH_SCALE (dataset scale, default 1: try the suite
 // quickly with 0.1; the targets are judged at 1 only); BENCH_ONLY (a regular expression over the
-// scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, permBatch, permEffective, permGroups, permMembers, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
+// scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, permBatch, permBatchCold, permEffective, permGroups, permMembers, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
 // joinLeaveHot, groupCreate, groupCreatePolicy, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
 // friendRequest, inviteNotifyNobody, inviteNotify, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, suggestionsCold, relationship,
 // auditFirst, auditDeep, notificationCounts, notificationsFirst, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, notificationStreams, erasure, export, observability, nameMatch — to measure only those while working on one: such a
@@ -346,9 +346,11 @@ async function main() {
   const permMissTarget = {
     url: base,
     headers: auth,
-    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/permissions/check?userId=${permUser}&groupId=${G0}&permission=miss.${nonce}.${missN++}` }) }],
+    // A member's whole grant profile is cached, so a new key alone would be a hit: a different
+    // member of the big group each request (none comes back within the run) is a miss.
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/permissions/check?userId=p${(missN++ * 7919) % sizes.users}&groupId=${G0}&permission=miss.${nonce}` }) }],
   };
-  await measure('permMiss', 'Permission check, cache miss (a new permission key per request)', permMissTarget);
+  await measure('permMiss', 'Permission check, cache miss (a member whose profile is not cached: another member of the big group each request)', permMissTarget);
   await sqlAlone('permMiss', permMissTarget);
 
   // The write scenarios' work items (see bench/lib/write-scenarios.mjs): many groups, one hot group.
@@ -428,8 +430,8 @@ async function main() {
   const reads = await readScenarios({ api, call, q, sizes, key, adminToken: ADMIN_TOKEN, wanted });
   const notificationReads = ['notificationCounts', 'notificationsFirst'].some(wanted) ? await notificationReadScenarios({ q, api, sizes, key }) : null;
   const pageParams = { ...reads.pageParams, ...notificationReads?.pageParams, permMiss: { gameId: GAME_ID, groupId: G0, userId: permUser } };
-  const permissionKeys = ['permBatch', 'permEffective', 'permGroups', 'permMembers'];
-  const permissions = permissionKeys.some(wanted) ? await permissionScenarios({ api, q, key, G0 }) : null;
+  const permissionKeys = ['permBatch', 'permBatchCold', 'permEffective', 'permGroups', 'permMembers'];
+  const permissions = permissionKeys.some(wanted) ? await permissionScenarios({ api, q, key, G0, sizes }) : null;
   const rowsFor = (at) => [...(permissions?.rowsFor(at) ?? []), ...reads.rowsFor(at), ...(notificationReads?.rowsFor(at) ?? [])];
   const readRows = rowsFor(base).filter((row) => wanted(row.key));
   const replicaReads =

@@ -1,15 +1,18 @@
-// The rows of the permission model's many answers (EXTENSIONS X8): a batch of 100 checks (half
-// of them answered from the cache), a member's effective permissions, the groups in which a
+// The rows of the permission model's many answers (EXTENSIONS X8): a batch of 100 checks whose
+// members' grant profiles are cached (half of the keys never asked before), the same size of batch
+// over members none of whose profiles is cached, a member's effective permissions, the groups in which a
 // player is allowed a key, and the first page of the big group's members holding a key. Set up
 // through the API (and one set-based insert for the big group's role holders), each first answer
 // checked; the rows are then measured as the other read rows, each followed by its SQL alone.
 import { randomBytes } from 'node:crypto';
+import { groupUuid, memberStride } from './seed.mjs';
 
 /**
  * `api(method, path, body, expect)` calls the server with the game's key; `q` is a client of the
- * database; `G0` the 100,000-member group. Returns `rowsFor(base)`: rows as measureHttp takes them.
+ * database; `G0` the 100,000-member group; `sizes` the seed's. Returns `rowsFor(base)`: rows as
+ * measureHttp takes them.
  */
-export async function permissionScenarios({ api, q, key, G0 }) {
+export async function permissionScenarios({ api, q, key, G0, sizes }) {
   const headers = { authorization: `Bearer ${key}` };
   const json = { ...headers, 'content-type': 'application/json' };
 
@@ -61,7 +64,9 @@ export async function permissionScenarios({ api, q, key, G0 }) {
   if (groups.items.length !== 50 || !groups.nextCursor) throw new Error(`groups allowing a key: unexpected ${JSON.stringify(groups).slice(0, 300)}`);
 
   // The batch: 50 checks that stay cached (the holder's keys in the big group, warmed here) and
-  // 50 that never are (a new key per request, over the player's groups).
+  // 50 keys never asked before (a new key per request) over the player's groups: the service
+  // caches a member's whole grant profile, so once the player's 200 are loaded these are answered
+  // from memory too.
   const cached = Array.from({ length: 50 }, (_, i) => ({ userId: holder, groupId: G0, permission: `x8.k${i}` }));
   await api('POST', '/v1/permissions/check-batch', { checks: cached }, 200);
   const nonce = randomBytes(4).toString('hex');
@@ -74,12 +79,33 @@ export async function permissionScenarios({ api, q, key, G0 }) {
   const answered = await api('POST', '/v1/permissions/check-batch', JSON.parse(batchBody()), 200);
   if (answered.results.length !== 100 || answered.results[1].allowed !== true) throw new Error(`batch: unexpected ${JSON.stringify(answered).slice(0, 300)}`);
 
+  // The cold batch: 100 members of 100 small groups per request, (group, member) pairs that do not
+  // come back for 9,000 requests or so, so no profile is cached: the cost of loading them.
+  const stride = memberStride(sizes);
+  const perGroup = Math.ceil((sizes.members - sizes.bigGroup) / (sizes.groups - 1));
+  let c = 0;
+  const coldBody = () => {
+    const r = c++;
+    const checks = Array.from({ length: 100 }, (_, i) => {
+      const at = r * 100 + i;
+      const g = 1 + (at % (sizes.groups - 1));
+      const k = Math.floor(at / (sizes.groups - 1)) % perGroup;
+      return { userId: `p${(k * stride + g) % sizes.users}`, groupId: groupUuid(g), permission: `x8.cold.${i % 10}` };
+    });
+    return JSON.stringify({ checks });
+  };
+
   return {
     rowsFor: (base) => [
       {
         key: 'permBatch',
-        name: 'Batch of 100 permission checks (50 cached, 50 never cached)',
+        name: 'Batch of 100 permission checks, members\' profiles cached (50 keys asked before, 50 never asked)',
         target: { url: base, headers: json, requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: '/v1/permissions/check-batch', body: batchBody() }) }] },
+      },
+      {
+        key: 'permBatchCold',
+        name: 'Batch of 100 permission checks, no profile cached (100 members of 100 groups, new each request)',
+        target: { url: base, headers: json, requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, method: 'POST', path: '/v1/permissions/check-batch', body: coldBody() }) }] },
       },
       { key: 'permEffective', name: 'Effective permissions of a member with 5 roles (24 keys)', target: { url: `${base}${effectivePath}`, headers } },
       { key: 'permGroups', name: 'Groups allowing a key, first page, for a player in 200 groups', target: { url: `${base}${groupsPath}`, headers } },

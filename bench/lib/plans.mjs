@@ -29,7 +29,7 @@ export function mainStatement(root, key, p) {
   switch (key) {
     case 'permMiss': {
       const { PermissionsRepository } = d('permissions/permissions.repository.js');
-      return capture((_m, ds) => new PermissionsRepository().facts(ds, p.gameId, p.groupId, p.userId, 'never.asked'));
+      return capture((_m, ds) => new PermissionsRepository().profiles(ds, p.gameId, [{ groupId: p.groupId, userId: p.userId }]));
     }
     case 'groupsFirst':
     case 'groupsDeep': {

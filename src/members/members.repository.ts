@@ -4,7 +4,7 @@ import { uuidv7 } from '../common/ids';
 import { preparedRows, sqlRows } from '../db/sql';
 import { admissionSql, type Refusal } from '../groups/admission';
 import type { Alongside } from '../groups/groups.repository';
-import { allowedSql } from '../permissions/grant-sql';
+import { allowedSql, grantingRolesSql, rolesIn } from '../permissions/grant-sql';
 import { LOOKUP_MEMBER, MEMBER_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
 
 export interface MemberChanges {
@@ -216,13 +216,16 @@ export class MembersRepository {
   ): Promise<MemberRow[] | null> {
     const params: unknown[] = [groupId, gameId, opts.limit + 1];
     const where = ['f.found', 'm.group_id = $1'];
+    let granting = '';
     if (opts.status) {
       params.push(opts.status);
       where.push(`m.status = $${params.length}`);
     }
     if (opts.permission !== undefined) {
       params.push(opts.permission);
-      where.push(`m.status = 'active'`, allowedSql('m.id', `$${params.length}`));
+      // The roles granting the key, once (f.granting), then each member in the list's order probed.
+      granting = `, ${grantingRolesSql('$1', `$${params.length}`)} AS granting`;
+      where.push(`m.status = 'active'`, allowedSql('m.id', `$${params.length}`, rolesIn('f.granting')));
     }
     if (opts.after) {
       params.push(opts.after.joinedAt, opts.after.id);
@@ -232,7 +235,7 @@ export class MembersRepository {
       ds,
       `members_page_${opts.status ? 's' : ''}${opts.permission !== undefined ? 'p' : ''}${opts.after ? 'a' : ''}`,
       `SELECT f.found, p.*
-       FROM (SELECT EXISTS (SELECT 1 FROM groups g WHERE g.id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL) AS found) f
+       FROM (SELECT EXISTS (SELECT 1 FROM groups g WHERE g.id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL) AS found${granting}) f
        LEFT JOIN LATERAL (
          SELECT ${MEMBER_COLUMNS} FROM members m WHERE ${where.join(' AND ')}
          ORDER BY m.joined_at DESC, m.id DESC LIMIT $3) p ON true`,

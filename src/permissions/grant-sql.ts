@@ -9,15 +9,31 @@ export const liveGrant = (alias: string): string => `(${alias}.expires_at IS NUL
 
 /**
  * Whether member `memberId` (already known active) is allowed `permission`: its live override
- * decides if it has one, else any live role assignment that grants the key. The role's priority
- * only names `viaRoleId`, never whether the key is allowed.
+ * decides if it has one, else any live assignment of a role that `grants` (a condition on `mr`,
+ * see rolesIn and roleGrants). The role's priority only names `viaRoleId`, never whether the key
+ * is allowed. Both parts are scalar subqueries with LIMIT so that each stays a probe of the
+ * member's own rows: an EXISTS here is planned as a hash of every live assignment of every group.
  */
-export function allowedSql(memberId: string, permission: string): string {
+export function allowedSql(memberId: string, permission: string, grants: string): string {
   return `COALESCE(
     (SELECT o.allowed FROM member_permission_overrides o WHERE o.member_id = ${memberId} AND o.permission = ${permission} AND ${liveGrant('o')}),
-    EXISTS (SELECT 1 FROM member_roles mr JOIN role_permissions rp ON rp.role_id = mr.role_id AND rp.permission = ${permission}
-            WHERE mr.member_id = ${memberId} AND ${liveGrant('mr')}))`;
+    (SELECT true FROM member_roles mr WHERE mr.member_id = ${memberId} AND ${grants} AND ${liveGrant('mr')} LIMIT 1),
+    false)`;
 }
+
+/**
+ * The ids of the roles of group `groupId` that grant `permission`, as a uuid[]: computed once,
+ * so that walking a group's members costs a probe of each member's assignments and no more.
+ */
+export const grantingRolesSql = (groupId: string, permission: string): string =>
+  `ARRAY(SELECT rp.role_id FROM roles r JOIN role_permissions rp ON rp.role_id = r.id AND rp.permission = ${permission} WHERE r.group_id = ${groupId})`;
+
+/** For allowedSql: the assignment's role is one of `roleIds` (a uuid[], see grantingRolesSql). */
+export const rolesIn = (roleIds: string): string => `mr.role_id = ANY (${roleIds})`;
+
+/** For allowedSql, across groups: the assignment's role grants `permission`. */
+export const roleGrants = (permission: string): string =>
+  `EXISTS (SELECT 1 FROM role_permissions rp WHERE rp.role_id = mr.role_id AND rp.permission = ${permission})`;
 
 /**
  * An instant inside a row built as JSON, as epoch milliseconds (exact for timestamptz(3)); made a

@@ -37,13 +37,13 @@ const NONE_ANSWER: PermissionCheckResult = { allowed: false, source: 'none' };
 const T0 = 1_700_000_000_000;
 
 describe('PermissionCache', () => {
-  let cache: PermissionCache;
+  let cache: PermissionCache<PermissionCheckResult>;
   let subscriptions: Subscription[];
 
   beforeEach(() => {
     const stub = stubListener();
     subscriptions = stub.subscriptions;
-    cache = new PermissionCache(stub.listener, { instanceId: SELF } as unknown as EventBus);
+    cache = new PermissionCache<PermissionCheckResult>(stub.listener, { instanceId: SELF } as unknown as EventBus);
   });
 
   /** Stores an answer the way the service does: with a generation taken just before. */
@@ -250,7 +250,7 @@ describe('PermissionCache', () => {
 describe('PermissionCache lookups (for the metrics)', () => {
   it('counts a fresh answer as a hit, and an absent or expired one as a miss', () => {
     const listener = { subscribe: () => undefined } as unknown as PgListener;
-    const sut = new PermissionCache(listener, { instanceId: SELF } as unknown as EventBus);
+    const sut = new PermissionCache<PermissionCheckResult>(listener, { instanceId: SELF } as unknown as EventBus);
     sut.set(G1, 'a', ROLE_ANSWER, sut.generation(G1), T0);
 
     sut.get(G1, 'a', T0 + 1);
@@ -265,7 +265,7 @@ describe('PermissionCache lookups (for the metrics)', () => {
 describe('PermissionCache and grants that expire', () => {
   it('serves an answer until the expiry of the grant that decided it, when that comes before the TTL', () => {
     const listener = { subscribe: () => undefined } as unknown as PgListener;
-    const sut = new PermissionCache(listener, { instanceId: SELF } as unknown as EventBus);
+    const sut = new PermissionCache<PermissionCheckResult>(listener, { instanceId: SELF } as unknown as EventBus);
     sut.set(G1, 'a', ROLE_ANSWER, sut.generation(G1), T0, T0 + 1000);
     expect(sut.get(G1, 'a', T0 + 999)).toEqual(ROLE_ANSWER);
     expect(sut.get(G1, 'a', T0 + 1000)).toBeUndefined();

@@ -2,32 +2,33 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { PgListener } from '../db/pg-listener';
 import type { Tx } from '../db/unit-of-work';
 import { EventBus } from '../events/event-bus';
-import type { PermissionCheckResult } from './permission-resolver';
+import type { GrantProfile } from './grant-profile';
 
 /** Every instance drops a group's cached answers when a change to that group commits. */
 export const PERMISSIONS_CHANNEL = 'svc_permissions';
-/** SPEC §8: answers live 60 s at most. */
+/** SPEC §8: answers live 60 s at most, and so do the profiles they are computed from. */
 export const PERMISSION_TTL_MS = 60_000;
-/** A memory bound: past it the oldest groups' answers are dropped first. */
+/** A memory bound: past it the oldest groups' entries are dropped first. */
 const MAX_ENTRIES = 200_000;
 
-interface Entry {
-  result: PermissionCheckResult;
+interface Entry<V> {
+  value: V;
   expires: number;
 }
 
 /**
- * The 60-second in-memory cache of permission answers per (game, group, user, permission).
- * Invalidation is per group, on commit: locally at once (so the very next check on this instance
- * is fresh) and on every other instance through NOTIFY.
+ * The 60-second in-memory cache of grant profiles per (game, group, user): every change that can
+ * alter a member's grants invalidates the member's group. Invalidation is per group, on commit:
+ * locally at once (so the very next check on this instance is fresh) and on every other instance
+ * through NOTIFY. Generic in what it holds only so that its own tests need no profiles.
  */
 @Injectable()
-export class PermissionCache implements OnModuleInit {
-  private readonly groups = new Map<string, Map<string, Entry>>();
+export class PermissionCache<V = GrantProfile> implements OnModuleInit {
+  private readonly groups = new Map<string, Map<string, Entry<V>>>();
   private readonly generations = new Map<string, number>();
   private size = 0;
   private epoch = 0;
-  /** Lookups answered from the cache or not (for the metrics). */
+  /** Lookups answered from the cache or not (for the metrics): one per check, batch item or effective set. */
   readonly lookups = { hit: 0, miss: 0 };
 
   constructor(
@@ -47,11 +48,11 @@ export class PermissionCache implements OnModuleInit {
     );
   }
 
-  get(groupId: string, key: string, now = Date.now()): PermissionCheckResult | undefined {
+  get(groupId: string, key: string, now = Date.now()): V | undefined {
     const entry = this.groups.get(groupId)?.get(key);
     if (entry && entry.expires > now) {
       this.lookups.hit++;
-      return entry.result;
+      return entry.value;
     }
     this.lookups.miss++;
     if (!entry) return undefined;
@@ -65,14 +66,14 @@ export class PermissionCache implements OnModuleInit {
     return `${this.epoch}:${this.generations.get(groupId) ?? 0}`;
   }
 
-  /** `until`: when the grant deciding the answer expires (EXTENSIONS X8), past which it is not served. */
-  set(groupId: string, key: string, result: PermissionCheckResult, generation: string, now = Date.now(), until: number | null = null): void {
+  /** `until`: when the first grant the entry holds expires (EXTENSIONS X8), from which it is not served. */
+  set(groupId: string, key: string, value: V, generation: string, now = Date.now(), until: number | null = null): void {
     if (generation !== this.generation(groupId)) return;
     if (this.size >= MAX_ENTRIES) this.evictOldest();
     let entries = this.groups.get(groupId);
     if (!entries) this.groups.set(groupId, (entries = new Map()));
     if (!entries.has(key)) this.size++;
-    entries.set(key, { result, expires: until === null ? now + PERMISSION_TTL_MS : Math.min(now + PERMISSION_TTL_MS, until) });
+    entries.set(key, { value, expires: until === null ? now + PERMISSION_TTL_MS : Math.min(now + PERMISSION_TTL_MS, until) });
   }
 
   invalidate(groupId: string): void {
@@ -92,7 +93,7 @@ export class PermissionCache implements OnModuleInit {
     this.size = 0;
   }
 
-  /** Stages the invalidation of a group's answers with the commit of `tx`, here and elsewhere. */
+  /** Stages the invalidation of a group's entries with the commit of `tx`, here and elsewhere. */
   invalidateOnCommit(tx: Tx, groupId: string): void {
     tx.afterCommit(() => this.invalidate(groupId));
     tx.notify(PERMISSIONS_CHANNEL, `${this.bus.instanceId} ${groupId}`);

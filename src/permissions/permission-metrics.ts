@@ -9,7 +9,7 @@ export class PermissionMetrics {
     metrics.counterOf(
       {
         name: 'svc_permission_cache_lookups_total',
-        help: 'Permission checks looked up in the 60 s answer cache, by result: hit (answered from memory) or miss (computed from the database).',
+        help: 'Permission checks (each of a batch, and each effective set) looked up in the 60 s cache of members\' grants, by result: hit (answered from memory) or miss (the member\'s grants read from the database).',
         labelNames: ['result'] as const,
       },
       () => cache.lookups,

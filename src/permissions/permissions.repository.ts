@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { preparedRows, sqlRows } from '../db/sql';
 import type { Alongside } from '../groups/groups.repository';
-import { externalKey } from '../identity/identity.repository';
+import { internalIdSql } from '../identity/identity.repository';
 import { LOOKUP_MEMBER } from '../members/member-row';
 import { GROUP_COLUMNS, type GroupRow } from '../groups/group-row';
-import { allowedSql, epochMsSql, liveGrant } from './grant-sql';
-import type { PermissionFacts } from './permission-resolver';
+import { allowedSql, epochMsSql, liveGrant, roleGrants } from './grant-sql';
+import { byResolutionOrder, NOT_A_MEMBER, type GrantProfile } from './grant-profile';
 
 export interface OverrideRow {
   memberId: string;
@@ -46,128 +46,76 @@ export function overrideClearAlongside(permission: string): Alongside {
        SELECT mem.id, (SELECT jsonb_build_object('allowed', gone.allowed, 'expiresAt', ${epochMsSql('gone.expires_at')}) FROM gone) AS previous FROM mem)`;
 }
 
-interface FactsRow {
+interface ProfileRow {
+  live: boolean;
   member_id: string | null;
-  override: boolean | null;
-  override_expires: Date | null;
-  via: string | null;
-  via_expires: Date | null;
+  /** [permission, allowed, expires (epoch ms or null)] per live override. */
+  overrides: [string, boolean, number | string | null][] | null;
+  /** [role id, priority, expires (epoch ms or null), the role's keys or null] per live assignment. */
+  roles: [string, number, number | string | null, string[] | null][] | null;
 }
 
-/** What the resolver reads of member `member` for key `permission`: its live override and its top live granting role. */
-const FACTS_COLUMNS = `mem.id AS member_id, o.allowed AS override, o.expires_at AS override_expires, v.id AS via, v.expires_at AS via_expires`;
+const epochOrNull = (ms: number | string | null): number | null => (ms === null ? null : Number(ms));
 
-function factsJoins(member: string, permission: string): string {
-  return `LEFT JOIN member_permission_overrides o ON o.member_id = ${member} AND o.permission = ${permission} AND ${liveGrant('o')}
-       LEFT JOIN LATERAL (
-         SELECT r.id, mr.expires_at FROM member_roles mr
-         JOIN roles r ON r.id = mr.role_id
-         JOIN role_permissions rp ON rp.role_id = r.id AND rp.permission = ${permission}
-         WHERE mr.member_id = ${member} AND ${liveGrant('mr')}
-         ORDER BY r.priority DESC, r.id DESC LIMIT 1) v ON true`;
+function toProfile(r: ProfileRow): GrantProfile {
+  if (r.member_id === null) return NOT_A_MEMBER;
+  return {
+    activeMember: true,
+    overrides: new Map((r.overrides ?? []).map(([permission, allowed, at]) => [permission, { allowed, expiresAt: epochOrNull(at) }])),
+    roles: (r.roles ?? [])
+      .map(([id, priority, at, keys]) => ({ id, priority, expiresAt: epochOrNull(at), permissions: new Set(keys ?? []) }))
+      .sort(byResolutionOrder),
+  };
 }
-
-const toFacts = (r: FactsRow): PermissionFacts => ({
-  activeMember: r.member_id !== null,
-  override: r.override,
-  overrideExpiresAt: r.override_expires,
-  grantingRoleId: r.via,
-  grantingRoleExpiresAt: r.via_expires,
-});
-
-/**
- * The opening CTEs of a read about one member of one group (parameters $1 game, $2 group, $3 the
- * external user id): `g`, the group when it is live in the game, and `mem`, the user's active
- * member row in it.
- */
-const GROUP_AND_MEMBER = `WITH g AS (
-         SELECT id FROM groups WHERE id = $2 AND game_id = $1 AND soft_deleted_at IS NULL
-       ), mem AS (
-         SELECT mb.id FROM g
-         JOIN user_identities ui ON ui.game_id = $1 AND ${externalKey('ui.external_id')} = ${externalKey('$3')} AND ui.external_id = $3
-         JOIN members mb ON mb.group_id = g.id AND mb.user_id = ui.user_id AND mb.status = 'active'
-       )`;
 
 /** Permission facts, member overrides and the per-game permission catalog. */
 @Injectable()
 export class PermissionsRepository {
   /**
-   * Everything a check needs in one round trip: whether the group is live in the game, and the
-   * facts of the resolution order (SPEC §4 Permission check). Null when the group is not found.
+   * The grant profiles of (group, external user) pairs in one statement, so from one snapshot: in
+   * the order given, null where the group is not a live group of the game. Each distinct external
+   * id is resolved once; a member's grants come whole (every key), so later keys need no query.
+   * The group is a scalar subquery, a probe of groups_pkey whatever the planner guesses of the
+   * list's length: as a join it may hash every group of the game.
    */
-  async facts(ds: DataSource, gameId: string, groupId: string, externalUserId: string, permission: string): Promise<PermissionFacts | null> {
-    const [row] = await preparedRows<FactsRow & { live: boolean }>(
+  async profiles(ds: DataSource, gameId: string, pairs: readonly { groupId: string; userId: string }[]): Promise<(GrantProfile | null)[]> {
+    const rows = await preparedRows<ProfileRow>(
       ds,
-      'svc_permission_facts_x8',
-      `${GROUP_AND_MEMBER}
-       SELECT EXISTS (SELECT 1 FROM g) AS live, ${FACTS_COLUMNS}
-       FROM (SELECT 1) one LEFT JOIN mem ON true
-       ${factsJoins('mem.id', '$4')}`,
-      [gameId, groupId, externalUserId, permission],
-    );
-    return row.live ? toFacts(row) : null;
-  }
-
-  /**
-   * The facts of many checks in one statement, so from one snapshot: in the order given, null
-   * where the group is not a live group of the game.
-   */
-  async batchFacts(ds: DataSource, gameId: string, checks: readonly { groupId: string; userId: string; permission: string }[]): Promise<(PermissionFacts | null)[]> {
-    const rows = await preparedRows<FactsRow & { live: boolean }>(
-      ds,
-      'svc_permission_batch_facts',
+      'svc_permission_profiles',
       `WITH q AS (
-         SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY AS q(group_id, external_id, permission, i)
+         SELECT * FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS q(group_id, external_id, i)
+       ), u AS MATERIALIZED (
+         SELECT x.external_id, ${internalIdSql('$1', 'x.external_id')} AS user_id FROM (SELECT DISTINCT external_id FROM q) x
+       ), p AS MATERIALIZED (
+         SELECT q.i, u.user_id, (SELECT g.id FROM groups g WHERE g.id = q.group_id AND g.game_id = $1 AND g.soft_deleted_at IS NULL) AS group_id
+         FROM q LEFT JOIN u ON u.external_id = q.external_id
        )
-       SELECT g.id IS NOT NULL AS live, ${FACTS_COLUMNS}
-       FROM q
-       LEFT JOIN groups g ON g.id = q.group_id AND g.game_id = $1 AND g.soft_deleted_at IS NULL
-       LEFT JOIN LATERAL (
-         SELECT mb.id FROM user_identities ui JOIN members mb ON mb.group_id = g.id AND mb.user_id = ui.user_id AND mb.status = 'active'
-         WHERE ui.game_id = $1 AND ${externalKey('ui.external_id')} = ${externalKey('q.external_id')} AND ui.external_id = q.external_id
-       ) mem ON true
-       ${factsJoins('mem.id', 'q.permission')}
-       ORDER BY q.i`,
-      [gameId, checks.map((c) => c.groupId), checks.map((c) => c.userId), checks.map((c) => c.permission)],
+       SELECT p.group_id IS NOT NULL AS live, mem.id AS member_id,
+         (SELECT json_agg(json_build_array(o.permission, o.allowed, ${epochMsSql('o.expires_at')}))
+          FROM member_permission_overrides o WHERE o.member_id = mem.id AND ${liveGrant('o')}) AS overrides,
+         (SELECT json_agg(json_build_array(r.id, r.priority, ${epochMsSql('mr.expires_at')},
+                   (SELECT array_agg(rp.permission) FROM role_permissions rp WHERE rp.role_id = r.id)))
+          FROM member_roles mr JOIN roles r ON r.id = mr.role_id WHERE mr.member_id = mem.id AND ${liveGrant('mr')}) AS roles
+       FROM p
+       LEFT JOIN members mem ON mem.group_id = p.group_id AND mem.user_id = p.user_id AND mem.status = 'active'
+       ORDER BY p.i`,
+      [gameId, pairs.map((c) => c.groupId), pairs.map((c) => c.userId)],
     );
-    return rows.map((row) => (row.live ? toFacts(row) : null));
+    return rows.map((row) => (row.live ? toProfile(row) : null));
   }
 
   /**
-   * The facts of every key the user's grants in the group name (overrides, and the keys of the
-   * roles assigned), in force now; null when the group is not found, none for a user who is not
-   * an active member.
-   */
-  async memberFacts(ds: DataSource, gameId: string, groupId: string, externalUserId: string): Promise<{ permission: string; facts: PermissionFacts }[] | null> {
-    const rows = await preparedRows<FactsRow & { live: boolean; permission: string | null }>(
-      ds,
-      'svc_permission_member_facts',
-      `${GROUP_AND_MEMBER}, keys AS (
-         SELECT o.permission FROM member_permission_overrides o JOIN mem ON o.member_id = mem.id WHERE ${liveGrant('o')}
-         UNION
-         SELECT rp.permission FROM mem JOIN member_roles mr ON mr.member_id = mem.id AND ${liveGrant('mr')}
-         JOIN role_permissions rp ON rp.role_id = mr.role_id
-       )
-       SELECT EXISTS (SELECT 1 FROM g) AS live, k.permission, ${FACTS_COLUMNS}
-       FROM (SELECT 1) one LEFT JOIN (mem CROSS JOIN keys k) ON true
-       ${factsJoins('mem.id', 'k.permission')}`,
-      [gameId, groupId, externalUserId],
-    );
-    if (!rows[0]?.live) return null;
-    return rows.filter((r) => r.permission !== null).map((r) => ({ permission: r.permission!, facts: toFacts(r) }));
-  }
-
-  /**
-   * A page of the live groups of the game in which user `svcUserId` is an active member allowed
-   * `permission`, in membership order (joinedAt, member id, descending) on members_user_order:
-   * each group once, since a user has one member row per group.
+   * A page of the live groups of the game in which external user `userId` is an active member
+   * allowed `permission`, in membership order (joinedAt, member id, descending) on
+   * members_user_order: each group once, since a user has one member row per group. The identity
+   * is resolved in the same statement (none for an id the game has never seen): one round trip.
    */
   groupsAllowing(
     ds: DataSource,
-    q: { gameId: string; svcUserId: string; permission: string; kind?: string; after?: { joinedAt: string; id: string }; limit: number },
+    q: { gameId: string; userId: string; permission: string; kind?: string; after?: { joinedAt: string; id: string }; limit: number },
   ): Promise<(GroupRow & { memberJoinedAt: Date; memberId: string })[]> {
-    const params: unknown[] = [q.svcUserId, q.gameId, q.permission, q.limit + 1];
-    const where = ['m.user_id = $1', "m.status = 'active'", 'g.game_id = $2', 'g.soft_deleted_at IS NULL'];
+    const params: unknown[] = [q.userId, q.gameId, q.permission, q.limit + 1];
+    const where = [`m.user_id = ${internalIdSql('$2', '$1')}`, "m.status = 'active'", 'g.game_id = $2', 'g.soft_deleted_at IS NULL'];
     if (q.kind !== undefined) {
       params.push(q.kind);
       where.push(`g.kind = $${params.length}`);
@@ -181,7 +129,7 @@ export class PermissionsRepository {
       `svc_groups_allowing_${q.kind !== undefined ? 'k' : ''}${q.after ? 'a' : ''}`,
       `SELECT ${GROUP_COLUMNS}, m.joined_at AS "memberJoinedAt", m.id AS "memberId"
        FROM members m JOIN groups g ON g.id = m.group_id
-       WHERE ${where.join(' AND ')} AND ${allowedSql('m.id', '$3')}
+       WHERE ${where.join(' AND ')} AND ${allowedSql('m.id', '$3', roleGrants('$3'))}
        ORDER BY m.joined_at DESC, m.id DESC LIMIT $4`,
       params,
     );
