@@ -1185,6 +1185,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A player reports a user or a group of the game; the same open report again answers 200 with it; at most 20 a reporter per hour */
+        post: operations["fileReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's reports, newest first, filtered by status, subject type and category */
+        get: operations["adminListReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/reports/subjects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The users and groups with open reports, most distinct reporters first */
+        get: operations["adminListReportedSubjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/reports/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Close an open report as dismissed or actioned, with an optional note */
+        post: operations["adminResolveReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/games/{gameId}/config": {
         parameters: {
             query?: never;
@@ -2255,7 +2323,7 @@ export interface components {
              * @example bad_request
              * @enum {string}
              */
-            code: "bad_request" | "parent_cycle" | "role_group_mismatch" | "name_not_allowed" | "invalid_api_key" | "invalid_admin_token" | "permission_denied" | "banned" | "passcode_required" | "passcode_invalid" | "not_found" | "method_not_allowed" | "already_member" | "group_full" | "already_in_group_of_kind" | "owner_must_transfer" | "not_a_member" | "already_linked" | "join_request_pending" | "role_has_members" | "role_name_taken" | "invitation_expired" | "invitation_used" | "restore_window_expired" | "events_expired" | "join_request_closed" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "internal" | "service_unavailable";
+            code: "bad_request" | "parent_cycle" | "role_group_mismatch" | "name_not_allowed" | "invalid_api_key" | "invalid_admin_token" | "permission_denied" | "banned" | "passcode_required" | "passcode_invalid" | "not_found" | "method_not_allowed" | "already_member" | "group_full" | "already_in_group_of_kind" | "owner_must_transfer" | "not_a_member" | "already_linked" | "join_request_pending" | "role_has_members" | "role_name_taken" | "report_closed" | "invitation_expired" | "invitation_used" | "restore_window_expired" | "events_expired" | "join_request_closed" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "rate_limited" | "internal" | "service_unavailable";
             /** @example 400 */
             status: number;
             /** @example name must be a string of 1-120 characters */
@@ -2270,7 +2338,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            type: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased";
+            type: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased" | "report.created" | "report.resolved";
             /** Format: uuid */
             gameId: string;
             /**
@@ -2505,7 +2573,7 @@ export interface components {
             /** @description the operator's name when it acted, root (the root token) or cli (the operator command) */
             operatorName: string;
             /** @enum {string} */
-            action: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored";
+            action: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored" | "report.resolved";
             /** Format: uuid */
             gameId: string | null;
             /** @description what was acted on: a key, group, user, operator or join request id */
@@ -2888,7 +2956,7 @@ export interface components {
              */
             actorUserId: string | null;
             /** @enum {string} */
-            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported";
+            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved";
             /** @description depending on the action: an external user id, a role id, the group id, a webhook id (webhook.*) or the game id (game.config.updated); null when there is none (an open invitation) */
             targetId: string | null;
             payload: {
@@ -3092,6 +3160,70 @@ export interface components {
              */
             expiresAt?: string | null;
         };
+        ReportSubjectDto: {
+            /**
+             * @example group
+             * @enum {string}
+             */
+            type: "user" | "group";
+            /**
+             * @description a user's external id, or a group's id
+             * @example 0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d
+             */
+            id: string;
+        };
+        CreateReportDto: {
+            /** @description the reporting player's external id */
+            reporterUserId: string;
+            /** @description a user other than the reporter, or a live group of the game */
+            subject: components["schemas"]["ReportSubjectDto"];
+            /** @enum {string} */
+            category: "cheating" | "harassment" | "offensive_name" | "spam" | "other";
+            message?: string | null;
+        };
+        ReportDto: {
+            id: string;
+            /** @description the reporter's external id; null for a report the service filed itself */
+            reporterUserId: string | null;
+            subject: components["schemas"]["ReportSubjectDto"];
+            /** @enum {string} */
+            category: "cheating" | "harassment" | "offensive_name" | "spam" | "other";
+            message: string | null;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            resolvedAt: string | null;
+            /** @enum {string|null} */
+            resolution: "dismissed" | "actioned" | null;
+            /** @description the resolving operator's note */
+            resolutionNote: string | null;
+        };
+        ReportedSubjectDto: {
+            subject: components["schemas"]["ReportSubjectDto"];
+            /** @description open reports on the subject */
+            openReports: number;
+            /** @description distinct reporters among them */
+            reporters: number;
+            /** @description the categories of the open reports, each once */
+            categories: ("cheating" | "harassment" | "offensive_name" | "spam" | "other")[];
+            /**
+             * Format: date-time
+             * @description the oldest open report
+             */
+            firstAt: string;
+            /**
+             * Format: date-time
+             * @description the newest open report
+             */
+            lastAt: string;
+        };
+        ResolveReportDto: {
+            /** @enum {string} */
+            resolution: "dismissed" | "actioned";
+            note?: string | null;
+        };
         FriendTagsConfigDto: {
             /** @default true */
             enabled: boolean;
@@ -3195,6 +3327,11 @@ export interface components {
              *     ]
              */
             timeoutDeniedPermissions: string[];
+            /**
+             * @description while this many distinct reporters hold open reports on a group, group search leaves it out; null = never
+             * @default null
+             */
+            hideGroupAtReporters: number | null;
         };
         ResolvedConfigDto: {
             friends: components["schemas"]["FriendsConfigDto"];
@@ -3525,6 +3662,12 @@ export interface components {
             readAt: string | null;
             data: components["schemas"]["NotificationDataDto"];
         };
+        UserExportReportsDto: {
+            /** @description reports the user filed, in any status; oldest first */
+            filed: components["schemas"]["ReportDto"][];
+            /** @description reports about the user, in any status, oldest first; reporterUserId is always null: who reported them is withheld */
+            about: components["schemas"]["ReportDto"][];
+        };
         UserExportDto: {
             /**
              * Format: date-time
@@ -3550,6 +3693,8 @@ export interface components {
             events: components["schemas"]["EventBodyDto"][];
             /** @description the user's notifications (EXTENSIONS X9), read or not; oldest first */
             notifications: components["schemas"]["NotificationDto"][];
+            /** @description reports (EXTENSIONS X10) the user filed and reports about them */
+            reports: components["schemas"]["UserExportReportsDto"];
         };
         UserSubjectDto: {
             /**
@@ -3689,7 +3834,7 @@ export interface components {
         AdminAuditItemDto: {
             id: string;
             /** @enum {string} */
-            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported";
+            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved";
             gameId: string;
             gameName: string;
             /** @description null for game-wide actions (bans, config, links) */
@@ -4071,7 +4216,7 @@ export interface components {
              */
             url: string;
             /** @description empty or omitted = every type */
-            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased")[];
+            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased" | "report.created" | "report.resolved")[];
             /** @description generated (32 random bytes, base64url) when omitted */
             secret?: string;
             /**
@@ -4114,7 +4259,7 @@ export interface components {
             /** @description checked as on create; the url as answers show it (credentials masked) keeps the stored one */
             url?: string;
             /** @description replaces the list; [] = every type */
-            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased")[];
+            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased" | "report.created" | "report.resolved")[];
             /** @description true mutes the endpoint (sets disabledAt), false re-enables it */
             disabled?: boolean;
             /**
@@ -4243,7 +4388,7 @@ export interface operations {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired. Absent: from the oldest retained event */
                 after?: string;
                 limit?: number;
-                /** @description comma list of event types to keep (26 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (28 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: never;
@@ -4397,7 +4542,7 @@ export interface operations {
             query?: {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; replayed, then live. Also read from the Last-Event-ID header. Absent: live only, opening with an id-only frame that names the game's last event (resume after it if the connection drops before an event) */
                 after?: string;
-                /** @description comma list of event types to keep (26 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (28 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: {
@@ -6567,7 +6712,7 @@ export interface operations {
             query?: {
                 /** @description an operator id, root for what the root token did, or cli for what the operator command did */
                 operatorId?: string;
-                action?: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored";
+                action?: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored" | "report.resolved";
                 /** @description a previous nextCursor: entries older than it */
                 before?: string;
                 limit?: number;
@@ -15521,7 +15666,7 @@ export interface operations {
                 /** @description the previous nextCursor (an entry id), or an ISO 8601 timestamp (exclusive) */
                 before?: string;
                 /** @description repeatable; OR-combined */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved")[];
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
@@ -20474,6 +20619,883 @@ export interface operations {
             };
         };
     };
+    fileReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reporterUserId": "player-2077",
+                 *       "subject": {
+                 *         "type": "group",
+                 *         "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                 *       },
+                 *       "category": "cheating"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateReportDto"];
+            };
+        };
+        responses: {
+            /** @description the reporter already holds an open report on this subject: that one */
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *       "reporterUserId": "player-2077",
+                     *       "subject": {
+                     *         "type": "group",
+                     *         "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                     *       },
+                     *       "category": "cheating",
+                     *       "message": "Welcome aboard",
+                     *       "status": "open",
+                     *       "createdAt": "2026-03-14T09:26:53.000Z",
+                     *       "resolvedAt": "2026-03-14T09:26:53.000Z",
+                     *       "resolution": "dismissed",
+                     *       "resolutionNote": "resolutionNote"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportDto"];
+                };
+            };
+            /** @description report filed */
+            201: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *       "reporterUserId": "player-2077",
+                     *       "subject": {
+                     *         "type": "group",
+                     *         "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                     *       },
+                     *       "category": "cheating",
+                     *       "message": "Welcome aboard",
+                     *       "status": "open",
+                     *       "createdAt": "2026-03-14T09:26:53.000Z",
+                     *       "resolvedAt": "2026-03-14T09:26:53.000Z",
+                     *       "resolution": "dismissed",
+                     *       "resolutionNote": "resolutionNote"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded" | "rate_limited";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminListReports: {
+        parameters: {
+            query?: {
+                /** @description page size, from 1 to the page cap (SVC_MAX_PAGE_SIZE) */
+                limit?: number;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+                /** @description default both */
+                status?: "open" | "resolved";
+                subjectType?: "user" | "group";
+                category?: "cheating" | "harassment" | "offensive_name" | "spam" | "other";
+            };
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *           "reporterUserId": "player-2077",
+                     *           "subject": {
+                     *             "type": "group",
+                     *             "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                     *           },
+                     *           "category": "cheating",
+                     *           "message": "Welcome aboard",
+                     *           "status": "open",
+                     *           "createdAt": "2026-03-14T09:26:53.000Z",
+                     *           "resolvedAt": "2026-03-14T09:26:53.000Z",
+                     *           "resolution": "dismissed",
+                     *           "resolutionNote": "resolutionNote"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["ReportDto"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this group is invite-only: an invitation is required to join it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminListReportedSubjects: {
+        parameters: {
+            query?: {
+                /** @description page size, from 1 to the page cap (SVC_MAX_PAGE_SIZE) */
+                limit?: number;
+                /** @description the nextCursor of the previous page */
+                cursor?: string;
+                /** @description the queue is of open reports only */
+                status?: "open";
+            };
+            header?: {
+                /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
+                "x-svc-consistency"?: string;
+            };
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "subject": {
+                     *             "type": "group",
+                     *             "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                     *           },
+                     *           "openReports": 3,
+                     *           "reporters": 3,
+                     *           "categories": [
+                     *             "cheating"
+                     *           ],
+                     *           "firstAt": "2026-03-14T09:26:53.000Z",
+                     *           "lastAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
+                     *     }
+                     */
+                    "application/json": {
+                        items: components["schemas"]["ReportedSubjectDto"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this group is invite-only: an invitation is required to join it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminResolveReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "resolution": "dismissed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResolveReportDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *       "reporterUserId": "player-2077",
+                     *       "subject": {
+                     *         "type": "group",
+                     *         "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                     *       },
+                     *       "category": "cheating",
+                     *       "message": "Welcome aboard",
+                     *       "status": "open",
+                     *       "createdAt": "2026-03-14T09:26:53.000Z",
+                     *       "resolvedAt": "2026-03-14T09:26:53.000Z",
+                     *       "resolution": "dismissed",
+                     *       "resolutionNote": "resolutionNote"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this group is invite-only: an invitation is required to join it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "report_closed",
+                     *       "status": 409,
+                     *       "message": "this report was already resolved: dismissed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "report_closed";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     adminGetGameConfig: {
         parameters: {
             query?: never;
@@ -20536,7 +21558,8 @@ export interface operations {
                      *           },
                      *           "timeoutDeniedPermissions": [
                      *             "chat.send"
-                     *           ]
+                     *           ],
+                     *           "hideGroupAtReporters": 10
                      *         }
                      *       },
                      *       "networkId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34"
@@ -20724,7 +21747,8 @@ export interface operations {
                      *           },
                      *           "timeoutDeniedPermissions": [
                      *             "chat.send"
-                     *           ]
+                     *           ],
+                     *           "hideGroupAtReporters": 10
                      *         }
                      *       },
                      *       "networkId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34"
@@ -25050,7 +26074,43 @@ export interface operations {
                      *             "status": "pending"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "reports": {
+                     *         "filed": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "reporterUserId": "player-2077",
+                     *             "subject": {
+                     *               "type": "group",
+                     *               "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                     *             },
+                     *             "category": "cheating",
+                     *             "message": "Welcome aboard",
+                     *             "status": "open",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolvedAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolution": "dismissed",
+                     *             "resolutionNote": "resolutionNote"
+                     *           }
+                     *         ],
+                     *         "about": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "reporterUserId": "player-2077",
+                     *             "subject": {
+                     *               "type": "group",
+                     *               "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                     *             },
+                     *             "category": "cheating",
+                     *             "message": "Welcome aboard",
+                     *             "status": "open",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolvedAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolution": "dismissed",
+                     *             "resolutionNote": "resolutionNote"
+                     *           }
+                     *         ]
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["UserExportDto"];
@@ -25443,7 +26503,43 @@ export interface operations {
                      *             "status": "pending"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "reports": {
+                     *         "filed": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "reporterUserId": "player-2077",
+                     *             "subject": {
+                     *               "type": "group",
+                     *               "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                     *             },
+                     *             "category": "cheating",
+                     *             "message": "Welcome aboard",
+                     *             "status": "open",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolvedAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolution": "dismissed",
+                     *             "resolutionNote": "resolutionNote"
+                     *           }
+                     *         ],
+                     *         "about": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "reporterUserId": "player-2077",
+                     *             "subject": {
+                     *               "type": "group",
+                     *               "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                     *             },
+                     *             "category": "cheating",
+                     *             "message": "Welcome aboard",
+                     *             "status": "open",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolvedAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolution": "dismissed",
+                     *             "resolutionNote": "resolutionNote"
+                     *           }
+                     *         ]
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["UserExportDto"];
@@ -25886,7 +26982,43 @@ export interface operations {
                      *             "status": "pending"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "reports": {
+                     *         "filed": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "reporterUserId": "player-2077",
+                     *             "subject": {
+                     *               "type": "group",
+                     *               "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                     *             },
+                     *             "category": "cheating",
+                     *             "message": "Welcome aboard",
+                     *             "status": "open",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolvedAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolution": "dismissed",
+                     *             "resolutionNote": "resolutionNote"
+                     *           }
+                     *         ],
+                     *         "about": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "reporterUserId": "player-2077",
+                     *             "subject": {
+                     *               "type": "group",
+                     *               "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                     *             },
+                     *             "category": "cheating",
+                     *             "message": "Welcome aboard",
+                     *             "status": "open",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolvedAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolution": "dismissed",
+                     *             "resolutionNote": "resolutionNote"
+                     *           }
+                     *         ]
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["UserExportDto"];
@@ -26281,7 +27413,43 @@ export interface operations {
                      *             "status": "pending"
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "reports": {
+                     *         "filed": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "reporterUserId": "player-2077",
+                     *             "subject": {
+                     *               "type": "group",
+                     *               "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                     *             },
+                     *             "category": "cheating",
+                     *             "message": "Welcome aboard",
+                     *             "status": "open",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolvedAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolution": "dismissed",
+                     *             "resolutionNote": "resolutionNote"
+                     *           }
+                     *         ],
+                     *         "about": [
+                     *           {
+                     *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *             "reporterUserId": "player-2077",
+                     *             "subject": {
+                     *               "type": "group",
+                     *               "id": "0190a5c8-3e1f-7b2a-9c4d-5e6f7a8b9c0d"
+                     *             },
+                     *             "category": "cheating",
+                     *             "message": "Welcome aboard",
+                     *             "status": "open",
+                     *             "createdAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolvedAt": "2026-03-14T09:26:53.000Z",
+                     *             "resolution": "dismissed",
+                     *             "resolutionNote": "resolutionNote"
+                     *           }
+                     *         ]
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["UserExportDto"];
@@ -28612,7 +29780,7 @@ export interface operations {
                 /** @description inclusive lower bound on createdAt */
                 since?: string;
                 /** @description repeatable; OR-combined; unknown values are 400 */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved")[];
                 /** @description exact match on the entries' actorUserId, an internal user id (not an external id); a value that is not a uuid matches nothing */
                 actorUserId?: string;
                 /** @description exact match on the stored targetId */
@@ -29338,7 +30506,7 @@ export interface operations {
                 /** @description inclusive lower bound on createdAt */
                 since?: string;
                 /** @description repeatable; OR-combined; unknown values are 400 */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved")[];
                 /** @description exact match on the entries' actorUserId, an internal user id (not an external id); a value that is not a uuid matches nothing */
                 actorUserId?: string;
                 /** @description exact match on the stored targetId */
@@ -29757,7 +30925,7 @@ export interface operations {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired. Absent: from the oldest retained event */
                 after?: string;
                 limit?: number;
-                /** @description comma list of event types to keep (26 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (28 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: never;
@@ -29932,7 +31100,7 @@ export interface operations {
             query?: {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; replayed, then live. Also read from the Last-Event-ID header. Absent: live only, opening with an id-only frame that names the game's last event (resume after it if the connection drops before an event) */
                 after?: string;
-                /** @description comma list of event types to keep (26 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (28 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: {
