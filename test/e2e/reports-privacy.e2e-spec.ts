@@ -27,17 +27,17 @@ describe('reports: search, export and erasure', () => {
 
   it('moderation.hideGroupAtReporters: null by default, 1-1000, null resets it; a bad value is 400 naming the key', async () => {
     const { gameId } = await authedGame(t, 'hide config');
-    const get = async () => (await t.http.get(`/v1/admin/games/${gameId}/config`).set(asAdmin)).body.config.moderation;
-    expect(await get()).toEqual({ hideGroupAtReporters: null });
+    const get = async () => (await t.http.get(`/v1/admin/games/${gameId}/config`).set(asAdmin)).body.config.moderation.hideGroupAtReporters;
+    expect(await get()).toBeNull();
     expect((await config(gameId, { hideGroupAtReporters: 3 })).status).toBe(200);
-    expect(await get()).toEqual({ hideGroupAtReporters: 3 });
+    expect(await get()).toBe(3);
     for (const bad of [0, 1001, 2.5, '3']) {
       const r = await config(gameId, { hideGroupAtReporters: bad });
       expectError(r, 400, 'bad_request');
       expect(r.body.message).toContain('config.moderation.hideGroupAtReporters');
     }
     expect((await config(gameId, { hideGroupAtReporters: null })).status).toBe(200);
-    expect(await get()).toEqual({ hideGroupAtReporters: null });
+    expect(await get()).toBeNull();
   });
 
   it('search leaves out a group while that many distinct reporters hold open reports on it, in every sort', async () => {

@@ -3320,14 +3320,6 @@ export interface components {
         ModerationConfigDto: {
             names: components["schemas"]["ModerationNamesConfigDto"];
             /**
-             * @description permission keys (1-128 characters each, distinct) a timed-out member is denied
-             * @default []
-             * @example [
-             *       "chat.send"
-             *     ]
-             */
-            timeoutDeniedPermissions: string[];
-            /**
              * @description while this many distinct reporters hold open reports on a group, group search leaves it out; null = never
              * @default null
              */
@@ -21556,9 +21548,6 @@ export interface operations {
                      *               "staff"
                      *             ]
                      *           },
-                     *           "timeoutDeniedPermissions": [
-                     *             "chat.send"
-                     *           ],
                      *           "hideGroupAtReporters": 10
                      *         }
                      *       },
@@ -21745,9 +21734,6 @@ export interface operations {
                      *               "staff"
                      *             ]
                      *           },
-                     *           "timeoutDeniedPermissions": [
-                     *             "chat.send"
-                     *           ],
                      *           "hideGroupAtReporters": 10
                      *         }
                      *       },
