@@ -65,6 +65,13 @@ export function profileUntil(p: GrantProfile): Until {
   return until;
 }
 
+/** What a profile weighs in the cache's memory bound: one for the member, one per override and per key of each role. */
+export function profileWeight(p: GrantProfile): number {
+  let w = 1 + p.overrides.size;
+  for (const r of p.roles) w += r.permissions.size;
+  return w;
+}
+
 /** The resolution's order of roles: priority desc, then id desc (uuids in lowercase hex compare as Postgres orders them). */
 export const byResolutionOrder = (a: ProfileRole, b: ProfileRole): number =>
   b.priority - a.priority || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);

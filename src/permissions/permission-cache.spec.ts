@@ -75,6 +75,21 @@ describe('PermissionCache', () => {
       cache.set(G1, 'a', ROLE_ANSWER, cache.generation(G1));
       expect(cache.get(G1, 'a')).toEqual(ROLE_ANSWER);
     });
+
+    it('bounds memory by weight: past a million the oldest groups go first, and what a group held stops counting once it is dropped', () => {
+      const G3 = '01900000-0000-7000-8000-000000000003';
+      const heavy = (groupId: string) => cache.set(groupId, 'p', ROLE_ANSWER, cache.generation(groupId), T0, null, 600_000);
+      heavy(G1);
+      heavy(G2);
+      heavy(G3); // 1.2 million held: the oldest group goes, down below nine tenths of the bound
+      expect(cache.get(G1, 'p', T0)).toBeUndefined();
+      expect(cache.get(G2, 'p', T0)).toEqual(ROLE_ANSWER);
+      expect(cache.get(G3, 'p', T0)).toEqual(ROLE_ANSWER);
+      cache.invalidate(G2);
+      put(G1, 'light', DEFAULT_ANSWER); // 600,001 held after G2's invalidation: nothing is evicted
+      expect(cache.get(G3, 'p', T0)).toEqual(ROLE_ANSWER);
+      expect(cache.get(G1, 'light', T0)).toEqual(DEFAULT_ANSWER);
+    });
   });
 
   describe('TTL', () => {

@@ -8,13 +8,25 @@ import type { GrantProfile } from './grant-profile';
 export const PERMISSIONS_CHANNEL = 'svc_permissions';
 /** SPEC §8: answers live 60 s at most, and so do the profiles they are computed from. */
 export const PERMISSION_TTL_MS = 60_000;
-/** A memory bound: past it the oldest groups' entries are dropped first. */
-const MAX_ENTRIES = 200_000;
+/**
+ * A memory bound, in weight (an entry's weight is what it holds: a profile weighs one per key its
+ * grants name): past it the oldest groups' entries are dropped first.
+ */
+const MAX_WEIGHT = 1_000_000;
+/** How many groups' invalidations are remembered before starting over (a new epoch). */
+const MAX_GENERATIONS = 200_000;
 
 interface Entry<V> {
   value: V;
   expires: number;
+  weight: number;
 }
+
+const weightOf = (entries: Map<string, Entry<unknown>>): number => {
+  let w = 0;
+  for (const e of entries.values()) w += e.weight;
+  return w;
+};
 
 /**
  * The 60-second in-memory cache of grant profiles per (game, group, user): every change that can
@@ -57,7 +69,7 @@ export class PermissionCache<V = GrantProfile> implements OnModuleInit {
     this.lookups.miss++;
     if (!entry) return undefined;
     this.groups.get(groupId)!.delete(key);
-    this.size--;
+    this.size -= entry.weight;
     return undefined;
   }
 
@@ -67,21 +79,21 @@ export class PermissionCache<V = GrantProfile> implements OnModuleInit {
   }
 
   /** `until`: when the first grant the entry holds expires (EXTENSIONS X8), from which it is not served. */
-  set(groupId: string, key: string, value: V, generation: string, now = Date.now(), until: number | null = null): void {
+  set(groupId: string, key: string, value: V, generation: string, now = Date.now(), until: number | null = null, weight = 1): void {
     if (generation !== this.generation(groupId)) return;
-    if (this.size >= MAX_ENTRIES) this.evictOldest();
+    if (this.size >= MAX_WEIGHT) this.evictOldest();
     let entries = this.groups.get(groupId);
     if (!entries) this.groups.set(groupId, (entries = new Map()));
-    if (!entries.has(key)) this.size++;
-    entries.set(key, { value, expires: until === null ? now + PERMISSION_TTL_MS : Math.min(now + PERMISSION_TTL_MS, until) });
+    this.size += weight - (entries.get(key)?.weight ?? 0);
+    entries.set(key, { value, weight, expires: until === null ? now + PERMISSION_TTL_MS : Math.min(now + PERMISSION_TTL_MS, until) });
   }
 
   invalidate(groupId: string): void {
-    if (this.generations.size > MAX_ENTRIES) this.clear();
+    if (this.generations.size > MAX_GENERATIONS) this.clear();
     this.generations.set(groupId, (this.generations.get(groupId) ?? 0) + 1);
     const entries = this.groups.get(groupId);
     if (entries) {
-      this.size -= entries.size;
+      this.size -= weightOf(entries);
       this.groups.delete(groupId);
     }
   }
@@ -102,8 +114,8 @@ export class PermissionCache<V = GrantProfile> implements OnModuleInit {
   private evictOldest(): void {
     for (const [groupId, entries] of this.groups) {
       this.groups.delete(groupId);
-      this.size -= entries.size;
-      if (this.size < MAX_ENTRIES * 0.9) return;
+      this.size -= weightOf(entries);
+      if (this.size < MAX_WEIGHT * 0.9) return;
     }
   }
 }

@@ -20,7 +20,7 @@ import type { Alongside } from '../groups/groups.repository';
 import type { CatalogDto, OverrideDto } from './dto/permission.dto';
 import { PermissionCache } from './permission-cache';
 import { isoOfEpochMs } from './grant-sql';
-import { profileFacts, profileKeys, profileUntil, type GrantProfile } from './grant-profile';
+import { profileFacts, profileKeys, profileUntil, profileWeight, type GrantProfile } from './grant-profile';
 import { resolveGrant, type PermissionCheckResult } from './permission-resolver';
 import { overrideClearAlongside, overrideSetAlongside, PermissionsRepository } from './permissions.repository';
 
@@ -71,7 +71,7 @@ export class PermissionsService {
     const profiles = await this.repo.profiles(this.ds, gameId, pairs);
     const now = Date.now();
     profiles.forEach((profile, i) => {
-      if (profile) this.cache.set(pairs[i].groupId, profileKey(gameId, pairs[i].userId), profile, generations[i], now, profileUntil(profile));
+      if (profile) this.cache.set(pairs[i].groupId, profileKey(gameId, pairs[i].userId), profile, generations[i], now, profileUntil(profile), profileWeight(profile));
     });
     return profiles;
   }
