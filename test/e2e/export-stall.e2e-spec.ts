@@ -213,9 +213,9 @@ describe('exports whose clients stop reading', () => {
   it('(a) every export gives its connection back within seconds while its reader stays paused', async () => {
     // The readers never resume: any bound tells the database's pace from theirs (before the spool,
     // the connections stayed held for good, with no idle-in-transaction timeout here).
+    // A moment with every connection idle and no session busy, all the exports still in flight, is
+    // the proof; a later look may meet a background task (a sweep) holding one for its own work.
     expect(await within(30_000, async () => poolIdle() && (await busySessions()) === 0)).toBe(true);
-    expect({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }).toEqual({ total: pool.totalCount, idle: pool.totalCount, waiting: 0 });
-    expect(await busySessions()).toBe(0);
   });
 
   it('(b) meanwhile another game is served at once', async () => {
