@@ -71,12 +71,12 @@ export type PermissionUsage = Schemas['PermissionUsageDto'];
 export const AUDIT_ACTIONS = [
   'group.created', 'group.updated', 'group.deleted', 'group.restored', 'group.parent.changed', 'group.owner_changed',
   'member.joined', 'member.invited', 'member.left', 'member.kicked', 'member.banned', 'member.unbanned',
-  'member.updated', 'member.role.assigned', 'member.role.removed',
+  'member.updated', 'member.timed_out', 'member.timeout_lifted', 'member.role.assigned', 'member.role.removed',
   'role.created', 'role.updated', 'role.deleted', 'permission.granted', 'permission.revoked',
   'permission.override.set', 'permission.override.cleared', 'invitation.revoked',
   'join_request.created', 'join_request.approved', 'join_request.declined', 'join_request.cancelled',
   'game.user.banned', 'game.user.unbanned', 'webhook.created', 'webhook.updated', 'webhook.deleted',
-  'webhook.secret_rotated', 'game.config.updated', 'game.user.linked', 'user.erased', 'user.exported',
+  'webhook.secret_rotated', 'game.config.updated', 'game.user.linked', 'user.erased', 'user.exported', 'report.created', 'report.resolved',
 ] as const;
 
 export type OperatorRole = Schemas['OperatorDto']['role'];
@@ -95,7 +95,7 @@ const OPERATOR_ACTIONS: Record<OperatorAuditAction, true> = {
   'game.created': true, 'game.config_updated': true, 'api_key.minted': true, 'api_key.revoked': true,
   'operator.created': true, 'operator.role_changed': true, 'operator.deleted': true,
   'identity.linked': true, 'user.erased': true, 'user.exported': true, 'erasures.applied': true, 'ledger.applied': true,
-  'member.kicked': true, 'member.role_assigned': true, 'group.ban_added': true, 'group.ban_removed': true, 'game.ban_added': true, 'game.ban_removed': true,
+  'member.kicked': true, 'member.role_assigned': true, 'member.timed_out': true, 'member.timeout_lifted': true, 'group.ban_added': true, 'group.ban_removed': true, 'game.ban_added': true, 'game.ban_removed': true,
   'join_request.approved': true, 'join_request.declined': true, 'group.updated': true, 'group.deleted': true, 'group.restored': true, 'report.resolved': true,
 };
 export const OPERATOR_AUDIT_ACTIONS = Object.keys(OPERATOR_ACTIONS) as OperatorAuditAction[];

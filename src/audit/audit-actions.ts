@@ -16,6 +16,8 @@ export const AUDIT_ACTIONS = [
   'member.banned',
   'member.unbanned',
   'member.updated',
+  'member.timed_out',
+  'member.timeout_lifted',
   'member.role.assigned',
   'member.role.removed',
   'role.created',

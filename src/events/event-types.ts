@@ -1,5 +1,5 @@
 /**
- * The published event types (DECISIONS §15, with EXTENSIONS X3's two, X6's owner change, X7's erasure and X10's reports). Every one is in the game's feed and stream and
+ * The published event types (DECISIONS §15, with EXTENSIONS X3's two, X6's owner change, X7's erasure and X10's timeouts and reports). Every one is in the game's feed and stream and
  * goes to webhooks (EXTENSIONS X1); group-scoped ones also go to their group's stream. User-scoped ones carry no
  * groupId, so no group stream has them (SPEC §6 Channels kept them off the group stream; X1 added the game's).
  */
@@ -15,6 +15,8 @@ export const GROUP_EVENT_TYPES = [
   'member.banned',
   'member.unbanned',
   'member.updated',
+  'member.timed_out',
+  'member.timeout_lifted',
   'role.changed',
   'invitation.created',
   'invitation.revoked',

@@ -25,7 +25,7 @@ const DEFAULTS: GameConfig = {
   },
   blocks: { enabled: true },
   groups: { exclusiveKinds: [] },
-  moderation: { names: { blocked: [], reserved: [] }, hideGroupAtReporters: null },
+  moderation: { names: { blocked: [], reserved: [] }, timeoutDeniedPermissions: [], hideGroupAtReporters: null },
 };
 
 describe('resolveConfig', () => {

@@ -29,6 +29,7 @@ export interface GameConfig {
   /** EXTENSIONS X10. */
   moderation: {
     names: { blocked: string[]; reserved: string[] };
+    timeoutDeniedPermissions: string[];
     /** The distinct reporters with open reports on a group at which search hides it (null: never). */
     hideGroupAtReporters: number | null;
   };
@@ -123,6 +124,8 @@ const SCHEMA: Branch = {
   groups: { exclusiveKinds: stringList(20, 64) },
   moderation: {
     names: { blocked: stringList(1000, 64), reserved: stringList(1000, 64) },
+    // A permission key is 1-128 characters.
+    timeoutDeniedPermissions: stringList(100, 128),
     hideGroupAtReporters: intOrNull(1, 1000),
   },
 };

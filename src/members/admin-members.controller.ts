@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGameScope } from '../admin/admin-game-scope';
 import { Acting } from '../common/auth/acting-operator.decorator';
@@ -8,11 +8,13 @@ import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { GrantExpiryDto } from '../permissions/dto/grant-expiry.dto';
 import { grantExpiry } from '../permissions/grant-expiry';
 import { KickDto, MemberDto } from './dto/member.dto';
+import { AdminLiftTimeoutDto, AdminTimeoutMemberDto } from './dto/member-timeout.dto';
 import { MemberRolesService } from './member-roles.service';
+import { MemberTimeoutsService } from './member-timeouts.service';
 import { MembersService } from './members.service';
 
 /**
- * A member for an operator (the console): its view, the kick and a role assignment, each the game
+ * A member for an operator (the console): its view, the kick, a role assignment and a timeout, each the game
  * route's, in the path's game, with the operator audited on a change.
  */
 @ApiTags('admin: moderation')
@@ -24,6 +26,7 @@ export class AdminMembersController {
     private readonly scope: AdminGameScope,
     private readonly members: MembersService,
     private readonly memberRoles: MemberRolesService,
+    private readonly timeouts: MemberTimeoutsService,
   ) {}
 
   @Get(':userId')
@@ -68,5 +71,37 @@ export class AdminMembersController {
     @Acting() by: ActingOperator,
   ): Promise<MemberDto> {
     return this.members.kick(await this.scope.of(gameId), groupId, userId, body, by);
+  }
+
+  @Post(':userId/timeout')
+  @HttpCode(200)
+  @MinRole('moderator')
+  @ApiOperation({ operationId: 'adminTimeoutMember', summary: 'Time out an active member, as POST /v1/groups/{id}/members/{userId}/timeout does' })
+  @ApiOkResponse({ type: MemberDto })
+  @ApiErrors(400, 401, 404, 'not_a_member')
+  async timeout(
+    @Param('gameId') gameId: string,
+    @Param('groupId') groupId: string,
+    @Param('userId') userId: string,
+    @Body() body: AdminTimeoutMemberDto,
+    @Acting() by: ActingOperator,
+  ): Promise<MemberDto> {
+    return this.timeouts.timeout(await this.scope.of(gameId), groupId, userId, body, by);
+  }
+
+  @Delete(':userId/timeout')
+  @MinRole('moderator')
+  @ApiOperation({ operationId: 'adminLiftMemberTimeout', summary: 'Lift the timeout in force, as DELETE /v1/groups/{id}/members/{userId}/timeout does' })
+  @ApiBody({ type: AdminLiftTimeoutDto, required: false, description: 'may be omitted: no reason is recorded' })
+  @ApiOkResponse({ type: MemberDto })
+  @ApiErrors(400, 401, 404)
+  async lift(
+    @Param('gameId') gameId: string,
+    @Param('groupId') groupId: string,
+    @Param('userId') userId: string,
+    @Body() body: AdminLiftTimeoutDto,
+    @Acting() by: ActingOperator,
+  ): Promise<MemberDto> {
+    return this.timeouts.lift(await this.scope.of(gameId), groupId, userId, body ?? {}, by);
   }
 }

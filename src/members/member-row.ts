@@ -19,6 +19,8 @@ export interface MemberRow {
   joinedAt: Date;
   leftAt: Date | null;
   bannedUntil: Date | null;
+  /** When the member's timeout ends (EXTENSIONS X10); an instant already past is a timeout that ended. */
+  timedOutUntil: Date | null;
   /** The roles assigned with their expiry, in assignment order; an assignment past its expiry is gone already. */
   roleGrants: RoleGrant[];
 }
@@ -32,7 +34,8 @@ export const LOOKUP_MEMBER = `members m JOIN lookup l ON m.group_id = l.id AND m
 /** A member row's columns but its roles (as `MemberRow`, from `members m`). */
 export const MEMBER_SCALAR_COLUMNS = `m.id, m.group_id AS "groupId", m.user_id AS "svcUserId", m.external_user_id AS "userId",
   m.status, m.metadata, m.notes_public AS "notesPublic", m.notes_private AS "notesPrivate",
-  m.joined_at AS "joinedAt", m.left_at AS "leftAt", m.banned_until AS "bannedUntil"`;
+  m.joined_at AS "joinedAt", m.left_at AS "leftAt", m.banned_until AS "bannedUntil",
+  m.timed_out_until AS "timedOutUntil"`;
 
 /**
  * `roleGrants` of the assignments `a` (role_id, created_at, expires_at) of `from` that `where`

@@ -3,6 +3,9 @@ import { isoOfEpochMs } from '../permissions/grant-sql';
 import type { MemberDto } from './dto/member.dto';
 import type { MemberRow } from './member-row';
 
+/** When a timeout that has not ended yet ends (EXTENSIONS X10); null for none or one that ended. */
+export const timeoutInForce = (until: Date | null, now = Date.now()): Date | null => (until !== null && until.getTime() > now ? until : null);
+
 /** The wire Member (SPEC §2); `bannedUntil` is meaningful only while banned. */
 export function toMemberDto(row: MemberRow): MemberDto {
   return {
@@ -18,5 +21,6 @@ export function toMemberDto(row: MemberRow): MemberDto {
     joinedAt: isoNN(row.joinedAt),
     leftAt: iso(row.leftAt),
     bannedUntil: row.status === 'banned' ? iso(row.bannedUntil) : null,
+    timedOutUntil: iso(timeoutInForce(row.timedOutUntil)),
   };
 }

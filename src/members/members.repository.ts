@@ -4,7 +4,7 @@ import { uuidv7 } from '../common/ids';
 import { preparedRows, sqlRows } from '../db/sql';
 import { admissionSql, type Refusal } from '../groups/admission';
 import type { Alongside } from '../groups/groups.repository';
-import { allowedSql, grantingRolesSql, rolesIn } from '../permissions/grant-sql';
+import { allowedSql, grantingRolesSql, notTimedOut, rolesIn } from '../permissions/grant-sql';
 import { LOOKUP_MEMBER, MEMBER_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
 
 export interface MemberChanges {
@@ -113,6 +113,7 @@ export function alongsideMember<R extends MemberRow>(json: Record<string, unknow
     joinedAt: new Date(json.joinedAt as string),
     leftAt: json.leftAt === null ? null : new Date(json.leftAt as string),
     bannedUntil: json.bannedUntil === null ? null : new Date(json.bannedUntil as string),
+    timedOutUntil: json.timedOutUntil === null ? null : new Date(json.timedOutUntil as string),
   };
 }
 
@@ -212,7 +213,7 @@ export class MembersRepository {
     ds: DataSource,
     gameId: string,
     groupId: string,
-    opts: { status?: MemberStatus; permission?: string; after?: { joinedAt: string; id: string }; limit: number },
+    opts: { status?: MemberStatus; permission?: string; timeoutDenies?: boolean; after?: { joinedAt: string; id: string }; limit: number },
   ): Promise<MemberRow[] | null> {
     const params: unknown[] = [groupId, gameId, opts.limit + 1];
     const where = ['f.found', 'm.group_id = $1'];
@@ -226,6 +227,7 @@ export class MembersRepository {
       // The roles granting the key, once (f.granting), then each member in the list's order probed.
       granting = `, ${grantingRolesSql('$1', `$${params.length}`)} AS granting`;
       where.push(`m.status = 'active'`, allowedSql('m.id', `$${params.length}`, rolesIn('f.granting')));
+      if (opts.timeoutDenies) where.push(notTimedOut('m'));
     }
     if (opts.after) {
       params.push(opts.after.joinedAt, opts.after.id);
@@ -233,7 +235,7 @@ export class MembersRepository {
     }
     const rows = await preparedRows<MemberRow & { found: boolean }>(
       ds,
-      `members_page_${opts.status ? 's' : ''}${opts.permission !== undefined ? 'p' : ''}${opts.after ? 'a' : ''}`,
+      `members_page_${opts.status ? 's' : ''}${opts.permission !== undefined ? 'p' : ''}${opts.timeoutDenies ? 't' : ''}${opts.after ? 'a' : ''}`,
       `SELECT f.found, p.*
        FROM (SELECT EXISTS (SELECT 1 FROM groups g WHERE g.id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL) AS found${granting}) f
        LEFT JOIN LATERAL (

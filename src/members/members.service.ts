@@ -18,6 +18,7 @@ import { verifyPasscode } from '../groups/passcode';
 import { bannedError } from '../bans/ban-checker';
 import { IdentityService } from '../identity/identity.service';
 import { recordOperatorAction } from '../operators/operator-audit';
+import { GameConfigService } from '../game-config/game-config.service';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMemberDto } from './dto/member.dto';
 import type { MemberRow } from './member-row';
@@ -47,6 +48,7 @@ export class MembersService {
     private readonly passcodes: PasscodeLimiter,
     private readonly permissionCache: PermissionCache,
     private readonly ownership: GroupOwnership,
+    private readonly configs: GameConfigService,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -129,8 +131,16 @@ export class MembersService {
       await this.lookup.live(this.readDb.ds.manager, game.gameId, groupId);
       throw err;
     }
+    // A key the game denies to timed-out members leaves them out (EXTENSIONS X10), as the check would.
+    const timeoutDenies = q.permission !== undefined && (await this.configs.forFriends(game.gameId)).config.moderation.timeoutDeniedPermissions.includes(q.permission);
     const rows = isUuid(groupId)
-      ? await this.members.pageOfLiveGroup(this.readDb.ds, game.gameId, groupId, { status, permission: q.permission, after: after && { joinedAt: after.at, id: after.id }, limit })
+      ? await this.members.pageOfLiveGroup(this.readDb.ds, game.gameId, groupId, {
+          status,
+          permission: q.permission,
+          timeoutDenies,
+          after: after && { joinedAt: after.at, id: after.id },
+          limit,
+        })
       : null;
     if (!rows) throw ApiError.notFound('group');
     return toPage(rows, limit, (r) => toMemberDto(r), (r: MemberRow) => encodeKeyset(scope, r.joinedAt, r.id));

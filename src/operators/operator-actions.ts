@@ -17,6 +17,8 @@ export const OPERATOR_AUDIT_ACTIONS = [
   'ledger.applied',
   'member.kicked',
   'member.role_assigned',
+  'member.timed_out',
+  'member.timeout_lifted',
   'group.ban_added',
   'group.ban_removed',
   'game.ban_added',

@@ -11,6 +11,7 @@ const NOW = 1_800_000_000_000;
 
 interface Grants {
   active: boolean;
+  timedOutUntil: number | null;
   overrides: { key: string; allowed: boolean; expiresAt: number | null }[];
   roles: { id: string; priority: number; expiresAt: number | null; keys: string[] }[];
 }
@@ -19,8 +20,11 @@ interface Grants {
 const expiry = fc.option(fc.integer({ min: NOW - 2, max: NOW + 2 }), { nil: null });
 // Few distinct hex digits so that ties on priority meet ids sharing prefixes.
 const uuid = fc.stringMatching(/^[0-9a-f]{8}-0000-7000-8000-0000000000[0-9a-f]{2}$/);
+// The game's keys denied to a timed-out member (EXTENSIONS X10): some of KEYS, never 'k.none'.
+const DENIED = ['k.a', 'k.c'];
 const grantsArb: fc.Arbitrary<Grants> = fc.record({
   active: fc.boolean(),
+  timedOutUntil: expiry,
   overrides: fc.uniqueArray(fc.record({ key: fc.constantFrom(...KEYS), allowed: fc.boolean(), expiresAt: expiry }), { selector: (o) => o.key }),
   roles: fc.uniqueArray(
     fc.record({ id: uuid, priority: fc.integer({ min: -2, max: 2 }), expiresAt: expiry, keys: fc.subarray(KEYS) }),
@@ -33,6 +37,7 @@ const inForce = (at: number | null, now: number) => at === null || at > now;
 /** The facts as the SQL reads them: live rows only, the top role by priority desc then uuid bytes desc. */
 function sqlFacts(g: Grants, key: string, now: number): PermissionFacts {
   if (!g.active) return { activeMember: false, override: null, grantingRoleId: null };
+  const timedOut = g.timedOutUntil !== null && g.timedOutUntil > now && DENIED.includes(key);
   const o = g.overrides.find((x) => x.key === key && inForce(x.expiresAt, now));
   const bytes = (id: string) => Buffer.from(id.replace(/-/g, ''), 'hex');
   const [role] = g.roles
@@ -40,6 +45,7 @@ function sqlFacts(g: Grants, key: string, now: number): PermissionFacts {
     .sort((a, b) => b.priority - a.priority || Buffer.compare(bytes(b.id), bytes(a.id)));
   return {
     activeMember: true,
+    timedOutUntil: timedOut && g.timedOutUntil !== null ? new Date(g.timedOutUntil) : null,
     override: o?.allowed ?? null,
     overrideExpiresAt: o?.expiresAt == null ? null : new Date(o.expiresAt),
     grantingRoleId: role?.id ?? null,
@@ -52,6 +58,7 @@ function profileOf(g: Grants): GrantProfile {
   if (!g.active) return NOT_A_MEMBER;
   return {
     activeMember: true,
+    timedOutUntil: g.timedOutUntil,
     overrides: new Map(g.overrides.map((o) => [o.key, { allowed: o.allowed, expiresAt: o.expiresAt }])),
     roles: g.roles.map((r) => ({ id: r.id, priority: r.priority, expiresAt: r.expiresAt, permissions: new Set(r.keys) })).sort(byResolutionOrder),
   };
@@ -61,7 +68,7 @@ describe('grant profile', () => {
   it('answers every key at every instant as the facts SQL would, through resolveGrant', () => {
     fc.assert(
       fc.property(grantsArb, fc.constantFrom(...KEYS, 'k.none'), fc.integer({ min: NOW - 3, max: NOW + 3 }), (g, key, now) => {
-        expect(resolveGrant(profileFacts(profileOf(g), key, now))).toEqual(resolveGrant(sqlFacts(g, key, now)));
+        expect(resolveGrant(profileFacts(profileOf(g), key, now, DENIED))).toEqual(resolveGrant(sqlFacts(g, key, now)));
       }),
       { numRuns: 2000, seed: 45 },
     );
@@ -82,7 +89,7 @@ describe('grant profile', () => {
   it('lives no longer than its first expiry', () => {
     fc.assert(
       fc.property(grantsArb, (g) => {
-        const all = [...g.overrides, ...g.roles].map((x) => x.expiresAt).filter((x): x is number => x !== null);
+        const all = [...g.overrides, ...g.roles].map((x) => x.expiresAt).concat(g.timedOutUntil).filter((x): x is number => x !== null);
         expect(profileUntil(profileOf(g))).toBe(g.active && all.length ? Math.min(...all) : null);
       }),
       { seed: 45 },
@@ -91,8 +98,20 @@ describe('grant profile', () => {
 
   it('is exact at the instant of an expiry: the grant holds until just before, not at it', () => {
     const role = { id: '00000000-0000-7000-8000-000000000001', priority: 1, expiresAt: NOW, permissions: new Set(['k.a']) };
-    const p: GrantProfile = { activeMember: true, overrides: new Map(), roles: [role] };
-    expect(resolveGrant(profileFacts(p, 'k.a', NOW - 1)).result).toEqual({ allowed: true, source: 'role', viaRoleId: role.id });
-    expect(resolveGrant(profileFacts(p, 'k.a', NOW)).result).toEqual({ allowed: false, source: 'default' });
+    const p: GrantProfile = { activeMember: true, timedOutUntil: null, overrides: new Map(), roles: [role] };
+    expect(resolveGrant(profileFacts(p, 'k.a', NOW - 1, [])).result).toEqual({ allowed: true, source: 'role', viaRoleId: role.id });
+    expect(resolveGrant(profileFacts(p, 'k.a', NOW, [])).result).toEqual({ allowed: false, source: 'default' });
+  });
+
+  it('denies the listed keys while a timeout is in force, over an allowing override, and no others; from its end the grants decide again', () => {
+    const role = { id: '00000000-0000-7000-8000-000000000001', priority: 1, expiresAt: null, permissions: new Set(['k.a', 'k.b']) };
+    const p: GrantProfile = { activeMember: true, timedOutUntil: NOW, overrides: new Map([['k.c', { allowed: true, expiresAt: null }]]), roles: [role] };
+    const at = (key: string, now: number) => resolveGrant(profileFacts(p, key, now, DENIED));
+    expect(at('k.a', NOW - 1)).toEqual({ result: { allowed: false, source: 'timeout' }, expiresAt: new Date(NOW) });
+    expect(at('k.c', NOW - 1).result).toEqual({ allowed: false, source: 'timeout' });
+    expect(at('k.b', NOW - 1).result).toEqual({ allowed: true, source: 'role', viaRoleId: role.id });
+    expect(at('k.a', NOW).result).toEqual({ allowed: true, source: 'role', viaRoleId: role.id });
+    expect(at('k.c', NOW).result).toEqual({ allowed: true, source: 'override' });
+    expect(resolveGrant(profileFacts(p, 'k.a', NOW - 1, [])).result).toEqual({ allowed: true, source: 'role', viaRoleId: role.id });
   });
 });

@@ -19,26 +19,33 @@ export interface ProfileRole {
  */
 export interface GrantProfile {
   activeMember: boolean;
+  /** When the member's timeout ends (EXTENSIONS X10): it denies only the keys the game's config lists, so it is kept apart from the grants. */
+  timedOutUntil: Until;
   overrides: ReadonlyMap<string, { allowed: boolean; expiresAt: Until }>;
   roles: readonly ProfileRole[];
 }
 
-export const NOT_A_MEMBER: GrantProfile = { activeMember: false, overrides: new Map(), roles: [] };
+export const NOT_A_MEMBER: GrantProfile = { activeMember: false, timedOutUntil: null, overrides: new Map(), roles: [] };
 
 const live = (expiresAt: Until, now: number) => expiresAt === null || expiresAt > now;
 const dateOf = (at: Until) => (at === null ? null : new Date(at));
 
+/** Whether a timeout of the profile is in force at `now`: only then does the game's list of denied keys matter. */
+export const timedOutAt = (p: GrantProfile, now: number): boolean => p.timedOutUntil !== null && p.timedOutUntil > now;
+
 /**
  * The resolver's facts for `permission` at `now`: grants ending at or before `now` are left out,
  * as the SQL leaves out those with `expires_at <= now()`, so a cached profile is exact at the
- * instant of an expiry.
+ * instant of an expiry; so is a timeout, which denies the keys of `timeoutDenied` (the game's
+ * `moderation.timeoutDeniedPermissions`) until its end.
  */
-export function profileFacts(p: GrantProfile, permission: string, now: number): PermissionFacts {
+export function profileFacts(p: GrantProfile, permission: string, now: number, timeoutDenied: readonly string[]): PermissionFacts {
   const o = p.overrides.get(permission);
   const override = o && live(o.expiresAt, now) ? o : null;
   const role = p.roles.find((r) => r.permissions.has(permission) && live(r.expiresAt, now)) ?? null;
   return {
     activeMember: p.activeMember,
+    timedOutUntil: p.timedOutUntil !== null && p.timedOutUntil > now && timeoutDenied.includes(permission) ? new Date(p.timedOutUntil) : null,
     override: override?.allowed ?? null,
     overrideExpiresAt: dateOf(override?.expiresAt ?? null),
     grantingRoleId: role?.id ?? null,
@@ -54,12 +61,13 @@ export function profileKeys(p: GrantProfile, now: number): Set<string> {
   return keys;
 }
 
-/** The earliest expiry among the profile's grants (null: none expires): past it the profile must not be served. */
+/** The earliest expiry among the profile's grants and its timeout (null: none ends): past it the profile must not be served. */
 export function profileUntil(p: GrantProfile): Until {
   let until: Until = null;
   const take = (at: Until) => {
     if (at !== null && (until === null || at < until)) until = at;
   };
+  take(p.timedOutUntil);
   for (const o of p.overrides.values()) take(o.expiresAt);
   for (const r of p.roles) take(r.expiresAt);
   return until;

@@ -8,6 +8,13 @@
 export const liveGrant = (alias: string): string => `(${alias}.expires_at IS NULL OR ${alias}.expires_at > now())`;
 
 /**
+ * Member `alias` has no timeout in force at the snapshot's now() (EXTENSIONS X10): the lists add
+ * it when the game's config denies their key to timed-out members, as the resolver puts a timeout
+ * before every grant.
+ */
+export const notTimedOut = (alias: string): string => `(${alias}.timed_out_until IS NULL OR ${alias}.timed_out_until <= now())`;
+
+/**
  * Whether member `memberId` (already known active) is allowed `permission`: its live override
  * decides if it has one, else any live assignment of a role that `grants` (a condition on `mr`,
  * see rolesIn and roleGrants). The role's priority only names `viaRoleId`, never whether the key

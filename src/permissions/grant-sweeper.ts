@@ -1,6 +1,7 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { logFailure } from '../common/errors/log-failure';
+import { iso } from '../common/time';
 import { PeriodicTask } from '../common/scheduling/periodic-task';
 import { sqlRows } from '../db/sql';
 import { UnitOfWork, type Tx } from '../db/unit-of-work';
@@ -8,7 +9,7 @@ import { MEMBER_COLUMNS, type MemberRow } from '../members/member-row';
 import { toMemberDto } from '../members/member-view';
 import { PermissionCache } from './permission-cache';
 
-/** EXTENSIONS X8: an expired grant is removed within 60 s; every instance looks this often. */
+/** EXTENSIONS X8 and X10: an expired grant is removed, and an ended timeout lifted, within 60 s; every instance looks this often. */
 export const GRANT_SWEEP_EVERY_MS = 15_000;
 /** Grants removed per transaction: each batch commits on its own. */
 export const GRANT_SWEEP_BATCH = 500;
@@ -50,15 +51,40 @@ export class GrantSweeper implements OnApplicationBootstrap, BeforeApplicationSh
     await this.task.stop(30_000);
   }
 
-  /** Every grant due now, batch by batch; answers how many role assignments and overrides went. */
-  async sweep(): Promise<{ roles: number; overrides: number }> {
-    const removed = { roles: 0, overrides: 0 };
+  /** Every grant and member timeout due now, batch by batch; answers how many role assignments, overrides and timeouts went. */
+  async sweep(): Promise<{ roles: number; overrides: number; timeouts: number }> {
+    const removed = { roles: 0, overrides: 0, timeouts: 0 };
     for (;;) {
-      const batch = await this.uow.run(async (tx) => ({ roles: await this.roles(tx), overrides: await this.overrides(tx) }));
+      const batch = await this.uow.run(async (tx) => ({ roles: await this.roles(tx), overrides: await this.overrides(tx), timeouts: await this.timeouts(tx) }));
       removed.roles += batch.roles;
       removed.overrides += batch.overrides;
-      if (batch.roles < GRANT_SWEEP_BATCH && batch.overrides < GRANT_SWEEP_BATCH) return removed;
+      removed.timeouts += batch.timeouts;
+      if (batch.roles < GRANT_SWEEP_BATCH && batch.overrides < GRANT_SWEEP_BATCH && batch.timeouts < GRANT_SWEEP_BATCH) return removed;
     }
+  }
+
+  /**
+   * EXTENSIONS X10: a timeout that ended is lifted with `reason: "expired"`, as the DELETE would
+   * lift it, within 60 s of its end (every check already stopped denying at the end itself).
+   */
+  private async timeouts(tx: Tx): Promise<number> {
+    const lifted = await sqlRows<MemberRow & { gameId: string; until: Date }>(
+      tx.manager,
+      `WITH due AS (
+         SELECT m.id, m.timed_out_until FROM members m WHERE m.timed_out_until <= now()
+         ORDER BY m.timed_out_until LIMIT $1 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE members m SET timed_out_until = NULL FROM due WHERE m.id = due.id
+       RETURNING ${MEMBER_COLUMNS}, due.timed_out_until AS until, (SELECT g.game_id FROM groups g WHERE g.id = m.group_id) AS "gameId"`,
+      [GRANT_SWEEP_BATCH],
+    );
+    for (const m of lifted) {
+      const until = iso(m.until);
+      tx.audit({ gameId: m.gameId, groupId: m.groupId, action: 'member.timeout_lifted', targetId: m.userId, payload: { memberId: m.id, until, reason: 'expired' } });
+      tx.emit({ type: 'member.timeout_lifted', gameId: m.gameId, groupId: m.groupId, data: { member: toMemberDto(m), until, reason: 'expired' } });
+    }
+    this.invalidate(tx, lifted.map((m) => ({ memberId: m.id, groupId: m.groupId, gameId: m.gameId, userId: m.userId })));
+    return lifted.length;
   }
 
   private async roles(tx: Tx): Promise<number> {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { GameConfigModule } from '../game-config/game-config.module';
 import { GamesModule } from '../games/games.module';
 import { GroupsCoreModule } from '../groups/groups-core.module';
 import { MembersCoreModule } from '../members/members-core.module';
@@ -8,7 +9,7 @@ import { PermissionsController } from './permissions.controller';
 import { PermissionsService } from './permissions.service';
 
 @Module({
-  imports: [GamesModule, GroupsCoreModule, MembersCoreModule],
+  imports: [GameConfigModule, GamesModule, GroupsCoreModule, MembersCoreModule],
   controllers: [PermissionsController, AdminPermissionsController, AdminMemberPermissionsController],
   providers: [PermissionsService, GrantSweeper],
 })

@@ -5,7 +5,7 @@ import type { Alongside } from '../groups/groups.repository';
 import { internalIdSql } from '../identity/identity.repository';
 import { LOOKUP_MEMBER } from '../members/member-row';
 import { GROUP_COLUMNS, type GroupRow } from '../groups/group-row';
-import { allowedSql, epochMsSql, liveGrant, roleGrants } from './grant-sql';
+import { allowedSql, epochMsSql, liveGrant, notTimedOut, roleGrants } from './grant-sql';
 import { byResolutionOrder, NOT_A_MEMBER, type GrantProfile } from './grant-profile';
 
 export interface OverrideRow {
@@ -49,6 +49,8 @@ export function overrideClearAlongside(permission: string): Alongside {
 interface ProfileRow {
   live: boolean;
   member_id: string | null;
+  /** When the member's timeout ends (epoch ms), null without one. */
+  timed_out_until: number | string | null;
   /** [permission, allowed, expires (epoch ms or null)] per live override. */
   overrides: [string, boolean, number | string | null][] | null;
   /** [role id, priority, expires (epoch ms or null), the role's keys or null] per live assignment. */
@@ -61,6 +63,7 @@ function toProfile(r: ProfileRow): GrantProfile {
   if (r.member_id === null) return NOT_A_MEMBER;
   return {
     activeMember: true,
+    timedOutUntil: epochOrNull(r.timed_out_until),
     overrides: new Map((r.overrides ?? []).map(([permission, allowed, at]) => [permission, { allowed, expiresAt: epochOrNull(at) }])),
     roles: (r.roles ?? [])
       .map(([id, priority, at, keys]) => ({ id, priority, expiresAt: epochOrNull(at), permissions: new Set(keys ?? []) }))
@@ -90,7 +93,7 @@ export class PermissionsRepository {
          SELECT q.i, u.user_id, (SELECT g.id FROM groups g WHERE g.id = q.group_id AND g.game_id = $1 AND g.soft_deleted_at IS NULL) AS group_id
          FROM q LEFT JOIN u ON u.external_id = q.external_id
        )
-       SELECT p.group_id IS NOT NULL AS live, mem.id AS member_id,
+       SELECT p.group_id IS NOT NULL AS live, mem.id AS member_id, ${epochMsSql('mem.timed_out_until')} AS timed_out_until,
          (SELECT json_agg(json_build_array(o.permission, o.allowed, ${epochMsSql('o.expires_at')}))
           FROM member_permission_overrides o WHERE o.member_id = mem.id AND ${liveGrant('o')}) AS overrides,
          (SELECT json_agg(json_build_array(r.id, r.priority, ${epochMsSql('mr.expires_at')},
@@ -112,7 +115,7 @@ export class PermissionsRepository {
    */
   groupsAllowing(
     ds: DataSource,
-    q: { gameId: string; userId: string; permission: string; kind?: string; after?: { joinedAt: string; id: string }; limit: number },
+    q: { gameId: string; userId: string; permission: string; kind?: string; after?: { joinedAt: string; id: string }; limit: number; timeoutDenies: boolean },
   ): Promise<(GroupRow & { memberJoinedAt: Date; memberId: string })[]> {
     const params: unknown[] = [q.userId, q.gameId, q.permission, q.limit + 1];
     const where = [`m.user_id = ${internalIdSql('$2', '$1')}`, "m.status = 'active'", 'g.game_id = $2', 'g.soft_deleted_at IS NULL'];
@@ -120,13 +123,14 @@ export class PermissionsRepository {
       params.push(q.kind);
       where.push(`g.kind = $${params.length}`);
     }
+    if (q.timeoutDenies) where.push(notTimedOut('m'));
     if (q.after) {
       params.push(q.after.joinedAt, q.after.id);
       where.push(`(m.joined_at, m.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
     return preparedRows(
       ds,
-      `svc_groups_allowing_${q.kind !== undefined ? 'k' : ''}${q.after ? 'a' : ''}`,
+      `svc_groups_allowing_${q.kind !== undefined ? 'k' : ''}${q.timeoutDenies ? 't' : ''}${q.after ? 'a' : ''}`,
       `SELECT ${GROUP_COLUMNS}, m.joined_at AS "memberJoinedAt", m.id AS "memberId"
        FROM members m JOIN groups g ON g.id = m.group_id
        WHERE ${where.join(' AND ')} AND ${allowedSql('m.id', '$3', roleGrants('$3'))}

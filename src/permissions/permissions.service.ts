@@ -20,15 +20,20 @@ import type { Alongside } from '../groups/groups.repository';
 import type { CatalogDto, OverrideDto } from './dto/permission.dto';
 import { PermissionCache } from './permission-cache';
 import { isoOfEpochMs } from './grant-sql';
-import { profileFacts, profileKeys, profileUntil, profileWeight, type GrantProfile } from './grant-profile';
+import { GameConfigService } from '../game-config/game-config.service';
+import { profileFacts, profileKeys, profileUntil, profileWeight, timedOutAt, type GrantProfile } from './grant-profile';
 import { resolveGrant, type PermissionCheckResult } from './permission-resolver';
 import { overrideClearAlongside, overrideSetAlongside, PermissionsRepository } from './permissions.repository';
 
 /** The cache key of a user's grant profile within its group. */
 const profileKey = (gameId: string, userId: string) => `${gameId}\u0000${userId}`;
 
-/** A check answered from a profile at `now` (epoch ms), through the one resolution. */
-const answer = (profile: GrantProfile, permission: string, now: number): PermissionCheckResult => resolveGrant(profileFacts(profile, permission, now)).result;
+/** A check answered from a profile at `now` (epoch ms), through the one resolution; `denied`: the keys a timeout denies. */
+const answer = (profile: GrantProfile, permission: string, now: number, denied: readonly string[]): PermissionCheckResult =>
+  resolveGrant(profileFacts(profile, permission, now, denied)).result;
+
+/** The keys a timeout denies, when no timeout is in force: none need be read. */
+const NO_TIMEOUT: readonly string[] = [];
 
 const GROUP_NOT_FOUND: BatchCheckResult = { error: { code: 'not_found', message: 'group not found' } };
 
@@ -41,6 +46,7 @@ export class PermissionsService {
     private readonly repo: PermissionsRepository,
     private readonly cache: PermissionCache,
     private readonly lookup: GroupLookup,
+    private readonly configs: GameConfigService,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -53,13 +59,30 @@ export class PermissionsService {
     const now = Date.now();
     const cached = this.cache.get(groupId, profileKey(gameId, userId), now);
     // A hit is answered synchronously: no promise on the hottest path of the service.
-    return cached ? answer(cached, permission, now) : this.compute(gameId, userId, groupId, permission);
+    if (cached && !timedOutAt(cached, now)) return answer(cached, permission, now, NO_TIMEOUT);
+    return this.compute(gameId, userId, groupId, permission, cached);
   }
 
-  private async compute(gameId: string, userId: string, groupId: string, permission: string): Promise<PermissionCheckResult> {
-    const [profile] = await this.loadProfiles(gameId, [{ groupId, userId }]);
+  private async compute(gameId: string, userId: string, groupId: string, permission: string, cached?: GrantProfile): Promise<PermissionCheckResult> {
+    const profile = cached ?? (await this.loadProfiles(gameId, [{ groupId, userId }]))[0];
     if (!profile) throw ApiError.notFound('group');
-    return answer(profile, permission, Date.now());
+    const denied = await this.timeoutDenied(gameId, [profile], Date.now());
+    return answer(profile, permission, Date.now(), denied);
+  }
+
+  /**
+   * The game's `moderation.timeoutDeniedPermissions` (EXTENSIONS X10), from the config cache that
+   * every config change clears on every instance; read only when one of `profiles` is timed out
+   * at `now`. A timeout only ends, so a profile not timed out at `now` is not later either.
+   */
+  private async timeoutDenied(gameId: string, profiles: readonly (GrantProfile | null | undefined)[], now: number): Promise<readonly string[]> {
+    if (!profiles.some((p) => p && timedOutAt(p, now))) return NO_TIMEOUT;
+    return (await this.configs.forFriends(gameId)).config.moderation.timeoutDeniedPermissions;
+  }
+
+  /** Whether the game's config denies `permission` to timed-out members: the lists' SQL then leaves them out. */
+  private async timeoutDenies(gameId: string, permission: string): Promise<boolean> {
+    return (await this.configs.forFriends(gameId)).config.moderation.timeoutDeniedPermissions.includes(permission);
   }
 
   /**
@@ -95,11 +118,10 @@ export class PermissionsService {
       const pairs = [...missing.values()];
       (await this.loadProfiles(gameId, pairs)).forEach((profile, j) => loaded.set(pairKey(pairs[j]), profile));
     }
+    const profiles = checks.map((c, i) => (isUuid(c.groupId) ? (cached[i] ?? loaded.get(pairKey(c))) : null));
     const now = Date.now();
-    return checks.map((c, i) => {
-      const profile = isUuid(c.groupId) ? (cached[i] ?? loaded.get(pairKey(c))) : null;
-      return profile ? answer(profile, c.permission, now) : GROUP_NOT_FOUND;
-    });
+    const denied = await this.timeoutDenied(gameId, profiles, now);
+    return profiles.map((profile, i) => (profile ? answer(profile, checks[i].permission, now, denied) : GROUP_NOT_FOUND));
   }
 
   /**
@@ -112,9 +134,10 @@ export class PermissionsService {
     const profile = this.cache.get(groupId, profileKey(gameId, userId)) ?? (await this.loadProfiles(gameId, [{ groupId, userId }]))[0];
     if (!profile) throw ApiError.notFound('group');
     const now = Date.now();
+    const denied = await this.timeoutDenied(gameId, [profile], now);
     const permissions = [...profileKeys(profile, now)]
       .sort()
-      .map((permission) => ({ permission, ...resolveGrant(profileFacts(profile, permission, now)) }))
+      .map((permission) => ({ permission, ...resolveGrant(profileFacts(profile, permission, now, denied)) }))
       .filter((k) => k.result.allowed)
       .map(({ permission, result, expiresAt }) => ({
         permission,
@@ -137,6 +160,7 @@ export class PermissionsService {
       kind: q.kind,
       after: after && { joinedAt: after.at, id: after.id },
       limit,
+      timeoutDenies: await this.timeoutDenies(gameId, q.permission),
     });
     return toPage(rows, limit, (r) => toGroupDto(r), (r) => encodeKeyset(scope, r.memberJoinedAt, r.memberId));
   }

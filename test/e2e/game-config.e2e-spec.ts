@@ -32,7 +32,7 @@ describe('game config and identity links (admin)', () => {
     },
     blocks: { enabled: true },
     groups: { exclusiveKinds: [] },
-    moderation: { names: { blocked: [], reserved: [] }, hideGroupAtReporters: null },
+    moderation: { names: { blocked: [], reserved: [] }, timeoutDeniedPermissions: [], hideGroupAtReporters: null },
   };
 
   describe('GET', () => {

@@ -47,14 +47,15 @@ describe('game config moderation keys', () => {
   it('resolves the defaults and stores lists in range', async () => {
     const g = await authedGame(t);
     const before = await t.http.get(`${A(g.gameId)}/config`).set(asAdmin);
-    expect(before.body.config.moderation).toEqual({ names: { blocked: [], reserved: [] }, hideGroupAtReporters: null });
+    expect(before.body.config.moderation).toEqual({ names: { blocked: [], reserved: [] }, timeoutDeniedPermissions: [], hideGroupAtReporters: null });
     const words = Array.from({ length: 1000 }, (_, i) => `w${i}`);
     const r = await t.http
       .patch(`${A(g.gameId)}/config`)
       .set(asAdmin)
-      .send({ config: { moderation: { names: { blocked: words, reserved: ['x'.repeat(64)] } } } });
+      .send({ config: { moderation: { names: { blocked: words, reserved: ['x'.repeat(64)] }, timeoutDeniedPermissions: ['chat.send', 'p'.repeat(128)] } } });
     expect(r.status).toBe(200);
     expect(r.body.config.moderation.names.blocked).toHaveLength(1000);
+    expect(r.body.config.moderation.timeoutDeniedPermissions).toEqual(['chat.send', 'p'.repeat(128)]);
   });
 
   it.each([
@@ -66,6 +67,8 @@ describe('game config moderation keys', () => {
     ['a list that is not an array', { names: { blocked: 'scum' } }, 'config.moderation.names.blocked must be an array of at most 1000 distinct strings of 1-64 characters'],
     ['names that is not an object', { names: ['scum'] }, 'config.moderation.names must be an object or null'],
     ['an unknown list', { names: { banned: [] } }, 'config has unknown keys: moderation.names.banned; known keys are moderation.names.blocked, moderation.names.reserved'],
+    ['too many denied permissions', { timeoutDeniedPermissions: Array.from({ length: 101 }, (_, i) => `p${i}`) }, 'config.moderation.timeoutDeniedPermissions must be an array of at most 100 distinct strings of 1-128 characters'],
+    ['a denied permission over 128 characters', { timeoutDeniedPermissions: ['p'.repeat(129)] }, 'config.moderation.timeoutDeniedPermissions must be an array of at most 100 distinct strings of 1-128 characters'],
   ])('refuses %s with 400 naming the key, storing nothing', async (_label, moderation, message) => {
     const g = await authedGame(t);
     const r = await t.http.patch(`${A(g.gameId)}/config`).set(asAdmin).send({ config: { moderation } });

@@ -51,6 +51,8 @@ const EXPECTED: Record<string, Role> = {
   adminEraseUserByBody: 'moderator',
   adminKickMember: 'moderator',
   adminAssignMemberRole: 'moderator',
+  adminTimeoutMember: 'moderator',
+  adminLiftMemberTimeout: 'moderator',
   adminBanUser: 'moderator',
   adminLiftBan: 'moderator',
   adminBanFromGroup: 'moderator',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { permissionApi } from '../helpers/permissions';
-import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * EXTENSIONS X8 "every answer resolves exactly as the single check": a seeded property test. Each
@@ -12,7 +12,8 @@ import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
  * what holds them to the resolver.
  *
  * Expired grants are written straight to the database (the API takes only future expiries), as a
- * grant looks between its expiry and the sweep; nothing was cached for them before.
+ * grant looks between its expiry and the sweep; nothing was cached for them before. Members may be
+ * timed out (EXTENSIONS X10), running or ended, with the game denying two of the keys to them.
  */
 
 jest.setTimeout(240_000);
@@ -24,6 +25,7 @@ const EXPIRIES = ['none', 'past', 'future'] as const;
 type Expiry = (typeof EXPIRIES)[number];
 interface UserModel {
   status: (typeof STATUSES)[number];
+  timeout: Expiry;
   assignments: { role: number; expiry: Expiry }[];
   overrides: { key: string; allowed: boolean; expiry: Expiry }[];
 }
@@ -32,6 +34,7 @@ const roleArb = fc.record({ priority: fc.integer({ min: -2, max: 2 }), keys: fc.
 const userArb = (roles: number): fc.Arbitrary<UserModel> =>
   fc.record({
     status: fc.constantFrom(...STATUSES),
+    timeout: fc.constantFrom(...EXPIRIES),
     assignments: fc.uniqueArray(fc.record({ role: fc.nat({ max: roles - 1 }), expiry: fc.constantFrom(...EXPIRIES) }), { selector: (a) => a.role, maxLength: roles }),
     overrides: fc.uniqueArray(fc.record({ key: fc.constantFrom(...KEYS), allowed: fc.boolean(), expiry: fc.constantFrom(...EXPIRIES) }), { selector: (o) => o.key, maxLength: 3 }),
   });
@@ -44,11 +47,15 @@ describe('one resolution: the batch, the effective set and both lists agree with
   let api: ReturnType<typeof permissionApi>;
   let auth: Record<string, string>;
   let run = 0;
+  let timeoutAnswers = 0;
 
   beforeAll(async () => {
     t = await startTestApp();
-    ({ auth } = await authedGame(t, 'agreement'));
+    let gameId: string;
+    ({ auth, gameId } = await authedGame(t, 'agreement'));
     api = permissionApi(t, auth);
+    const r = await t.http.patch(`/v1/admin/games/${gameId}/config`).set(asAdmin).send({ config: { moderation: { timeoutDeniedPermissions: ['k.a', 'k.c'] } } });
+    expect(r.status).toBe(200);
   });
   afterAll(() => t.close());
 
@@ -78,6 +85,13 @@ describe('one resolution: the batch, the effective set and both lists agree with
         for (const o of u.overrides.filter((x) => x.expiry === 'past')) {
           await t.db.query(`UPDATE member_permission_overrides SET expires_at = now() - interval '1 minute' WHERE permission = $1 AND member_id = (SELECT id FROM members WHERE group_id = $2 AND external_user_id = $3)`, [o.key, groupId, userId]);
         }
+        if (u.timeout !== 'none') {
+          const r = await t.http.post(`/v1/groups/${groupId}/members/${userId}/timeout`).set(auth).send({ duration: '1h' });
+          if (r.status !== 200) throw new Error(`timeout: ${r.status} ${r.text}`);
+        }
+        if (u.timeout === 'past') {
+          await t.db.query(`UPDATE members SET timed_out_until = now() - interval '1 minute' WHERE group_id = $1 AND external_user_id = $2`, [groupId, userId]);
+        }
         if (u.status === 'left') await api.leave(groupId, userId);
         if (u.status === 'kicked') await api.kick(groupId, userId);
         if (u.status === 'banned') {
@@ -99,6 +113,7 @@ describe('one resolution: the batch, the effective set and both lists agree with
         const checks = groups.flatMap((g) => users.flatMap((userId) => KEYS.map((permission) => ({ userId, groupId: g.id, permission }))));
         const single: Record<string, unknown>[] = [];
         for (const c of checks) single.push(await api.check(c.userId, c.groupId, c.permission));
+        timeoutAnswers += single.filter((a) => a.source === 'timeout').length;
         for (const [i, c] of checks.entries()) expect({ c, cached: await api.check(c.userId, c.groupId, c.permission) }).toEqual({ c, cached: single[i] });
         const batch: Record<string, unknown>[] = [];
         for (let i = 0; i < checks.length; i += 100) batch.push(...(await api.batch(checks.slice(i, i + 100))));
@@ -128,5 +143,7 @@ describe('one resolution: the batch, the effective set and both lists agree with
       }),
       { seed: 45, numRuns: 12, endOnFailure: true },
     );
+    // The runs met timeouts that decided answers, not only ones that ended or denied unlisted keys.
+    expect(timeoutAnswers).toBeGreaterThan(0);
   });
 });

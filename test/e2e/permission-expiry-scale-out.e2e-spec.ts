@@ -1,6 +1,6 @@
 import { GrantSweeper } from '../../src/permissions/grant-sweeper';
 import { permissionApi, untilPast } from '../helpers/permissions';
-import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * EXTENSIONS X8 across instances: two app instances on one database, each with its own answer
@@ -13,13 +13,16 @@ describe('grants that expire, across two instances', () => {
   let two: TestApp;
   let a: ReturnType<typeof permissionApi>;
   let b: ReturnType<typeof permissionApi>;
+  let headers: Record<string, string>;
 
   beforeAll(async () => {
     one = await startTestApp();
     two = await startTestApp({}, one.db);
-    const { auth } = await authedGame(one, 'x8 scale-out');
+    const { auth, gameId } = await authedGame(one, 'x8 scale-out');
     a = permissionApi(one, auth);
     b = permissionApi(two, auth);
+    await one.http.patch(`/v1/admin/games/${gameId}/config`).set(asAdmin).send({ config: { moderation: { timeoutDeniedPermissions: ['chat.send'] } } }).expect(200);
+    headers = auth;
   });
   afterAll(async () => {
     await two.close();
@@ -58,6 +61,29 @@ describe('grants that expire, across two instances', () => {
     expect(await b.check('player', groupId, 'raid.lead')).toEqual(none);
     expect(await b.batch([{ userId: 'player', groupId, permission: 'raid.lead' }])).toEqual([none]);
     expect(await a.effective(groupId, 'player')).toEqual([]);
+  });
+
+  it('a timeout set on one instance reaches the other’s cached answers, and both stop denying at its end (EXTENSIONS X10)', async () => {
+    const groupId = await a.group();
+    const role = await a.role(groupId, 'talker', 1);
+    await a.grant(role, 'chat.send');
+    await a.join(groupId, 'muted');
+    await a.assign(groupId, 'muted', role);
+    const granted = { allowed: true, source: 'role', viaRoleId: role };
+    expect(await a.check('muted', groupId, 'chat.send')).toEqual(granted);
+    expect(await b.check('muted', groupId, 'chat.send')).toEqual(granted);
+
+    const set = await one.http.post(`/v1/groups/${groupId}/members/muted/timeout`).set(headers).send({ duration: '3s' });
+    expect(set.status).toBe(200);
+    const timeout = { allowed: false, source: 'timeout' };
+    expect(await a.check('muted', groupId, 'chat.send')).toEqual(timeout);
+    expect(await eventually(b, 'muted', groupId, 'chat.send', timeout)).toEqual(timeout);
+    expect(await b.batch([{ userId: 'muted', groupId, permission: 'chat.send' }])).toEqual([timeout]);
+
+    await untilPast(one, set.body.timedOutUntil);
+    expect(await a.check('muted', groupId, 'chat.send')).toEqual(granted);
+    expect(await b.check('muted', groupId, 'chat.send')).toEqual(granted);
+    expect(await b.membersAllowed(groupId, 'chat.send')).toEqual(['muted']);
   });
 
   it('two sweepers at once remove each expired grant once', async () => {

@@ -290,7 +290,7 @@ describe('X8: asking the permission model', () => {
         [gameId, groupId],
       );
       expect(events.map((e) => e.body)).toEqual([expect.objectContaining({ changes: ['roles'], reason: 'expired', member: expect.objectContaining({ userId, roles: [low] }) })]);
-      expect(await sweeper.sweep()).toEqual({ roles: 0, overrides: 0 });
+      expect(await sweeper.sweep()).toEqual({ roles: 0, overrides: 0, timeouts: 0 });
     });
 
     it('a grant renewed before the sweep stays', async () => {

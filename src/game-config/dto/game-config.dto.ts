@@ -73,6 +73,15 @@ export class ModerationConfigDto {
   @ApiProperty({ type: ModerationNamesConfigDto }) names!: ModerationNamesConfigDto;
 
   @ApiProperty({
+    type: [String],
+    maxItems: 100,
+    default: [],
+    example: ['chat.send'],
+    description: 'permission keys (1-128 characters each, distinct) a timed-out member is denied',
+  })
+  timeoutDeniedPermissions!: string[];
+
+  @ApiProperty({
     type: 'integer',
     nullable: true,
     minimum: 1,

@@ -35,6 +35,13 @@ export class MemberDto {
   leftAt!: string | null;
   @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'only while banned: null = permanent' })
   bannedUntil!: string | null;
+  @ApiProperty({
+    format: 'date-time',
+    type: String,
+    nullable: true,
+    description: 'when the timeout in force ends (POST /v1/groups/{id}/members/{userId}/timeout); null when none is in force',
+  })
+  timedOutUntil!: string | null;
 }
 
 export class UserIdBodyDto {

@@ -60,7 +60,7 @@ export class BatchCheckErrorDto {
 /** One answer: the single check's body, or (group missing, deleted or another game's) `error` alone. */
 export class BatchCheckResultDto {
   @ApiPropertyOptional() allowed?: boolean;
-  @ApiPropertyOptional({ enum: ['none', 'default', 'role', 'override'] }) source?: string;
+  @ApiPropertyOptional({ enum: ['none', 'timeout', 'default', 'role', 'override'] }) source?: string;
   @ApiPropertyOptional({ description: 'only when source is role: the highest-priority granting role' }) viaRoleId?: string;
   @ApiPropertyOptional({ type: BatchCheckErrorDto, description: 'in place of the answer when the group is not found' }) error?: BatchCheckErrorDto;
 }

@@ -34,7 +34,7 @@ export class PermissionCheckQueryDto {
 
 export class PermissionCheckResultDto {
   @ApiProperty() allowed!: boolean;
-  @ApiProperty({ enum: ['none', 'default', 'role', 'override'] }) source!: string;
+  @ApiProperty({ enum: ['none', 'timeout', 'default', 'role', 'override'], description: 'timeout: the member is timed out and the game denies the key to timed-out members' }) source!: string;
   @ApiPropertyOptional({ description: 'only when source is role: the highest-priority granting role' }) viaRoleId?: string;
 }
 

@@ -16,6 +16,14 @@ export async function moderationScenario({ admin: root, api, gameId }: World): P
   await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/roles/{roleId}', 200, { params: { ...one, userId: 'quin', roleId: role.id }, body: { expiresIn: '1h' } });
   await admin.expect('GET /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}', 200, { params: { ...one, userId: 'quin' } });
   await admin.expect('GET /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/permissions', 200, { params: { ...one, userId: 'quin' } });
+  const timeout = 'POST /v1/groups/{id}/members/{userId}/timeout';
+  await api.expect(timeout, 200, { params: { id: group.id, userId: 'quin' }, body: { duration: '10m', reason: 'flooding chat', actorUserId: 'olga' } });
+  await api.expect(timeout, 400, { params: { id: group.id, userId: 'quin' }, body: { duration: '29d' } });
+  await api.expect(timeout, 409, { params: { id: group.id, userId: 'nobody' }, body: { duration: '10m' } });
+  await api.expect('DELETE /v1/groups/{id}/members/{userId}/timeout', 200, { params: { id: group.id, userId: 'quin' }, body: { reason: 'appeal' } });
+  await api.expect('DELETE /v1/groups/{id}/members/{userId}/timeout', 200, { params: { id: group.id, userId: 'quin' } });
+  await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/timeout', 200, { params: { ...one, userId: 'pia' }, body: { duration: '1h' } });
+  await admin.expect('DELETE /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/timeout', 200, { params: { ...one, userId: 'pia' } });
   await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/kick', 200, { params: { ...one, userId: 'pia' }, body: { reason: 'spam' } });
   await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/kick', 409, { params: { ...one, userId: 'olga' } });
   await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/bans', 201, { params: one, body: { userId: 'quin', reason: 'cheating' } });

@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import type { GameContext } from '../common/auth/game-context';
+import type { ActingOperator } from '../common/auth/operator-roles';
+import { ApiError } from '../common/errors/api-error';
+import { iso } from '../common/time';
+import { UnitOfWork } from '../db/unit-of-work';
+import { GroupLookup } from '../groups/group-lookup';
+import { IdentityService } from '../identity/identity.service';
+import { parseExpiresIn } from '../invitations/expires-in';
+import { recordOperatorAction } from '../operators/operator-audit';
+import { PermissionCache } from '../permissions/permission-cache';
+import type { MemberDto } from './dto/member.dto';
+import type { LiftTimeoutDto, TimeoutMemberDto } from './dto/member-timeout.dto';
+import type { MemberRow } from './member-row';
+import { liftTimeoutAlongside, timeoutAlongside } from './member-timeouts.repository';
+import { toMemberDto } from './member-view';
+import { alongsideMember } from './members.repository';
+
+/** EXTENSIONS X10: a timeout lasts 28 days at most, as Discord's does. */
+export const MAX_TIMEOUT_MS = 28 * 86_400_000;
+
+/** When a timeout given as `duration` from `now` ends; 400 naming the field for any other form or more than 28d. */
+export function timeoutEnd(duration: string, now: number): Date {
+  const until = parseExpiresIn(duration, now, 'duration');
+  if (until.getTime() - now > MAX_TIMEOUT_MS) throw ApiError.badRequest('duration must be at most 28d');
+  return until;
+}
+
+/**
+ * Member timeouts (EXTENSIONS X10): while one is in force the check denies the keys of the game's
+ * `moderation.timeoutDeniedPermissions` (see grant-profile.ts); the grant sweeper writes its
+ * `member.timeout_lifted` once it ends. `by`: the operator of an admin request, in the operator audit.
+ */
+@Injectable()
+export class MemberTimeoutsService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly lookup: GroupLookup,
+    private readonly identity: IdentityService,
+    private readonly permissionCache: PermissionCache,
+  ) {}
+
+  async timeout(game: Pick<GameContext, 'gameId'>, groupId: string, userId: string, dto: TimeoutMemberDto, by?: ActingOperator): Promise<MemberDto> {
+    const until = timeoutEnd(dto.duration, Date.now());
+    const reason = dto.reason ?? null;
+    return this.uow.run(async (tx) => {
+      const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true, with: timeoutAlongside(until) });
+      if (!alongside) throw new ApiError('not_a_member', `${userId} is not an active member of this group`);
+      const member = toMemberDto(alongsideMember<MemberRow>(alongside));
+      const actorUserId = dto.actorUserId ? await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.actorUserId) : null;
+      const details = { memberId: member.id, until: iso(until), reason };
+      tx.audit({ gameId: game.gameId, groupId: group.id, actorUserId, action: 'member.timed_out', targetId: userId, payload: details });
+      tx.emit({ type: 'member.timed_out', gameId: game.gameId, groupId: group.id, data: { member, until: details.until, reason } });
+      this.permissionCache.invalidateOnCommit(tx, group.id);
+      if (by) await recordOperatorAction(tx.manager, by, { action: 'member.timed_out', gameId: game.gameId, targetId: userId, details: { groupId: group.id, ...details } });
+      return member;
+    });
+  }
+
+  /** Lifts the timeout in force; with none in force the member comes back as it is and nothing is written. */
+  async lift(game: Pick<GameContext, 'gameId'>, groupId: string, userId: string, dto: LiftTimeoutDto, by?: ActingOperator): Promise<MemberDto> {
+    const reason = dto.reason ?? null;
+    return this.uow.run(async (tx) => {
+      const now = new Date();
+      const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true, with: liftTimeoutAlongside(now) });
+      if (!alongside) throw ApiError.notFound('member');
+      const liftedUntil = alongside.liftedUntil === null ? null : new Date(alongside.liftedUntil as string);
+      const row = alongsideMember<MemberRow>(alongside);
+      if (liftedUntil === null) return toMemberDto(row);
+      const member = toMemberDto({ ...row, timedOutUntil: null });
+      const actorUserId = dto.actorUserId ? await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.actorUserId) : null;
+      const details = { memberId: member.id, until: iso(liftedUntil), reason };
+      tx.audit({ gameId: game.gameId, groupId: group.id, actorUserId, action: 'member.timeout_lifted', targetId: userId, payload: details });
+      tx.emit({ type: 'member.timeout_lifted', gameId: game.gameId, groupId: group.id, data: { member, until: details.until, reason } });
+      this.permissionCache.invalidateOnCommit(tx, group.id);
+      if (by) await recordOperatorAction(tx.manager, by, { action: 'member.timeout_lifted', gameId: game.gameId, targetId: userId, details: { groupId: group.id, ...details } });
+      return member;
+    });
+  }
+}
