@@ -509,6 +509,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/groups/{id}/members/{userId}/timeout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Time out an active member for a duration (at most 28d), or replace the end of the timeout in force: until it ends the check denies the game's moderation.timeoutDeniedPermissions */
+        post: operations["timeoutMember"];
+        /** Lift the timeout in force (member of any status); with none in force the member comes back unchanged and nothing is written */
+        delete: operations["liftMemberTimeout"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/games/{gameId}/groups/{groupId}/members/{userId}": {
         parameters: {
             query?: never;
@@ -555,6 +573,24 @@ export interface paths {
         /** Kick a member, as POST /v1/groups/{id}/members/{userId}/kick does (idempotent on members who are not active) */
         post: operations["adminKickMember"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/timeout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Time out an active member, as POST /v1/groups/{id}/members/{userId}/timeout does */
+        post: operations["adminTimeoutMember"];
+        /** Lift the timeout in force, as DELETE /v1/groups/{id}/members/{userId}/timeout does */
+        delete: operations["adminLiftMemberTimeout"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2338,7 +2374,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            type: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased" | "report.created" | "report.resolved";
+            type: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.timed_out" | "member.timeout_lifted" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased" | "report.created" | "report.resolved";
             /** Format: uuid */
             gameId: string;
             /**
@@ -2573,7 +2609,7 @@ export interface components {
             /** @description the operator's name when it acted, root (the root token) or cli (the operator command) */
             operatorName: string;
             /** @enum {string} */
-            action: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored" | "report.resolved";
+            action: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "member.timed_out" | "member.timeout_lifted" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored" | "report.resolved";
             /** Format: uuid */
             gameId: string | null;
             /** @description what was acted on: a key, group, user, operator or join request id */
@@ -2747,6 +2783,11 @@ export interface components {
              * @description only while banned: null = permanent
              */
             bannedUntil: string | null;
+            /**
+             * Format: date-time
+             * @description when the timeout in force ends (POST /v1/groups/{id}/members/{userId}/timeout); null when none is in force
+             */
+            timedOutUntil: string | null;
         };
         UserIdBodyDto: {
             /** @description external user id */
@@ -2775,6 +2816,36 @@ export interface components {
              * @description when the grant ends: an ISO 8601 timestamp in the future, at most 365 days ahead; not with expiresIn
              */
             expiresAt?: string | null;
+        };
+        TimeoutMemberDto: {
+            /**
+             * @description how long the timeout lasts: a positive integer then s, m, h or d, at most 28d; replaces the end of one in force
+             * @example 1h
+             */
+            duration: string;
+            /** @description lands on the audit entry and the event */
+            reason?: string | null;
+            /** @description external id of the moderator: the audit entry names them as its actor */
+            actorUserId?: string;
+        };
+        LiftTimeoutDto: {
+            /** @description lands on the audit entry and the event */
+            reason?: string | null;
+            /** @description external id of the moderator: the audit entry names them as its actor */
+            actorUserId?: string;
+        };
+        AdminTimeoutMemberDto: {
+            /**
+             * @description how long the timeout lasts: a positive integer then s, m, h or d, at most 28d; replaces the end of one in force
+             * @example 1h
+             */
+            duration: string;
+            /** @description lands on the audit entry and the event */
+            reason?: string | null;
+        };
+        AdminLiftTimeoutDto: {
+            /** @description lands on the audit entry and the event */
+            reason?: string | null;
         };
         CreateInvitationDto: {
             /** @description external user id; omit for an open code */
@@ -2956,7 +3027,7 @@ export interface components {
              */
             actorUserId: string | null;
             /** @enum {string} */
-            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved";
+            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.timed_out" | "member.timeout_lifted" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved";
             /** @description depending on the action: an external user id, a role id, the group id, a webhook id (webhook.*) or the game id (game.config.updated); null when there is none (an open invitation) */
             targetId: string | null;
             payload: {
@@ -3003,8 +3074,11 @@ export interface components {
         };
         PermissionCheckResultDto: {
             allowed: boolean;
-            /** @enum {string} */
-            source: "none" | "default" | "role" | "override";
+            /**
+             * @description timeout: the member is timed out and the game denies the key to timed-out members
+             * @enum {string}
+             */
+            source: "none" | "timeout" | "default" | "role" | "override";
             /** @description only when source is role: the highest-priority granting role */
             viaRoleId?: string;
         };
@@ -3025,7 +3099,7 @@ export interface components {
         BatchCheckResultDto: {
             allowed?: boolean;
             /** @enum {string} */
-            source?: "none" | "default" | "role" | "override";
+            source?: "none" | "timeout" | "default" | "role" | "override";
             /** @description only when source is role: the highest-priority granting role */
             viaRoleId?: string;
             /** @description in place of the answer when the group is not found */
@@ -3320,6 +3394,14 @@ export interface components {
         ModerationConfigDto: {
             names: components["schemas"]["ModerationNamesConfigDto"];
             /**
+             * @description permission keys (1-128 characters each, distinct) a timed-out member is denied
+             * @default []
+             * @example [
+             *       "chat.send"
+             *     ]
+             */
+            timeoutDeniedPermissions: string[];
+            /**
              * @description while this many distinct reporters hold open reports on a group, group search leaves it out; null = never
              * @default null
              */
@@ -3552,6 +3634,11 @@ export interface components {
              * @description only while banned: null = permanent
              */
             bannedUntil: string | null;
+            /**
+             * Format: date-time
+             * @description when the timeout in force ends (POST /v1/groups/{id}/members/{userId}/timeout); null when none is in force
+             */
+            timedOutUntil: string | null;
             /** @description the group, live or soft-deleted */
             group: components["schemas"]["UserExportGroupDto"];
             /** @description the member's permission overrides, by permission key (byte order) */
@@ -3826,7 +3913,7 @@ export interface components {
         AdminAuditItemDto: {
             id: string;
             /** @enum {string} */
-            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved";
+            action: "group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.timed_out" | "member.timeout_lifted" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved";
             gameId: string;
             gameName: string;
             /** @description null for game-wide actions (bans, config, links) */
@@ -4208,7 +4295,7 @@ export interface components {
              */
             url: string;
             /** @description empty or omitted = every type */
-            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased" | "report.created" | "report.resolved")[];
+            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.timed_out" | "member.timeout_lifted" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased" | "report.created" | "report.resolved")[];
             /** @description generated (32 random bytes, base64url) when omitted */
             secret?: string;
             /**
@@ -4251,7 +4338,7 @@ export interface components {
             /** @description checked as on create; the url as answers show it (credentials masked) keeps the stored one */
             url?: string;
             /** @description replaces the list; [] = every type */
-            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased" | "report.created" | "report.resolved")[];
+            events?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.owner_changed" | "member.joined" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.timed_out" | "member.timeout_lifted" | "role.changed" | "invitation.created" | "invitation.revoked" | "join_request.created" | "join_request.declined" | "game.user.banned" | "game.user.unbanned" | "friend.request.sent" | "friend.request.accepted" | "friend.request.declined" | "friend.request.cancelled" | "friend.removed" | "friend.blocked" | "friend.unblocked" | "user.erased" | "report.created" | "report.resolved")[];
             /** @description true mutes the endpoint (sets disabledAt), false re-enables it */
             disabled?: boolean;
             /**
@@ -4380,7 +4467,7 @@ export interface operations {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired. Absent: from the oldest retained event */
                 after?: string;
                 limit?: number;
-                /** @description comma list of event types to keep (28 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (30 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: never;
@@ -4534,7 +4621,7 @@ export interface operations {
             query?: {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; replayed, then live. Also read from the Last-Event-ID header. Absent: live only, opening with an id-only frame that names the game's last event (resume after it if the connection drops before an event) */
                 after?: string;
-                /** @description comma list of event types to keep (28 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (30 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: {
@@ -6704,7 +6791,7 @@ export interface operations {
             query?: {
                 /** @description an operator id, root for what the root token did, or cli for what the operator command did */
                 operatorId?: string;
-                action?: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored" | "report.resolved";
+                action?: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "member.timed_out" | "member.timeout_lifted" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored" | "report.resolved";
                 /** @description a previous nextCursor: entries older than it */
                 before?: string;
                 limit?: number;
@@ -9618,7 +9705,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -9866,7 +9954,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -10116,7 +10205,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -10369,7 +10459,8 @@ export interface operations {
                      *           "notesPrivate": "Raid lead on Tuesdays",
                      *           "joinedAt": "2026-03-14T09:26:53.000Z",
                      *           "leftAt": "2026-03-14T09:26:53.000Z",
-                     *           "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *           "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *           "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *         }
                      *       ],
                      *       "nextCursor": "eyJpZCI6IjdjOWU2Njc5In0"
@@ -10541,7 +10632,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -10718,7 +10810,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -10940,7 +11033,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -11109,7 +11203,8 @@ export interface operations {
                      *         "notesPrivate": "Raid lead on Tuesdays",
                      *         "joinedAt": "2026-03-14T09:26:53.000Z",
                      *         "leftAt": "2026-03-14T09:26:53.000Z",
-                     *         "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *         "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *         "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *       }
                      *     ]
                      */
@@ -11266,7 +11361,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -11488,7 +11584,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -11631,6 +11728,489 @@ export interface operations {
             };
         };
     };
+    timeoutMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "duration": "1h"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TimeoutMemberDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *       "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *       "userId": "player-1842",
+                     *       "status": "active",
+                     *       "roles": [
+                     *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "metadata": {
+                     *         "region": "eu-west"
+                     *       },
+                     *       "notesPublic": "Raid lead on Tuesdays",
+                     *       "notesPrivate": "Raid lead on Tuesdays",
+                     *       "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *       "leftAt": "2026-03-14T09:26:53.000Z",
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_a_member",
+                     *       "status": 409,
+                     *       "message": "player-1842 is not an active member of this group"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_a_member";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    liftMemberTimeout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        /** @description may be omitted: no reason is recorded */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Welcome aboard",
+                 *       "actorUserId": "player-1842"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LiftTimeoutDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *       "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *       "userId": "player-1842",
+                     *       "status": "active",
+                     *       "roles": [
+                     *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "metadata": {
+                     *         "region": "eu-west"
+                     *       },
+                     *       "notesPublic": "Raid lead on Tuesdays",
+                     *       "notesPrivate": "Raid lead on Tuesdays",
+                     *       "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *       "leftAt": "2026-03-14T09:26:53.000Z",
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_api_key",
+                     *       "status": 401,
+                     *       "message": "missing or invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this API key lacks the write scope: it may only read (POST needs write)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     adminGetGroupMember: {
         parameters: {
             query?: never;
@@ -11671,7 +12251,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -11828,7 +12409,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -12060,7 +12642,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -12158,6 +12741,490 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "owner_must_transfer";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminTimeoutMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+                groupId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "duration": "1h"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminTimeoutMemberDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *       "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *       "userId": "player-1842",
+                     *       "status": "active",
+                     *       "roles": [
+                     *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "metadata": {
+                     *         "region": "eu-west"
+                     *       },
+                     *       "notesPublic": "Raid lead on Tuesdays",
+                     *       "notesPrivate": "Raid lead on Tuesdays",
+                     *       "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *       "leftAt": "2026-03-14T09:26:53.000Z",
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this group is invite-only: an invitation is required to join it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_a_member",
+                     *       "status": 409,
+                     *       "message": "player-1842 is not an active member of this group"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_a_member";
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "status": 413,
+                     *       "message": "the body is larger than 104857600 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "status": 415,
+                     *       "message": "the body must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminLiftMemberTimeout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+                groupId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        /** @description may be omitted: no reason is recorded */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Welcome aboard"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminLiftTimeoutDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
+                     *       "groupId": "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b",
+                     *       "userId": "player-1842",
+                     *       "status": "active",
+                     *       "roles": [
+                     *         "b1d4e2f3-8a9c-4b7d-a6e5-1c2d3e4f5a6b"
+                     *       ],
+                     *       "roleGrants": [
+                     *         {
+                     *           "roleId": "3f2b8c1e-5d4a-4e8b-9c7d-2a1f6e0b9d34",
+                     *           "expiresAt": "2026-03-14T09:26:53.000Z"
+                     *         }
+                     *       ],
+                     *       "metadata": {
+                     *         "region": "eu-west"
+                     *       },
+                     *       "notesPublic": "Raid lead on Tuesdays",
+                     *       "notesPrivate": "Raid lead on Tuesdays",
+                     *       "joinedAt": "2026-03-14T09:26:53.000Z",
+                     *       "leftAt": "2026-03-14T09:26:53.000Z",
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberDto"];
+                };
+            };
+            /** @description Validation failed, malformed JSON, bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "status": 400,
+                     *       "message": "name must be a string of 1-120 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "bad_request";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this group is invite-only: an invitation is required to join it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
                     };
                 };
             };
@@ -13197,7 +14264,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -14405,7 +15473,8 @@ export interface operations {
                      *         "notesPrivate": "Raid lead on Tuesdays",
                      *         "joinedAt": "2026-03-14T09:26:53.000Z",
                      *         "leftAt": "2026-03-14T09:26:53.000Z",
-                     *         "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *         "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *         "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *       }
                      *     }
                      */
@@ -15250,7 +16319,8 @@ export interface operations {
                      *         "notesPrivate": "Raid lead on Tuesdays",
                      *         "joinedAt": "2026-03-14T09:26:53.000Z",
                      *         "leftAt": "2026-03-14T09:26:53.000Z",
-                     *         "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *         "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *         "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *       }
                      *     }
                      */
@@ -15658,7 +16728,7 @@ export interface operations {
                 /** @description the previous nextCursor (an entry id), or an ISO 8601 timestamp (exclusive) */
                 before?: string;
                 /** @description repeatable; OR-combined */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.timed_out" | "member.timeout_lifted" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved")[];
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
@@ -19342,7 +20412,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -19582,7 +20653,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -20273,7 +21345,8 @@ export interface operations {
                      *       "notesPrivate": "Raid lead on Tuesdays",
                      *       "joinedAt": "2026-03-14T09:26:53.000Z",
                      *       "leftAt": "2026-03-14T09:26:53.000Z",
-                     *       "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *       "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *       "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["MemberDto"];
@@ -21548,6 +22621,9 @@ export interface operations {
                      *               "staff"
                      *             ]
                      *           },
+                     *           "timeoutDeniedPermissions": [
+                     *             "chat.send"
+                     *           ],
                      *           "hideGroupAtReporters": 10
                      *         }
                      *       },
@@ -21734,6 +22810,9 @@ export interface operations {
                      *               "staff"
                      *             ]
                      *           },
+                     *           "timeoutDeniedPermissions": [
+                     *             "chat.send"
+                     *           ],
                      *           "hideGroupAtReporters": 10
                      *         }
                      *       },
@@ -25846,6 +26925,7 @@ export interface operations {
                      *           "joinedAt": "2026-03-14T09:26:53.000Z",
                      *           "leftAt": "2026-03-14T09:26:53.000Z",
                      *           "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *           "timedOutUntil": "2026-03-14T09:26:53.000Z",
                      *           "group": {
                      *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
                      *             "name": "Night Watch",
@@ -25930,7 +27010,8 @@ export interface operations {
                      *             "notesPrivate": "Raid lead on Tuesdays",
                      *             "joinedAt": "2026-03-14T09:26:53.000Z",
                      *             "leftAt": "2026-03-14T09:26:53.000Z",
-                     *             "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *             "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *             "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *           }
                      *         ],
                      *         "history": [
@@ -26275,6 +27356,7 @@ export interface operations {
                      *           "joinedAt": "2026-03-14T09:26:53.000Z",
                      *           "leftAt": "2026-03-14T09:26:53.000Z",
                      *           "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *           "timedOutUntil": "2026-03-14T09:26:53.000Z",
                      *           "group": {
                      *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
                      *             "name": "Night Watch",
@@ -26359,7 +27441,8 @@ export interface operations {
                      *             "notesPrivate": "Raid lead on Tuesdays",
                      *             "joinedAt": "2026-03-14T09:26:53.000Z",
                      *             "leftAt": "2026-03-14T09:26:53.000Z",
-                     *             "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *             "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *             "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *           }
                      *         ],
                      *         "history": [
@@ -26754,6 +27837,7 @@ export interface operations {
                      *           "joinedAt": "2026-03-14T09:26:53.000Z",
                      *           "leftAt": "2026-03-14T09:26:53.000Z",
                      *           "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *           "timedOutUntil": "2026-03-14T09:26:53.000Z",
                      *           "group": {
                      *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
                      *             "name": "Night Watch",
@@ -26838,7 +27922,8 @@ export interface operations {
                      *             "notesPrivate": "Raid lead on Tuesdays",
                      *             "joinedAt": "2026-03-14T09:26:53.000Z",
                      *             "leftAt": "2026-03-14T09:26:53.000Z",
-                     *             "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *             "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *             "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *           }
                      *         ],
                      *         "history": [
@@ -27185,6 +28270,7 @@ export interface operations {
                      *           "joinedAt": "2026-03-14T09:26:53.000Z",
                      *           "leftAt": "2026-03-14T09:26:53.000Z",
                      *           "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *           "timedOutUntil": "2026-03-14T09:26:53.000Z",
                      *           "group": {
                      *             "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
                      *             "name": "Night Watch",
@@ -27269,7 +28355,8 @@ export interface operations {
                      *             "notesPrivate": "Raid lead on Tuesdays",
                      *             "joinedAt": "2026-03-14T09:26:53.000Z",
                      *             "leftAt": "2026-03-14T09:26:53.000Z",
-                     *             "bannedUntil": "2026-03-14T09:26:53.000Z"
+                     *             "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *             "timedOutUntil": "2026-03-14T09:26:53.000Z"
                      *           }
                      *         ],
                      *         "history": [
@@ -29766,7 +30853,7 @@ export interface operations {
                 /** @description inclusive lower bound on createdAt */
                 since?: string;
                 /** @description repeatable; OR-combined; unknown values are 400 */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.timed_out" | "member.timeout_lifted" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved")[];
                 /** @description exact match on the entries' actorUserId, an internal user id (not an external id); a value that is not a uuid matches nothing */
                 actorUserId?: string;
                 /** @description exact match on the stored targetId */
@@ -30492,7 +31579,7 @@ export interface operations {
                 /** @description inclusive lower bound on createdAt */
                 since?: string;
                 /** @description repeatable; OR-combined; unknown values are 400 */
-                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved")[];
+                actions?: ("group.created" | "group.updated" | "group.deleted" | "group.restored" | "group.parent.changed" | "group.owner_changed" | "member.joined" | "member.invited" | "member.left" | "member.kicked" | "member.banned" | "member.unbanned" | "member.updated" | "member.timed_out" | "member.timeout_lifted" | "member.role.assigned" | "member.role.removed" | "role.created" | "role.updated" | "role.deleted" | "permission.granted" | "permission.revoked" | "permission.override.set" | "permission.override.cleared" | "invitation.revoked" | "join_request.created" | "join_request.approved" | "join_request.declined" | "join_request.cancelled" | "game.user.banned" | "game.user.unbanned" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "game.config.updated" | "game.user.linked" | "user.erased" | "user.exported" | "report.created" | "report.resolved")[];
                 /** @description exact match on the entries' actorUserId, an internal user id (not an external id); a value that is not a uuid matches nothing */
                 actorUserId?: string;
                 /** @description exact match on the stored targetId */
@@ -30911,7 +31998,7 @@ export interface operations {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired. Absent: from the oldest retained event */
                 after?: string;
                 limit?: number;
-                /** @description comma list of event types to keep (28 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (30 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: never;
@@ -31086,7 +32173,7 @@ export interface operations {
             query?: {
                 /** @description an event id: start after it. Older than the retention window or unknown to the game: 410 events_expired; replayed, then live. Also read from the Last-Event-ID header. Absent: live only, opening with an id-only frame that names the game's last event (resume after it if the connection drops before an event) */
                 after?: string;
-                /** @description comma list of event types to keep (28 published types; an unknown one is 400) */
+                /** @description comma list of event types to keep (30 published types; an unknown one is 400) */
                 types?: string;
             };
             header?: {
