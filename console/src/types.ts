@@ -96,7 +96,7 @@ const OPERATOR_ACTIONS: Record<OperatorAuditAction, true> = {
   'operator.created': true, 'operator.role_changed': true, 'operator.deleted': true,
   'identity.linked': true, 'user.erased': true, 'user.exported': true, 'erasures.applied': true, 'ledger.applied': true,
   'member.kicked': true, 'member.role_assigned': true, 'member.timed_out': true, 'member.timeout_lifted': true, 'group.ban_added': true, 'group.ban_removed': true, 'game.ban_added': true, 'game.ban_removed': true,
-  'join_request.approved': true, 'join_request.declined': true, 'group.updated': true, 'group.deleted': true, 'group.restored': true, 'report.resolved': true,
+  'join_request.approved': true, 'join_request.declined': true, 'group.updated': true, 'group.deleted': true, 'group.restored': true, 'report.resolved': true, 'names.scanned': true,
 };
 export const OPERATOR_AUDIT_ACTIONS = Object.keys(OPERATOR_ACTIONS) as OperatorAuditAction[];
 export type JoinRequest = Schemas['JoinRequestDto'];

@@ -29,6 +29,7 @@ export const OPERATOR_AUDIT_ACTIONS = [
   'group.deleted',
   'group.restored',
   'report.resolved',
+  'names.scanned',
 ] as const;
 
 export type OperatorAuditAction = (typeof OPERATOR_AUDIT_ACTIONS)[number];

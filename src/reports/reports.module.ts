@@ -10,5 +10,6 @@ import { ReportsService } from './reports.service';
   imports: [GamesModule],
   controllers: [ReportsController, AdminReportsController],
   providers: [ReportsService, ReportsRepository, AdminGameScope],
+  exports: [ReportsRepository],
 })
 export class ReportsModule {}

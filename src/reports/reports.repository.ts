@@ -67,6 +67,25 @@ export class ReportsRepository {
     return row ?? null;
   }
 
+  /**
+   * Files the service's own `offensive_name` report (no reporter) on a group, unless one of the
+   * service's is open on it already; null then. Callers hold the game's scan lock, so the check
+   * cannot be overtaken (reports_open_once leaves reports without a reporter out).
+   */
+  async fileForNames(m: EntityManager, gameId: string, groupId: string, message: string): Promise<ReportRow | null> {
+    const [row] = await sqlRows<ReportRow>(
+      m,
+      `INSERT INTO reports AS r (id, game_id, reporter_id, subject_type, subject_id, category, message)
+       SELECT $3, $1, NULL, 'group', $2, 'offensive_name', $4
+       WHERE NOT EXISTS (
+         SELECT 1 FROM reports x WHERE x.game_id = $1 AND x.subject_type = 'group' AND svc_external_key(x.subject_id) = svc_external_key($2)
+           AND x.subject_id = $2 AND x.reporter_id IS NULL AND x.status = 'open')
+       RETURNING ${REPORT_COLUMNS}`,
+      [gameId, groupId, uuidv7(), message],
+    );
+    return row ?? null;
+  }
+
   /** The reporter's open report on the subject, if any (reports_open_once). */
   async findOpen(m: EntityManager, r: Pick<ReportInput, 'gameId' | 'reporterId' | 'subjectType' | 'subjectId'>): Promise<ReportRow | null> {
     const [row] = await sqlRows<ReportRow>(

@@ -70,6 +70,7 @@ describe('the operator audit covers every admin mutation', () => {
     adminUpdateGroup: ['group.updated', () => ({ method: 'patch', url: `${A()}/groups/${s.groupId}`, body: { name: 'Watched by operators' } })],
     adminDeleteGroup: ['group.deleted', () => ({ method: 'delete', url: `${A()}/groups/${s.groupId}` })],
     adminRestoreGroup: ['group.restored', () => ({ method: 'post', url: `${A()}/groups/${s.groupId}/restore` })],
+    adminScanNames: ['names.scanned', () => ({ method: 'post', url: `${A()}/names/scan` })],
     adminResolveReport: ['report.resolved', () => ({ method: 'post', url: `${A()}/reports/${s.reportId}/resolve`, body: { resolution: 'actioned', note: 'renamed' } })],
     adminExportUserByBody: ['user.exported', () => ({ method: 'post', url: `${A()}/users/export`, body: { userId: 'lead' } })],
     adminEraseUser: ['user.erased', () => ({ method: 'delete', url: `${A()}/users/lead` })],

@@ -61,6 +61,7 @@ const EXPECTED: Record<string, Role> = {
   adminDeclineJoinRequest: 'moderator',
   adminUpdateGroup: 'moderator',
   adminTestName: 'moderator',
+  adminScanNames: 'moderator',
   adminDeleteGroup: 'moderator',
   adminRestoreGroup: 'moderator',
   adminListReports: 'moderator',

@@ -26,3 +26,12 @@ export class NamesTestResultDto {
   @ApiProperty({ type: [NameMatchDto], description: 'every listed word found, by place in text' })
   matches!: NameMatchDto[];
 }
+
+export class NamesScanResultDto {
+  @ApiProperty({ type: 'integer', description: 'the live groups of the game matched against the policy' }) scanned!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'the groups whose name or a tag a blocked word matches: each holds an open offensive_name report of the service, filed by this scan or an earlier one',
+  })
+  flagged!: number;
+}

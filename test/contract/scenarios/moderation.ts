@@ -63,6 +63,7 @@ export async function moderationScenario({ admin: root, api, gameId }: World): P
   const r = { params: { gameId, id: report.id } };
   await admin.expect('POST /v1/admin/games/{gameId}/reports/{id}/resolve', 200, { ...r, body: { resolution: 'actioned', note: 'renamed' } });
   await admin.expect('POST /v1/admin/games/{gameId}/reports/{id}/resolve', 409, { ...r, body: { resolution: 'dismissed' } });
+  await admin.expect('POST /v1/admin/games/{gameId}/names/scan', 200, { params: { gameId } });
   await admin.expect('GET /v1/admin/operator-audit', 200, { query: { action: 'member.kicked', limit: 10 } });
   await root.expect('PATCH /v1/admin/operators/{id}', 200, { params: { id: made.id }, body: { role: 'viewer' } });
   await admin.expect('POST /v1/admin/games/{gameId}/groups/{groupId}/restore', 403, { params: one });
