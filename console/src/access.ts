@@ -15,6 +15,8 @@ export const ACTIONS = {
   mintKey: { role: 'admin', method: 'POST', path: '/v1/admin/games/{gameId}/api-keys' },
   revokeKey: { role: 'admin', method: 'POST', path: '/v1/admin/games/{gameId}/api-keys/{keyId}/revoke' },
   eraseUser: { role: 'moderator', method: 'DELETE', path: '/v1/admin/games/{gameId}/users/{externalUserId}' },
+  timeoutMember: { role: 'moderator', method: 'POST', path: '/v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/timeout' },
+  liftTimeout: { role: 'moderator', method: 'DELETE', path: '/v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/timeout' },
   assignRole: { role: 'moderator', method: 'POST', path: '/v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/roles/{roleId}' },
   kickMember: { role: 'moderator', method: 'POST', path: '/v1/admin/games/{gameId}/groups/{groupId}/members/{userId}/kick' },
   banFromGroup: { role: 'moderator', method: 'POST', path: '/v1/admin/games/{gameId}/groups/{groupId}/bans' },
@@ -28,6 +30,9 @@ export const ACTIONS = {
   renameGroup: { role: 'moderator', method: 'PATCH', path: '/v1/admin/games/{gameId}/groups/{groupId}' },
   // Reads only, but it is the role that decides who is shown the name policy at all.
   testName: { role: 'moderator', method: 'POST', path: '/v1/admin/games/{gameId}/names/test' },
+  // Reads only, but it is the role that decides who is shown the Reports page at all.
+  listReports: { role: 'moderator', method: 'GET', path: '/v1/admin/games/{gameId}/reports/subjects' },
+  resolveReport: { role: 'moderator', method: 'POST', path: '/v1/admin/games/{gameId}/reports/{id}/resolve' },
   updateGameConfig: { role: 'admin', method: 'PATCH', path: '/v1/admin/games/{gameId}/config' },
   listOperators: { role: 'owner', method: 'GET', path: '/v1/admin/operators' },
   addOperator: { role: 'owner', method: 'POST', path: '/v1/admin/operators' },

@@ -11,6 +11,7 @@ import { livePage } from './pages/live';
 import { memberPage } from './pages/member';
 import { operatorAuditPage } from './pages/operator-audit';
 import { operatorsPage } from './pages/operators';
+import { reportsPage } from './pages/reports';
 import { signInPage } from './pages/sign-in';
 import { userPage } from './pages/user';
 import { webhooksPage } from './pages/webhooks';
@@ -22,14 +23,15 @@ import { badge, errorBox, takeFlash } from './ui';
 
 type Page = (ctx: PageContext) => void | Promise<void>;
 
-/** The pages of one game, in the order of its navigation. */
-const GAME_PAGES: Array<[segment: string, label: string, page: Page]> = [
-  ['', 'Overview', gamePage],
-  ['groups', 'Groups', groupsPage],
-  ['live', 'Live', livePage],
-  ['webhooks', 'Webhooks', webhooksPage],
-  ['audit', 'Audit', auditPage],
-  ['bans', 'Bans', bansPage],
+/** The pages of one game, in the order of its navigation, each shown only to who may read it. */
+const GAME_PAGES: Array<[segment: string, label: string, page: Page, shown: () => boolean]> = [
+  ['', 'Overview', gamePage, () => true],
+  ['groups', 'Groups', groupsPage, () => true],
+  ['live', 'Live', livePage, () => true],
+  ['webhooks', 'Webhooks', webhooksPage, () => true],
+  ['audit', 'Audit', auditPage, () => true],
+  ['bans', 'Bans', bansPage, () => true],
+  ['reports', 'Reports', reportsPage, () => can('listReports')],
 ];
 
 const main = document.getElementById('main') as HTMLElement;
@@ -55,7 +57,7 @@ function pageFor(route: Route): { page: Page; params: Record<string, string>; se
   if (segment === 'groups' && id) return { page: groupPage, params: { gameId, groupId: id }, section: 'groups' };
   // A user's page (not in the navigation): reached from members, bans, audit entries and Find a user.
   if (segment === 'users') return { page: userPage, params: { gameId, ...(id ? { userId: id } : {}) }, section: 'users' };
-  const found = GAME_PAGES.find(([s]) => s === segment);
+  const found = GAME_PAGES.find(([s, , , shown]) => s === segment && shown());
   return found ? { page: found[2], params: { gameId, ...(id ? { id } : {}) }, section: segment } : null;
 }
 
@@ -74,7 +76,7 @@ function renderNav(gameId: string | undefined, section: string | undefined, top:
     h(
       'ul',
       {},
-      GAME_PAGES.map(([segment, label]) =>
+      GAME_PAGES.filter(([, , , shown]) => shown()).map(([segment, label]) =>
         h('li', {}, h('a', { href: href(['games', gameId, ...(segment ? [segment] : [])]), 'aria-current': section === segment ? 'page' : undefined }, label)),
       ),
     ),

@@ -104,3 +104,8 @@ export type GameConfig = Schemas['GameConfigDto'];
 /** What POST /v1/admin/games/:gameId/names/test answers (EXTENSIONS X10). */
 export type NamesTest = Schemas['NamesTestResultDto'];
 export type NameMatch = Schemas['NameMatchDto'];
+/** A player's report (EXTENSIONS X10), as GET /v1/admin/games/:gameId/reports lists it. */
+export type Report = Schemas['ReportDto'];
+export type ReportSubject = Schemas['ReportSubjectDto'];
+/** One row of the reports queue: a user or group with open reports, tallied. */
+export type ReportedSubject = Schemas['ReportedSubjectDto'];

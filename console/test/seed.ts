@@ -16,6 +16,8 @@ export function gameApi(base: string, key: string) {
     role: (groupId: string, name: string, priority: number) => call<{ id: string }>('POST', `/v1/groups/${groupId}/roles`, { name, priority }),
     grant: (roleId: string, permission: string) => call('POST', `/v1/roles/${roleId}/permissions`, { permission }),
     assign: (groupId: string, userId: string, roleId: string) => call('POST', `/v1/groups/${groupId}/members/${userId}/roles/${roleId}`),
+    report: (reporterUserId: string, subject: { type: 'user' | 'group'; id: string }, category: string, message?: string) =>
+      call<{ id: string }>('POST', '/v1/reports', { reporterUserId, subject, category, ...(message === undefined ? {} : { message }) }),
   };
 }
 

@@ -6,6 +6,7 @@ import type { PageContext } from '../page';
 import { href } from '../router';
 import type { EffectivePermissions, Group, GroupMember, Role } from '../types';
 import { badge, empty, errorBox, flash, labelled, load, pageHeader, select, table } from '../ui';
+import { timeoutSection } from './member-timeout';
 import { memberStatus, userHref } from './user';
 
 /** The console route of a member's page. */
@@ -14,7 +15,8 @@ export const memberHref = (gameId: string, groupId: string, userId: string): str
 /**
  * One member of a group: what they may do there and why. Their roles with each assignment's
  * expiry, every permission they are allowed now with where it comes from (a role or an override)
- * and until when, and for a moderator a form to give a role, for good or for a time.
+ * and until when, and for a moderator a form to give a role, for good or for a time; and their
+ * timeout, with Time out and Lift timeout for a moderator (member-timeout.ts).
  */
 export async function memberPage({ main, params, signal, rerender }: PageContext): Promise<void> {
   const { gameId, groupId, userId } = params;
@@ -38,6 +40,7 @@ export async function memberPage({ main, params, signal, rerender }: PageContext
           'p',
           { class: 'muted' },
           memberStatus({ status: member.status, bannedUntil: member.bannedUntil }),
+          member.timedOutUntil && [' ', badge('timed out', 'warn')],
           ` · joined ${when(member.joinedAt)} · `,
           h('a', { href: href(['games', gameId, 'groups', groupId]) }, 'the group'),
           ' · ',
@@ -52,6 +55,7 @@ export async function memberPage({ main, params, signal, rerender }: PageContext
           ], member.roleGrants)
         : empty('No roles.'),
       can('assignRole') && roles.length > 0 && roleForm(path, roles, rerender),
+      timeoutSection(path, member, rerender),
       h('h2', {}, 'Effective permissions'),
       effective.permissions.length
         ? table('Effective permissions', [

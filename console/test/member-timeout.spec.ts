@@ -1,0 +1,141 @@
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { ADMIN_TOKEN, newGame, startTestApp, type TestApp } from '../../test/helpers/test-app';
+import { launch, recordedPage, signIn } from './browser';
+import { gameApi } from './seed';
+
+/**
+ * A member's timeout (EXTENSIONS X10) on their page, one role at a time in a real browser against
+ * the real service: everyone sees when the one in force ends; a moderator times out for a duration
+ * and lifts, each through its confirmation, and a refusal (400, 409) shows its envelope.
+ */
+let t: TestApp;
+let base: string;
+let browser: Browser;
+const pages: Array<{ page: Page; requested: string[] }> = [];
+const tokens: Record<'viewer' | 'moderator', string> = { viewer: '', moderator: '' };
+let moderatorId: string;
+let gameId: string;
+let game: ReturnType<typeof gameApi>;
+let guild: string;
+
+const rootCall = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+};
+
+beforeAll(async () => {
+  t = await startTestApp();
+  await t.app.listen(0, '127.0.0.1');
+  base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+  browser = await launch();
+  for (const role of Object.keys(tokens) as Array<keyof typeof tokens>) {
+    const created = await rootCall<{ id: string; token: string }>('POST', '/v1/admin/operators', { name: `${role} of timeouts`, role });
+    tokens[role] = created.token;
+    if (role === 'moderator') moderatorId = created.id;
+  }
+  const g = await newGame(t, 'Timeout Isles');
+  gameId = g.gameId;
+  game = gameApi(base, g.key);
+  guild = (await game.group('Knights of Dawn')).id;
+  for (const userId of ['ann', 'bob', 'cat']) await game.join(guild, userId);
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+afterEach(() => {
+  // No request leaves the service's origin, and no token travels in a URL.
+  for (const { requested } of pages.splice(0)) {
+    expect(requested.filter((url) => !url.startsWith(`${base}/`) && !url.startsWith('data:'))).toEqual([]);
+    for (const token of [ADMIN_TOKEN, ...Object.values(tokens)]) expect(requested.filter((url) => url.includes(token))).toEqual([]);
+  }
+});
+
+async function signedIn(token: string): Promise<Page> {
+  const recorded = await recordedPage(browser);
+  pages.push(recorded);
+  await signIn(recorded.page, base, token);
+  return recorded.page;
+}
+
+const openMember = async (page: Page, userId: string): Promise<void> => {
+  await page.goto(`${base}/console/#/games/${gameId}/groups/${guild}/members/${userId}`);
+  await page.getByRole('heading', { name: `${userId} in Knights of Dawn`, level: 1 }).waitFor();
+  await page.waitForFunction(() => !document.querySelector('[aria-busy]'));
+};
+
+const timedOutUntil = async (userId: string) =>
+  (await game.call<{ timedOutUntil: string | null }>('GET', `/v1/groups/${guild}/members/${userId}`)).timedOutUntil;
+const UNTIL = /^timed out until .*\d{4}, \d{1,2}:\d{2}/;
+
+describe('a member’s timeout in the console', () => {
+  it('viewer: sees when a timeout ends, and neither Time out nor Lift timeout', async () => {
+    await game.call('POST', `/v1/groups/${guild}/members/bob/timeout`, { duration: '1h' });
+    const page = await signedIn(tokens.viewer);
+    await openMember(page, 'bob');
+    await expect(page.getByTestId('timeout').textContent()).resolves.toMatch(UNTIL);
+    await openMember(page, 'ann');
+    await page.getByText('No timeout in force.').waitFor();
+    expect(await page.getByRole('button', { name: /Time out|Lift timeout/ }).count()).toBe(0);
+    await openMember(page, 'bob');
+    expect(await page.getByRole('button', { name: /Time out|Lift timeout/ }).count()).toBe(0);
+  });
+
+  it('moderator: times out for a duration after confirming, the page shows the end, and lifts it', async () => {
+    const page = await signedIn(tokens.moderator);
+    await openMember(page, 'ann');
+    await page.getByText('No timeout in force.').waitFor();
+    expect(await page.getByRole('button', { name: 'Lift timeout' }).count()).toBe(0);
+
+    // Cancelled: nothing is sent. Over 28 days: the 400's message, in the dialog, which stays open.
+    await page.getByRole('button', { name: 'Time out', exact: true }).click();
+    const timeout = page.getByRole('dialog', { name: 'Time out this member?' });
+    await timeout.getByRole('button', { name: 'Cancel' }).click();
+    expect(await timedOutUntil('ann')).toBeNull();
+    await page.getByRole('button', { name: 'Time out', exact: true }).click();
+    await timeout.getByLabel('Duration').fill('29d');
+    await timeout.getByRole('button', { name: 'Time out ann' }).click();
+    await timeout.getByRole('alert').getByText('400 bad_request').waitFor();
+    await timeout.getByRole('alert').getByText('duration must be at most 28d').waitFor();
+    await timeout.getByLabel('Duration').fill('2h');
+    await timeout.getByLabel('Reason').fill('spamming the guild chat');
+    await timeout.getByRole('button', { name: 'Time out ann' }).click();
+    await page.getByRole('status').filter({ hasText: 'Timed out ann for 2h.' }).waitFor();
+    await expect(page.getByTestId('timeout').textContent()).resolves.toMatch(UNTIL);
+    const until = Date.parse((await timedOutUntil('ann'))!) - Date.now();
+    expect(until > 119 * 60_000 && until <= 120 * 60_000).toBe(true);
+
+    await page.getByRole('button', { name: 'Lift timeout' }).click();
+    const lift = page.getByRole('dialog', { name: 'Lift this timeout?' });
+    await lift.getByLabel('Reason').fill('apologised');
+    await lift.getByRole('button', { name: 'Lift the timeout of ann' }).click();
+    await page.getByRole('status').filter({ hasText: 'Lifted the timeout of ann.' }).waitFor();
+    await page.getByText('No timeout in force.').waitFor();
+    expect(await page.getByRole('button', { name: 'Lift timeout' }).count()).toBe(0);
+    expect(await timedOutUntil('ann')).toBeNull();
+
+    const audit = await rootCall<{ items: Array<{ action: string; details: Record<string, unknown> }> }>('GET', `/v1/admin/operator-audit?operatorId=${moderatorId}`);
+    expect(audit.items.map((e) => [e.action, e.details.reason])).toEqual([
+      ['member.timeout_lifted', 'apologised'],
+      ['member.timed_out', 'spamming the guild chat'],
+    ]);
+  });
+
+  it('moderator: a member gone meanwhile shows the 409 in the dialog', async () => {
+    const page = await signedIn(tokens.moderator);
+    await openMember(page, 'cat');
+    await game.call('POST', `/v1/groups/${guild}/members/cat/kick`, {});
+    await page.getByRole('button', { name: 'Time out', exact: true }).click();
+    const timeout = page.getByRole('dialog', { name: 'Time out this member?' });
+    await timeout.getByLabel('Duration').fill('10m');
+    await timeout.getByRole('button', { name: 'Time out cat' }).click();
+    await timeout.getByRole('alert').getByText('409 not_a_member').waitFor();
+    await timeout.getByRole('alert').getByText('cat is not an active member of this group').waitFor();
+  });
+});
