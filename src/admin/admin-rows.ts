@@ -64,13 +64,14 @@ export interface AdminMemberRow {
   joinedAt: Date;
   leftAt: Date | null;
   bannedUntil: Date | null;
+  timedOutUntil: Date | null;
   roles: AdminMemberRoleRow[];
 }
 
 /** Roles as objects, priority descending then id descending (the order of the group's roles list). */
 export const ADMIN_MEMBER_COLUMNS = `m.id, m.group_id AS "groupId", m.external_user_id AS "externalUserId",
   m.user_id AS "svcUserId", m.status, m.metadata, m.notes_public AS "notesPublic", m.notes_private AS "notesPrivate",
-  m.joined_at AS "joinedAt", m.left_at AS "leftAt", m.banned_until AS "bannedUntil",
+  m.joined_at AS "joinedAt", m.left_at AS "leftAt", m.banned_until AS "bannedUntil", m.timed_out_until AS "timedOutUntil",
   coalesce((SELECT json_agg(json_build_object('id', r.id, 'name', r.name, 'priority', r.priority, 'color', r.color,
                                               'isDefault', r.is_default) ORDER BY r.priority DESC, r.id DESC)
             FROM member_roles mr JOIN roles r ON r.id = mr.role_id WHERE mr.member_id = m.id), '[]'::json) AS roles`;

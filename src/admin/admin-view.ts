@@ -1,5 +1,6 @@
 import { auditPayloadAsShown } from '../audit/audit-view';
 import { iso, isoNN } from '../common/time';
+import { timeoutInForce } from '../members/member-view';
 import type { AdminAuditRow, AdminGroupRow, AdminMemberRow, AdminUserMembershipRow } from './admin-rows';
 import type { AdminAuditItemDto } from './dto/admin.dto';
 import type { AdminGroupDto, AdminMemberDto } from './dto/admin-groups.dto';
@@ -56,6 +57,7 @@ export function toAdminMember(m: AdminMemberRow): AdminMemberDto {
     leftAt: m.status === 'active' ? null : iso(m.leftAt),
     // As on the game routes' Member: meaningful only while banned.
     bannedUntil: m.status === 'banned' ? iso(m.bannedUntil) : null,
+    timedOutUntil: iso(timeoutInForce(m.timedOutUntil)),
     roles: m.roles.map((r) => ({ id: r.id, name: r.name, priority: r.priority, color: r.color, isDefault: r.isDefault })),
   };
 }

@@ -18,6 +18,8 @@ export interface ReportInput {
 export interface ReportFilter {
   status?: ReportStatus;
   subjectType?: SubjectType;
+  /** Only with subjectType. */
+  subjectId?: string;
   category?: ReportCategory;
 }
 
@@ -154,13 +156,20 @@ export class ReportsRepository {
     return row ?? null;
   }
 
-  /** Newest first on reports_list, or reports_by_status with a status; the other filters ride along. */
+  /**
+   * Newest first on reports_list, or reports_by_status with a status, or reports_subject for one
+   * subject (its reports are few: those of equal time are sorted by id); the other filters ride along.
+   */
   async list(m: EntityManager, gameId: string, f: ReportFilter, after: { at: string; id: string } | undefined, limit: number): Promise<ReportRow[]> {
     const params: unknown[] = [gameId, limit + 1];
     const p = (v: unknown) => `$${params.push(v)}`;
     const where = ['r.game_id = $1'];
     if (f.status) where.push(`r.status = ${p(f.status)}`);
     if (f.subjectType) where.push(`r.subject_type = ${p(f.subjectType)}`);
+    if (f.subjectId !== undefined) {
+      const ref = p(f.subjectId);
+      where.push(`svc_external_key(r.subject_id) = svc_external_key(${ref}) AND r.subject_id = ${ref}`);
+    }
     if (f.category) where.push(`r.category = ${p(f.category)}`);
     if (after) where.push(`(r.created_at, r.id) < (${p(after.at)}::timestamptz, ${p(after.id)}::uuid)`);
     return sqlRows<ReportRow>(

@@ -3,6 +3,7 @@ import type { GameContext } from '../common/auth/game-context';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
+import { scopeDigest } from '../common/pagination/cursor-codec';
 import { INT4, integer, uuid } from '../common/pagination/cursor-fields';
 import { cursorShape } from '../common/pagination/cursor-shape';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
@@ -106,7 +107,9 @@ export class ReportsService {
   }
 
   async list(gameId: string, q: ListReportsQueryDto): Promise<Page<ReportDto>> {
-    const scope = `reports:${gameId}:${q.status ?? ''}:${q.subjectType ?? ''}:${q.category ?? ''}`;
+    if (q.subjectId !== undefined && q.subjectType === undefined) throw ApiError.badRequest('subjectId needs subjectType (user or group)');
+    const subject = q.subjectId === undefined ? '' : scopeDigest(q.subjectId);
+    const scope = `reports:${gameId}:${q.status ?? ''}:${q.subjectType ?? ''}:${subject}:${q.category ?? ''}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
     const rows = await this.repo.list(this.readDb.ds.manager, gameId, q, after, limit);

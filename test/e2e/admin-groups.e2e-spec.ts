@@ -367,6 +367,7 @@ describe('admin groups and members', () => {
         joinedAt: expect.stringMatching(ISO_MS),
         leftAt: null,
         bannedUntil: null,
+        timedOutUntil: null,
         roles: [
           { id: leader.id, name: 'Leader', priority: 100, color: '#00ff00', isDefault: false },
           { id: officer.id, name: 'Officer', priority: 10, color: '#ff0000', isDefault: false },

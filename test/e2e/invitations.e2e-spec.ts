@@ -387,6 +387,7 @@ describe('invitations', () => {
         joinedAt: expect.stringMatching(ISO_MS),
         leftAt: null,
         bannedUntil: null,
+        timedOutUntil: null,
       });
       const svc = await svcIdOf(userId);
       expect(svc).toMatch(UUID);

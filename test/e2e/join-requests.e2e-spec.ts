@@ -284,6 +284,7 @@ describe('POST /v1/join-requests/:id/approve', () => {
       joinedAt: expect.stringMatching(ISO_MS),
       leftAt: null,
       bannedUntil: null,
+      timedOutUntil: null,
     });
     const [joined] = await audits(g, 'member.joined');
     expect(joined).toMatchObject({

@@ -80,6 +80,7 @@ describe('membership: join, leave, kick, rejoin and member reads', () => {
         joinedAt: expect.stringMatching(ISO_MS),
         leftAt: null,
         bannedUntil: null,
+        timedOutUntil: null,
       });
       expect(Math.abs(Date.parse(r.body.joinedAt) - Date.now())).toBeLessThan(60_000);
       expect(await checkedCount(g.id)).toBe(1);

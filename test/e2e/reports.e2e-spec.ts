@@ -178,6 +178,20 @@ describe('reports', () => {
       expect(all.body.items.map((r: Report) => r.id)).toEqual([...filed].reverse().map((r) => r.id));
       const users = await t.http.get(R()).query({ subjectType: 'user', category: 'cheating' }).set(moderator);
       expect(users.body.items.map((r: Report) => r.id)).toEqual([filed[2].id, filed[0].id]);
+      // One subject's reports, page by page: what the console shows for a subject of the queue.
+      const villain: string[] = [];
+      let next: string | undefined;
+      do {
+        const page = await t.http.get(R()).query({ subjectType: 'user', subjectId: 'villain', limit: '2', ...(next ? { cursor: next } : {}) }).set(moderator);
+        villain.push(...page.body.items.map((r: Report) => r.id));
+        next = page.body.nextCursor ?? undefined;
+      } while (next);
+      expect(villain).toEqual([filed[2].id, filed[1].id, filed[0].id]);
+      const ofGuild = await t.http.get(R()).query({ subjectType: 'group', subjectId: guild }).set(moderator);
+      expect(ofGuild.body.items.map((r: Report) => r.id)).toEqual([filed[4].id, filed[3].id]);
+      const untyped = await t.http.get(R()).query({ subjectId: 'villain' }).set(moderator);
+      expectError(untyped, 400, 'bad_request');
+      expect(untyped.body.message).toContain('subjectId needs subjectType');
       const seen: string[] = [];
       let cursor: string | undefined;
       do {

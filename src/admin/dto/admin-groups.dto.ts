@@ -121,6 +121,8 @@ export class AdminMemberDto {
     description: 'while banned from the group: when the ban ends (null for a ban without end); null in any other status',
   })
   bannedUntil!: string | null;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'when the timeout in force ends; null when none is in force' })
+  timedOutUntil!: string | null;
   @ApiProperty({ type: [AdminMemberRoleDto], description: 'priority descending, then id descending' }) roles!: AdminMemberRoleDto[];
 }
 

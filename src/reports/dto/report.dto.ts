@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { IsIn, IsOptional, IsString, MinLength } from 'class-validator';
 import { ApiError } from '../../common/errors/api-error';
 import { PageQueryDto } from '../../common/pagination/page';
 import { findNulCharacter } from '../../common/validation/nul-characters';
@@ -118,6 +118,12 @@ export class ListReportsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(REPORT_CATEGORIES, { message: `category must be one of ${REPORT_CATEGORIES.join(', ')}` })
   category?: ReportCategory;
+
+  @ApiPropertyOptional({ description: "only the reports on this subject (a user's external id or a group's id); needs subjectType" })
+  @IsOptional()
+  @IsString({ message: 'subjectId must be a non-empty string' })
+  @MinLength(1, { message: 'subjectId must be a non-empty string' })
+  subjectId?: string;
 }
 
 export class ListReportSubjectsQueryDto extends PageQueryDto {
