@@ -2350,6 +2350,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/games/{gameId}/names/scan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Match every live group's name and tags against the game's blocked words as they stand now; each group matched gets an offensive_name report filed by the service (no reporter), unless one of the service's is open on it already */
+        post: operations["adminScanNames"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2609,7 +2626,7 @@ export interface components {
             /** @description the operator's name when it acted, root (the root token) or cli (the operator command) */
             operatorName: string;
             /** @enum {string} */
-            action: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "member.timed_out" | "member.timeout_lifted" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored" | "report.resolved";
+            action: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "member.timed_out" | "member.timeout_lifted" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored" | "report.resolved" | "names.scanned";
             /** Format: uuid */
             gameId: string | null;
             /** @description what was acted on: a key, group, user, operator or join request id */
@@ -4014,6 +4031,11 @@ export interface components {
              * @description while banned from the group: when the ban ends (null for a ban without end); null in any other status
              */
             bannedUntil: string | null;
+            /**
+             * Format: date-time
+             * @description when the timeout in force ends; null when none is in force
+             */
+            timedOutUntil: string | null;
             /** @description priority descending, then id descending */
             roles: components["schemas"]["AdminMemberRoleDto"][];
         };
@@ -4448,6 +4470,12 @@ export interface components {
             allowed: boolean;
             /** @description every listed word found, by place in text */
             matches: components["schemas"]["NameMatchDto"][];
+        };
+        NamesScanResultDto: {
+            /** @description the live groups of the game matched against the policy */
+            scanned: number;
+            /** @description the groups whose name or a tag a blocked word matches: each holds an open offensive_name report of the service, filed by this scan or an earlier one */
+            flagged: number;
         };
     };
     responses: never;
@@ -6791,7 +6819,7 @@ export interface operations {
             query?: {
                 /** @description an operator id, root for what the root token did, or cli for what the operator command did */
                 operatorId?: string;
-                action?: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "member.timed_out" | "member.timeout_lifted" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored" | "report.resolved";
+                action?: "game.created" | "game.config_updated" | "api_key.minted" | "api_key.revoked" | "operator.created" | "operator.role_changed" | "operator.deleted" | "identity.linked" | "user.erased" | "user.exported" | "erasures.applied" | "ledger.applied" | "member.kicked" | "member.role_assigned" | "member.timed_out" | "member.timeout_lifted" | "group.ban_added" | "group.ban_removed" | "game.ban_added" | "game.ban_removed" | "join_request.approved" | "join_request.declined" | "group.updated" | "group.deleted" | "group.restored" | "report.resolved" | "names.scanned";
                 /** @description a previous nextCursor: entries older than it */
                 before?: string;
                 limit?: number;
@@ -21947,6 +21975,8 @@ export interface operations {
                 status?: "open" | "resolved";
                 subjectType?: "user" | "group";
                 category?: "cheating" | "harassment" | "offensive_name" | "spam" | "other";
+                /** @description only the reports on this subject (a user's external id or a group's id); needs subjectType */
+                subjectId?: string;
             };
             header?: {
                 /** @description The last `x-svc-consistency` a write answered, or up to 16 of them separated by commas: the read sees those writes (and everything before them). Without it the read may be up to READ_REPLICA_MAX_LAG_MS behind when the service reads from a replica. A value that is no token answers 400. */
@@ -31434,6 +31464,7 @@ export interface operations {
                      *           "joinedAt": "2026-03-14T09:26:53.000Z",
                      *           "leftAt": "2026-03-14T09:26:53.000Z",
                      *           "bannedUntil": "2026-03-14T09:26:53.000Z",
+                     *           "timedOutUntil": "2026-03-14T09:26:53.000Z",
                      *           "roles": [
                      *             {
                      *               "id": "0e8f9a7b-6c5d-4e3f-8a2b-1c0d9e8f7a6b",
@@ -35230,6 +35261,150 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limit_exceeded",
+                     *       "status": 429,
+                     *       "message": "rate limit exceeded; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "rate_limit_exceeded";
+                    };
+                };
+            };
+            /** @description Internal error; the envelope carries requestId */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "internal",
+                     *       "status": 500,
+                     *       "message": "An internal error occurred; quote the requestId when reporting it.",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
+                };
+            };
+            /** @description The database cannot be reached; retry after the Retry-After header (seconds); the envelope carries requestId */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "status": 503,
+                     *       "message": "the database cannot be reached",
+                     *       "requestId": "5b0c7e8a-3a8e-4f57-9d6c-0c4a7e2b9f11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    adminScanNames: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "x-svc-consistency": components["headers"]["Consistency"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scanned": 3,
+                     *       "flagged": 3
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NamesScanResultDto"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_admin_token",
+                     *       "status": 401,
+                     *       "message": "missing or invalid admin token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "invalid_admin_token";
+                    };
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "permission_denied",
+                     *       "status": 403,
+                     *       "message": "this group is invite-only: an invitation is required to join it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "permission_denied";
+                    };
+                };
+            };
+            /** @description Not found (also for resources of another game or soft-deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "status": 404,
+                     *       "message": "group not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
                     };
                 };
             };

@@ -9,12 +9,8 @@ import type { CursorPage, Group, Report, ReportedSubject, ReportSubject } from '
 import { badge, cursorPager, empty, flash, labelled, load, pageHeader, select, table } from '../ui';
 import { userHref } from './user';
 
-/**
- * The admin list of reports filters by subject type, not by subject: a subject's reports are
- * found by paging through its type's open ones, at most this many pages (1,000 reports at the
- * default page of 50); past that the page says its list may be incomplete.
- */
-const SCAN_PAGES = 20;
+/** A subject's open reports shown a page: one a reporter at most, so usually all of them. */
+const REPORTS_PAGE = 100;
 
 const code = (text: string) => h('code', {}, text);
 const category = (c: string) => badge(c.replace(/_/g, ' '));
@@ -39,11 +35,9 @@ export async function reportsPage({ main, params, route, signal, rerender }: Pag
   const reports = picked && h('section', { 'aria-labelledby': 'subject-reports-h' });
   main.append(pageHeader('Reports', h('p', { class: 'muted' }, 'Users and groups with open reports, most distinct reporters first.')), queue);
   if (reports) main.append(reports);
-  let tallied: number | undefined;
   await load(queue, async () => {
     const cursor = route.query.get('cursor') ?? '';
     const page = await api<CursorPage<ReportedSubject>>(`/v1/admin/games/${gameId}/reports/subjects`, { query: { status: 'open', cursor }, signal });
-    tallied = page.items.find((s) => picked && s.subject.type === picked.type && s.subject.id === picked.id)?.openReports;
     if (page.items.length === 0) return empty(cursor ? 'No more reported subjects.' : 'No open reports.');
     const isPicked = (s: ReportedSubject) => picked !== null && s.subject.type === picked.type && s.subject.id === picked.id;
     return [
@@ -63,11 +57,23 @@ export async function reportsPage({ main, params, route, signal, rerender }: Pag
     ];
   }, 'Loading the reports queue');
   if (!reports || !picked) return;
-  await load(reports, () => subjectView(gameId, picked, tallied, signal, rerender), 'Loading the subject’s reports');
+  const reportsCursor = route.query.get('reportsCursor') ?? '';
+  const pager = (page: CursorPage<Report>) =>
+    cursorPager(!reportsCursor, hrefWith(route, { reportsCursor: '' }), page.nextCursor ? hrefWith(route, { reportsCursor: page.nextCursor }) : null, ['⇤ Newest', 'Older →'], 'Report pages');
+  await load(reports, () => subjectView(gameId, picked, reportsCursor, pager, signal, rerender), 'Loading the subject’s reports');
 }
 
-async function subjectView(gameId: string, s: ReportSubject, tallied: number | undefined, signal: AbortSignal, rerender: () => Promise<void>): Promise<Child> {
-  const [name, { items, scanned, complete }] = await Promise.all([subjectName(gameId, s, signal), openReports(gameId, s, tallied, signal)]);
+async function subjectView(
+  gameId: string,
+  s: ReportSubject,
+  cursor: string,
+  pager: (page: CursorPage<Report>) => Child,
+  signal: AbortSignal,
+  rerender: () => Promise<void>,
+): Promise<Child> {
+  const query = { status: 'open', subjectType: s.type, subjectId: s.id, limit: String(REPORTS_PAGE), cursor };
+  const [name, page] = await Promise.all([subjectName(gameId, s, signal), api<CursorPage<Report>>(`/v1/admin/games/${gameId}/reports`, { query, signal })]);
+  const items = page.items;
   return [
     h('h2', { id: 'subject-reports-h' }, `Reports on ${s.type === 'group' ? 'the group' : 'the player'} `, name),
     h('p', {}, jump(gameId, s), s.type === 'group' ? ': its members, kicks and bans' : ': their memberships and game-wide ban'),
@@ -80,7 +86,7 @@ async function subjectView(gameId: string, s: ReportSubject, tallied: number | u
           ...(can('resolveReport') ? [{ label: 'Actions', cell: (r: Report) => resolveButton(gameId, r, rerender) }] : []),
         ], items)
       : empty('No open reports on this subject.'),
-    !complete && h('p', { class: 'muted' }, `Only the newest ${count(scanned)} open reports on ${s.type}s were searched: older ones on this subject are not shown.`),
+    (cursor || page.nextCursor) && pager(page),
   ];
 }
 
@@ -92,21 +98,6 @@ async function subjectName(gameId: string, s: ReportSubject, signal: AbortSignal
     return null;
   });
   return group ? h('strong', {}, group.name) : code(s.id);
-}
-
-/** The subject's open reports, newest first: pages of its type's until the queue's tally is met or the list ends. */
-async function openReports(gameId: string, s: ReportSubject, tallied: number | undefined, signal: AbortSignal): Promise<{ items: Report[]; scanned: number; complete: boolean }> {
-  const items: Report[] = [];
-  let cursor = '';
-  let scanned = 0;
-  for (let pages = 0; pages < SCAN_PAGES; pages++) {
-    const page = await api<CursorPage<Report>>(`/v1/admin/games/${gameId}/reports`, { query: { status: 'open', subjectType: s.type, cursor }, signal });
-    scanned += page.items.length;
-    items.push(...page.items.filter((r) => r.subject.id === s.id));
-    if (!page.nextCursor || (tallied !== undefined && items.length >= tallied)) return { items, scanned, complete: true };
-    cursor = page.nextCursor;
-  }
-  return { items, scanned, complete: false };
 }
 
 /** Resolve: dismissed (nothing to act on) or actioned, with an optional note for the audit. */
