@@ -229,6 +229,16 @@ export const LINT_EXCEPTIONS: readonly LintException[] = [
       'earlier release, no build that runs reads or writes it, and none waits for its lock.',
   },
   {
+    migration: 'OldMentionsDropped1766700000000',
+    direction: 'down',
+    rule: ['require-lock-timeout', 'require-statement-timeout', 'require-concurrent-index-creation'],
+    reason:
+      'The down rebuilds what only release 0.0.0 reads, for a return to it, which is an operator\'s choice made with no ' +
+      'build of 1.0.0 or later running on the tables: TypeORM runs it in a transaction, where the GIN indexes can only ' +
+      'be built plainly (restoreIndex, no statement timeout: a build takes as long as the history), and the functions ' +
+      'are created new, touching no table.',
+  },
+  {
     migration: 'MemberTimeouts1766600000000',
     direction: 'down',
     rule: ['require-concurrent-index-deletion', 'ban-drop-column'],

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { MentionNames1765800000000, NAME_INDEXES } from '../../migrations/1765800000000-mention-names';
+import { OldMentionsDropped1766700000000 } from '../../migrations/1766700000000-old-mentions-dropped';
 import { createDataSource, runMigrations } from '../../src/db/data-source';
 import { createTestDatabase, databaseUrl, type TestDatabase } from '../helpers/test-db';
 
@@ -10,7 +11,7 @@ import { createTestDatabase, databaseUrl, type TestDatabase } from '../helpers/t
  * Migration MentionNames: an expand migration whose indexes are built concurrently, outside a
  * transaction. It can run again after any interruption (an invalid index is rebuilt), leaves the
  * previous release's functions and indexes in place, and two instances booting on one database at
- * once both get through it.
+ * once both get through it. OldMentionsDropped, of a later release, then removes those.
  */
 
 jest.setTimeout(120_000);
@@ -41,6 +42,8 @@ describe('on a migrated database', () => {
     db = await createTestDatabase();
     ds = createDataSource({ url: db.url, poolMax: 2 });
     await ds.initialize();
+    // The database as MentionNames left it: what OldMentionsDropped, applied since, removed comes back.
+    await withRunner((q) => new OldMentionsDropped1766700000000().down(q));
   });
   afterAll(async () => {
     await ds?.destroy();
@@ -130,6 +133,22 @@ describe('on a migrated database', () => {
     expect(await functions(db)).toEqual(['svc_audit_mentions', 'svc_audit_names', 'svc_mentions', 'svc_names']);
     const found = await indexes(db);
     for (const { name } of NAME_INDEXES) expect({ name, valid: found[name]?.valid }).toEqual({ name, valid: true });
+  });
+
+  it('OldMentionsDropped, of release 1.1.0, removes the first indexes and functions only, concurrently, and can run again; its down brings them back', async () => {
+    const dropped = new OldMentionsDropped1766700000000();
+    expect(dropped.transaction).toBe(false);
+    expect(dropped.release).toEqual({ version: '1.1.0', kind: 'expand' });
+    for (let run = 0; run < 2; run++) {
+      await withRunner((q) => dropped.up(q));
+      expect(await functions(db)).toEqual(['svc_audit_names', 'svc_names']);
+      expect(Object.keys(await indexes(db)).sort()).toEqual(['audit_entries_names', 'operator_audit_names', 'outbox_events_names']);
+    }
+    await withRunner((q) => dropped.down(q));
+    expect(await functions(db)).toEqual(['svc_audit_mentions', 'svc_audit_names', 'svc_mentions', 'svc_names']);
+    const found = await indexes(db);
+    expect({ audit: found.audit_entries_mentions?.valid, events: found.outbox_events_mentions?.valid }).toEqual({ audit: true, events: true });
+    await withRunner((q) => dropped.up(q));
   });
 });
 
