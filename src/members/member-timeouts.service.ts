@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import type { GameContext } from '../common/auth/game-context';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
@@ -34,6 +35,7 @@ export function timeoutEnd(duration: string, now: number): Date {
 @Injectable()
 export class MemberTimeoutsService {
   constructor(
+    private readonly ds: DataSource,
     private readonly uow: UnitOfWork,
     private readonly lookup: GroupLookup,
     private readonly identity: IdentityService,
@@ -41,7 +43,14 @@ export class MemberTimeoutsService {
   ) {}
 
   async timeout(game: Pick<GameContext, 'gameId'>, groupId: string, userId: string, dto: TimeoutMemberDto, by?: ActingOperator): Promise<MemberDto> {
-    const until = timeoutEnd(dto.duration, Date.now());
+    let until: Date;
+    try {
+      until = timeoutEnd(dto.duration, Date.now());
+    } catch (err) {
+      // A group that is not there (or another game's) is a 404 whatever else is wrong with the request.
+      await this.lookup.live(this.ds.manager, game.gameId, groupId);
+      throw err;
+    }
     const reason = dto.reason ?? null;
     return this.uow.run(async (tx) => {
       const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true, with: timeoutAlongside(until) });

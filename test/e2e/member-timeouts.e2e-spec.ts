@@ -111,6 +111,8 @@ describe('X10: member timeouts', () => {
     await api.leave(groupId, userId);
     expectError(await t.http.post(path(groupId, userId)).set(auth).send({ duration: '1m' }), 409, 'not_a_member');
     expectError(await t.http.post(path('0190a5c8-0000-7000-8000-000000000000', userId)).set(auth).send({ duration: '1m' }), 404, 'not_found');
+    // A group that is not there is 404 whatever else is wrong with the request.
+    expectError(await t.http.post(path('0190a5c8-0000-7000-8000-000000000000', userId)).set(auth).send({ duration: 'soon' }), 404, 'not_found');
     expect(await audits(groupId, 'member.timed_out')).toEqual([]);
   });
 
