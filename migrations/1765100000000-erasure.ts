@@ -32,15 +32,7 @@ export class Erasure1765100000000 implements MigrationInterface {
   transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE OR REPLACE FUNCTION svc_mentions(doc jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
-      AS $$ SELECT jsonb_path_query_array(doc, 'strict $.** ? (@.type() == "string")') $$`);
-    // Built-ins only: an index expression is evaluated with an empty search_path. Not inlined
-    // (jsonb_build_array is only stable for general types): the index and the queries both name
-    // this function, so they match.
-    await q.query(`
-      CREATE OR REPLACE FUNCTION svc_audit_mentions(actor uuid, target text, payload jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
-      AS $$ SELECT jsonb_path_query_array(payload, 'strict $.** ? (@.type() == "string")') || jsonb_build_array(actor::text, target) $$`);
+    for (const sql of MENTION_FUNCTIONS) await q.query(sql);
     for (const index of MENTION_INDEXES) await createIndexConcurrently(q, index);
     await lockedStatement(q, 'ALTER TABLE audit_entries ADD COLUMN IF NOT EXISTS actor_pseudonym text');
     for (const index of NAMING_INDEXES) await createIndexConcurrently(q, index);
@@ -73,6 +65,18 @@ export class Erasure1765100000000 implements MigrationInterface {
     await q.query('DROP FUNCTION IF EXISTS svc_audit_mentions(uuid, text, jsonb), svc_mentions(jsonb)');
   }
 }
+
+/**
+ * The functions MENTION_INDEXES index. Built-ins only: an index expression is evaluated with an
+ * empty search_path. Not inlined (jsonb_build_array is only stable for general types): the index
+ * and the queries both name these functions, so they match.
+ */
+export const MENTION_FUNCTIONS: readonly string[] = [
+  `CREATE OR REPLACE FUNCTION svc_mentions(doc jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+      AS $$ SELECT jsonb_path_query_array(doc, 'strict $.** ? (@.type() == "string")') $$`,
+  `CREATE OR REPLACE FUNCTION svc_audit_mentions(actor uuid, target text, payload jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+      AS $$ SELECT jsonb_path_query_array(payload, 'strict $.** ? (@.type() == "string")') || jsonb_build_array(actor::text, target) $$`,
+];
 
 /** Every string of an audit entry (actor, target, payload) or an event body, hashed (GIN, jsonb_path_ops). */
 export const MENTION_INDEXES: readonly IndexDefinition[] = [

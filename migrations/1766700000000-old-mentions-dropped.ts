@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { MENTION_INDEXES } from './1765100000000-erasure';
+import { MENTION_FUNCTIONS, MENTION_INDEXES } from './1765100000000-erasure';
 import { dropIndex, restoreIndex } from './online';
 import { expandIn, type ReleasedMigration } from './release';
 
@@ -26,12 +26,7 @@ export class OldMentionsDropped1766700000000 implements ReleasedMigration {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE OR REPLACE FUNCTION svc_mentions(doc jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
-      AS $$ SELECT jsonb_path_query_array(doc, 'strict $.** ? (@.type() == "string")') $$`);
-    await q.query(`
-      CREATE OR REPLACE FUNCTION svc_audit_mentions(actor uuid, target text, payload jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
-      AS $$ SELECT jsonb_path_query_array(payload, 'strict $.** ? (@.type() == "string")') || jsonb_build_array(actor::text, target) $$`);
+    for (const sql of MENTION_FUNCTIONS) await q.query(sql);
     for (const index of MENTION_INDEXES) await restoreIndex(q, index);
   }
 }

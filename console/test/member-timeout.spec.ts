@@ -1,7 +1,6 @@
-import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { ADMIN_TOKEN, newGame, startTestApp, type TestApp } from '../../test/helpers/test-app';
-import { launch, recordedPage, signIn } from './browser';
+import type { Page } from 'playwright-core';
+import { newGame } from '../../test/helpers/test-app';
+import { startRig, type ConsoleRig } from './rig';
 import { gameApi } from './seed';
 
 /**
@@ -9,60 +8,30 @@ import { gameApi } from './seed';
  * the real service: everyone sees when the one in force ends; a moderator times out for a duration
  * and lifts, each through its confirmation, and a refusal (400, 409) shows its envelope.
  */
-let t: TestApp;
+let rig: ConsoleRig<'viewer' | 'moderator'>;
 let base: string;
-let browser: Browser;
-const pages: Array<{ page: Page; requested: string[] }> = [];
-const tokens: Record<'viewer' | 'moderator', string> = { viewer: '', moderator: '' };
+let tokens: ConsoleRig<'viewer' | 'moderator'>['tokens'];
 let moderatorId: string;
 let gameId: string;
 let game: ReturnType<typeof gameApi>;
 let guild: string;
 
-const rootCall = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-};
+const rootCall = <T>(method: string, path: string, body?: unknown): Promise<T> => rig.rootCall<T>(method, path, body);
+const signedIn = (token: string): Promise<Page> => rig.signedIn(token);
 
 beforeAll(async () => {
-  t = await startTestApp();
-  await t.app.listen(0, '127.0.0.1');
-  base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-  browser = await launch();
-  for (const role of Object.keys(tokens) as Array<keyof typeof tokens>) {
-    const created = await rootCall<{ id: string; token: string }>('POST', '/v1/admin/operators', { name: `${role} of timeouts`, role });
-    tokens[role] = created.token;
-    if (role === 'moderator') moderatorId = created.id;
-  }
-  const g = await newGame(t, 'Timeout Isles');
+  rig = await startRig(['viewer', 'moderator'], 'timeouts');
+  ({ base, tokens } = rig);
+  moderatorId = rig.ids.moderator;
+  const g = await newGame(rig.t, 'Timeout Isles');
   gameId = g.gameId;
   game = gameApi(base, g.key);
   guild = (await game.group('Knights of Dawn')).id;
   for (const userId of ['ann', 'bob', 'cat']) await game.join(guild, userId);
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-afterEach(() => {
-  // No request leaves the service's origin, and no token travels in a URL.
-  for (const { requested } of pages.splice(0)) {
-    expect(requested.filter((url) => !url.startsWith(`${base}/`) && !url.startsWith('data:'))).toEqual([]);
-    for (const token of [ADMIN_TOKEN, ...Object.values(tokens)]) expect(requested.filter((url) => url.includes(token))).toEqual([]);
-  }
-});
-
-async function signedIn(token: string): Promise<Page> {
-  const recorded = await recordedPage(browser);
-  pages.push(recorded);
-  await signIn(recorded.page, base, token);
-  return recorded.page;
-}
+afterAll(() => rig?.stop());
+// No request leaves the service's origin, and no token travels in a URL.
+afterEach(() => rig.checkRequests());
 
 const openMember = async (page: Page, userId: string): Promise<void> => {
   await page.goto(`${base}/console/#/games/${gameId}/groups/${guild}/members/${userId}`);

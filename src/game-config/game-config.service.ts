@@ -74,6 +74,11 @@ export class GameConfigService {
     return this.cache.get(gameId, () => this.loadForFriends(gameId));
   }
 
+  /** The keys the game denies to timed-out members (EXTENSIONS X10), from the same cache. */
+  async timeoutDeniedPermissions(gameId: string): Promise<readonly string[]> {
+    return (await this.forFriends(gameId)).config.moderation.timeoutDeniedPermissions;
+  }
+
   private async loadForFriends(gameId: string): Promise<FriendsContext> {
     const row = await this.repo.findScoped(this.ds.manager, gameId);
     if (!row) throw ApiError.notFound('game');

@@ -4,7 +4,7 @@ import type { GameContext } from '../common/auth/game-context';
 import type { ActingOperator } from '../common/auth/operator-roles';
 import { ApiError } from '../common/errors/api-error';
 import { iso } from '../common/time';
-import { UnitOfWork } from '../db/unit-of-work';
+import { UnitOfWork, type Tx } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
 import { IdentityService } from '../identity/identity.service';
 import { parseExpiresIn } from '../invitations/expires-in';
@@ -56,12 +56,7 @@ export class MemberTimeoutsService {
       const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true, with: timeoutAlongside(until) });
       if (!alongside) throw new ApiError('not_a_member', `${userId} is not an active member of this group`);
       const member = toMemberDto(alongsideMember<MemberRow>(alongside));
-      const actorUserId = dto.actorUserId ? await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.actorUserId) : null;
-      const details = { memberId: member.id, until: iso(until), reason };
-      tx.audit({ gameId: game.gameId, groupId: group.id, actorUserId, action: 'member.timed_out', targetId: userId, payload: details });
-      tx.emit({ type: 'member.timed_out', gameId: game.gameId, groupId: group.id, data: { member, until: details.until, reason } });
-      this.permissionCache.invalidateOnCommit(tx, group.id);
-      if (by) await recordOperatorAction(tx.manager, by, { action: 'member.timed_out', gameId: game.gameId, targetId: userId, details: { groupId: group.id, ...details } });
+      await this.record(tx, 'member.timed_out', { gameId: game.gameId, groupId: group.id, userId, member, until, reason, actor: dto.actorUserId, by });
       return member;
     });
   }
@@ -77,13 +72,26 @@ export class MemberTimeoutsService {
       const row = alongsideMember<MemberRow>(alongside);
       if (liftedUntil === null) return toMemberDto(row);
       const member = toMemberDto({ ...row, timedOutUntil: null });
-      const actorUserId = dto.actorUserId ? await this.identity.resolveOrCreate(tx.manager, game.gameId, dto.actorUserId) : null;
-      const details = { memberId: member.id, until: iso(liftedUntil), reason };
-      tx.audit({ gameId: game.gameId, groupId: group.id, actorUserId, action: 'member.timeout_lifted', targetId: userId, payload: details });
-      tx.emit({ type: 'member.timeout_lifted', gameId: game.gameId, groupId: group.id, data: { member, until: details.until, reason } });
-      this.permissionCache.invalidateOnCommit(tx, group.id);
-      if (by) await recordOperatorAction(tx.manager, by, { action: 'member.timeout_lifted', gameId: game.gameId, targetId: userId, details: { groupId: group.id, ...details } });
+      await this.record(tx, 'member.timeout_lifted', { gameId: game.gameId, groupId: group.id, userId, member, until: liftedUntil, reason, actor: dto.actorUserId, by });
       return member;
     });
+  }
+
+  /**
+   * A change's audit entry (its actor the moderator named, if any), its group event `{ member,
+   * until, reason }`, the group's cached answers dropped at commit, and the operator audit entry of
+   * an admin request.
+   */
+  private async record(
+    tx: Tx,
+    action: 'member.timed_out' | 'member.timeout_lifted',
+    c: { gameId: string; groupId: string; userId: string; member: MemberDto; until: Date; reason: string | null; actor?: string; by?: ActingOperator },
+  ): Promise<void> {
+    const actorUserId = c.actor ? await this.identity.resolveOrCreate(tx.manager, c.gameId, c.actor) : null;
+    const details = { memberId: c.member.id, until: iso(c.until), reason: c.reason };
+    tx.audit({ gameId: c.gameId, groupId: c.groupId, actorUserId, action, targetId: c.userId, payload: details });
+    tx.emit({ type: action, gameId: c.gameId, groupId: c.groupId, data: { member: c.member, until: details.until, reason: c.reason } });
+    this.permissionCache.invalidateOnCommit(tx, c.groupId);
+    if (c.by) await recordOperatorAction(tx.manager, c.by, { action, gameId: c.gameId, targetId: c.userId, details: { groupId: c.groupId, ...details } });
   }
 }

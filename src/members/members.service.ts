@@ -132,7 +132,7 @@ export class MembersService {
       throw err;
     }
     // A key the game denies to timed-out members leaves them out (EXTENSIONS X10), as the check would.
-    const timeoutDenies = q.permission !== undefined && (await this.configs.forFriends(game.gameId)).config.moderation.timeoutDeniedPermissions.includes(q.permission);
+    const timeoutDenies = q.permission !== undefined && (await this.configs.timeoutDeniedPermissions(game.gameId)).includes(q.permission);
     const rows = isUuid(groupId)
       ? await this.members.pageOfLiveGroup(this.readDb.ds, game.gameId, groupId, {
           status,

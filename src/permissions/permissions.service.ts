@@ -77,13 +77,9 @@ export class PermissionsService {
    */
   private async timeoutDenied(gameId: string, profiles: readonly (GrantProfile | null | undefined)[], now: number): Promise<readonly string[]> {
     if (!profiles.some((p) => p && timedOutAt(p, now))) return NO_TIMEOUT;
-    return (await this.configs.forFriends(gameId)).config.moderation.timeoutDeniedPermissions;
+    return this.configs.timeoutDeniedPermissions(gameId);
   }
 
-  /** Whether the game's config denies `permission` to timed-out members: the lists' SQL then leaves them out. */
-  private async timeoutDenies(gameId: string, permission: string): Promise<boolean> {
-    return (await this.configs.forFriends(gameId)).config.moderation.timeoutDeniedPermissions.includes(permission);
-  }
 
   /**
    * The profiles of distinct (group, user) pairs in one statement, each kept until the TTL or the
@@ -160,7 +156,8 @@ export class PermissionsService {
       kind: q.kind,
       after: after && { joinedAt: after.at, id: after.id },
       limit,
-      timeoutDenies: await this.timeoutDenies(gameId, q.permission),
+      // A key the game denies to timed-out members leaves them out, as the check would.
+      timeoutDenies: (await this.configs.timeoutDeniedPermissions(gameId)).includes(q.permission),
     });
     return toPage(rows, limit, (r) => toGroupDto(r), (r) => encodeKeyset(scope, r.memberJoinedAt, r.memberId));
   }

@@ -2835,15 +2835,15 @@ export interface components {
             expiresAt?: string | null;
         };
         TimeoutMemberDto: {
+            /** @description lands on the audit entry and the event */
+            reason?: string | null;
+            /** @description external id of the moderator: the audit entry names them as its actor */
+            actorUserId?: string;
             /**
              * @description how long the timeout lasts: a positive integer then s, m, h or d, at most 28d; replaces the end of one in force
              * @example 1h
              */
             duration: string;
-            /** @description lands on the audit entry and the event */
-            reason?: string | null;
-            /** @description external id of the moderator: the audit entry names them as its actor */
-            actorUserId?: string;
         };
         LiftTimeoutDto: {
             /** @description lands on the audit entry and the event */
@@ -2852,13 +2852,13 @@ export interface components {
             actorUserId?: string;
         };
         AdminTimeoutMemberDto: {
+            /** @description lands on the audit entry and the event */
+            reason?: string | null;
             /**
              * @description how long the timeout lasts: a positive integer then s, m, h or d, at most 28d; replaces the end of one in force
              * @example 1h
              */
             duration: string;
-            /** @description lands on the audit entry and the event */
-            reason?: string | null;
         };
         AdminLiftTimeoutDto: {
             /** @description lands on the audit entry and the event */
