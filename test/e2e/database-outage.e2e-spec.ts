@@ -225,8 +225,10 @@ describe('database outage (built dist/src/main.js against its own Postgres)', ()
     // Every 503 is accounted for in the counts (the burst's 503s and the probes' too).
     const counted = outageLines.reduce((sum, l) => sum + (l.count as number), 0);
     expect(counted).toBeGreaterThanOrEqual(n);
-    // Everything else (listener, worker) is a handful of lines, not one per request.
-    expect(logged.length).toBeLessThanOrEqual(outageLines.length + 10);
+    // Everything else (the listener's and the worker's retries, which a loaded machine's longer
+    // outage makes more of) is a handful of lines and a few a second, not one per request.
+    expect(logged.length).toBeLessThanOrEqual(outageLines.length + 10 + Math.ceil(outageSeconds));
+    expect(logged.length).toBeLessThan(n);
     expect(a.proc.stderr()).toBe('');
   });
 
