@@ -33,6 +33,7 @@
 // auditFirst, auditDeep, notificationCounts, notificationsFirst, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, notificationStreams, erasure, export, observability, nameMatch — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
 // writes a V8 CPU profile there when it stops; `node bench/cpu-profile-summary.mjs dir` reads it);
+// BENCH_KEEP_DB=1 (with DATABASE_URL: the bench database is kept after the run, its name logged);
 // BENCH_SQL_DUMP=dir (each read row's captured statement sets, as its SQL alone runs them, in dir/<row>.sql);
 // BENCH_OBSERVABILITY_ROUNDS (default 3: the observability rows' rounds, each mode's median kept);
 // BENCH_REPLICA=1 (the read rows with and without a read replica, same run: the database server is
@@ -334,6 +335,12 @@ async function main() {
     if (!results[keyName] || !findPgbench()) return;
     started.capture ??= await startCaptureServer({ dbUrl: db.url, serverArgs, typeName });
     const { scripts, pgOptions, requests, mode } = await started.capture.capture(target, 100);
+    // A row answered from memory sends no statement: pgbench would only time empty transactions.
+    if (scripts.every((x) => x.statements.length === 0)) {
+      log(`its SQL alone: none, ${requests} captured requests sent no statement`);
+      results[keyName].fromMemory = true;
+      return;
+    }
     log(`its SQL alone: pgbench -f -M ${mode}, ${scripts.length} statement sets of ${requests} captured requests, ${CONF.connections} clients, ${CONF.durationS} s`);
     if (process.env.BENCH_SQL_DUMP) writeFileSync(join(process.env.BENCH_SQL_DUMP, `${keyName}.sql`), scripts.map((x) => `-- weight ${x.weight}\n${x.statements.join(';\n')}\n`).join('\n'));
     const c = await runSqlCeiling({ url: db.url, scripts, pgOptions, mode, connections: CONF.connections, durationS: CONF.durationS, warmupS: CONF.warmupS, postmasterPid: db.postmasterPid });

@@ -229,6 +229,16 @@ export const LINT_EXCEPTIONS: readonly LintException[] = [
       'earlier release, no build that runs reads or writes it, and none waits for its lock.',
   },
   {
+    migration: 'GrantHolderOrder1766800000000',
+    direction: 'down',
+    rule: ['require-statement-timeout', 'require-concurrent-index-creation', 'require-concurrent-index-deletion', 'ban-drop-column'],
+    reason:
+      'TypeORM runs a down in a transaction, where no index can be built or dropped concurrently: the two new indexes ' +
+      'go plainly under the lock_timeout of online.ts (dropIndex), and the role index of 1.0.0 is built plainly with ' +
+      'no statement timeout (restoreIndex: a build takes as long as the table). The columns go under the same lock ' +
+      'timeout: only builds of 1.1.0 and later read them, and the triggers that fill them for 1.0.0 go first.',
+  },
+  {
     migration: 'OldMentionsDropped1766700000000',
     direction: 'down',
     rule: ['require-lock-timeout', 'require-statement-timeout', 'require-concurrent-index-creation'],

@@ -56,7 +56,9 @@ export async function openDatabase(root, { serverUrl: given } = {}) {
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    if (created) {
+    // BENCH_KEEP_DB: a database server's bench database is left for EXPLAIN after the run.
+    if (created && process.env.BENCH_KEEP_DB && !embedded) log(`kept database ${name} (BENCH_KEEP_DB)`);
+    else if (created) {
       await withClient(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
         .then(() => log(`dropped database ${name}`))
         .catch((err) => log(`could not drop database ${name}: ${err.message}`));

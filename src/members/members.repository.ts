@@ -4,7 +4,7 @@ import { uuidv7 } from '../common/ids';
 import { preparedRows, sqlRows } from '../db/sql';
 import { admissionSql, type Refusal } from '../groups/admission';
 import type { Alongside } from '../groups/groups.repository';
-import { allowedSql, grantingRolesSql, notTimedOut, rolesIn } from '../permissions/grant-sql';
+import { holdersSql } from '../permissions/grant-sql';
 import { LOOKUP_MEMBER, MEMBER_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
 
 export interface MemberChanges {
@@ -208,6 +208,7 @@ export class MembersRepository {
   /**
    * A page of a live group's members (of this game), newest first on members_group_order, in ONE
    * statement with the group check; null when the group is missing, deleted or of another game.
+   * With `permission`, only the members allowed it now, found through the grants (holdersSql).
    */
   async pageOfLiveGroup(
     ds: DataSource,
@@ -216,31 +217,33 @@ export class MembersRepository {
     opts: { status?: MemberStatus; permission?: string; timeoutDenies?: boolean; after?: { joinedAt: string; id: string }; limit: number },
   ): Promise<MemberRow[] | null> {
     const params: unknown[] = [groupId, gameId, opts.limit + 1];
-    const where = ['f.found', 'm.group_id = $1'];
-    let granting = '';
+    const where = ['f.found'];
     if (opts.status) {
       params.push(opts.status);
       where.push(`m.status = $${params.length}`);
     }
-    if (opts.permission !== undefined) {
-      params.push(opts.permission);
-      // The roles granting the key, once (f.granting), then each member in the list's order probed.
-      granting = `, ${grantingRolesSql('$1', `$${params.length}`)} AS granting`;
-      where.push(`m.status = 'active'`, allowedSql('m.id', `$${params.length}`, rolesIn('f.granting')));
-      if (opts.timeoutDenies) where.push(notTimedOut('m'));
-    }
+    let after: [string, string] | null = null;
     if (opts.after) {
       params.push(opts.after.joinedAt, opts.after.id);
-      where.push(`(m.joined_at, m.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+      after = [`$${params.length - 1}`, `$${params.length}`];
+    }
+    let page: string;
+    if (opts.permission !== undefined) {
+      params.push(opts.permission);
+      const holders = holdersSql({ groupId: '$1', permission: `$${params.length}`, limit: '$3', after, timeoutDenies: opts.timeoutDenies === true });
+      page = `SELECT ${MEMBER_COLUMNS} FROM (${holders}) h JOIN members m ON m.id = h.member_id
+         WHERE ${where.join(' AND ')} ORDER BY h.joined DESC, h.member_id DESC`;
+    } else {
+      if (after) where.push(`(m.joined_at, m.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`);
+      page = `SELECT ${MEMBER_COLUMNS} FROM members m WHERE m.group_id = $1 AND ${where.join(' AND ')}
+         ORDER BY m.joined_at DESC, m.id DESC LIMIT $3`;
     }
     const rows = await preparedRows<MemberRow & { found: boolean }>(
       ds,
       `members_page_${opts.status ? 's' : ''}${opts.permission !== undefined ? 'p' : ''}${opts.timeoutDenies ? 't' : ''}${opts.after ? 'a' : ''}`,
       `SELECT f.found, p.*
-       FROM (SELECT EXISTS (SELECT 1 FROM groups g WHERE g.id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL) AS found${granting}) f
-       LEFT JOIN LATERAL (
-         SELECT ${MEMBER_COLUMNS} FROM members m WHERE ${where.join(' AND ')}
-         ORDER BY m.joined_at DESC, m.id DESC LIMIT $3) p ON true`,
+       FROM (SELECT EXISTS (SELECT 1 FROM groups g WHERE g.id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL) AS found) f
+       LEFT JOIN LATERAL (${page}) p ON true`,
       params,
     );
     if (!rows[0]?.found) return null;

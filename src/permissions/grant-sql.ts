@@ -1,7 +1,7 @@
 /**
- * The SQL side of the resolution (permission-resolver.ts), for the reads that filter in the
- * database: the member list's `permission` filter and a user's groups allowed a key. The property
- * test (test/e2e/permission-agreement.e2e-spec.ts) holds them to the resolver's answers.
+ * The SQL side of the resolution (permission-resolver.ts), for the read that filters in the
+ * database: the member list's `permission` filter. The property test
+ * (test/e2e/permission-agreement.e2e-spec.ts) holds it to the resolver's answers.
  */
 
 /** A grant row `alias` (member_roles, member_permission_overrides) in force at the snapshot's now(). */
@@ -15,32 +15,37 @@ export const liveGrant = (alias: string): string => `(${alias}.expires_at IS NUL
 export const notTimedOut = (alias: string): string => `(${alias}.timed_out_until IS NULL OR ${alias}.timed_out_until <= now())`;
 
 /**
- * Whether member `memberId` (already known active) is allowed `permission`: its live override
- * decides if it has one, else any live assignment of a role that `grants` (a condition on `mr`,
- * see rolesIn and roleGrants). The role's priority only names `viaRoleId`, never whether the key
- * is allowed. Both parts are scalar subqueries with LIMIT so that each stays a probe of the
- * member's own rows: an EXISTS here is planned as a hash of every live assignment of every group.
+ * The members of group `groupId` allowed `permission` now, in member-list order (joinedAt, id,
+ * descending), after the keyset `after` (two parameter refs, or null), at most `limit`: rows
+ * (member_id, joined). Each grant row carries its member's place in that order (migration
+ * GrantHolderOrder), so this is a merge of ordered index ranges, one per role granting the key
+ * and one of the overrides allowing it, each stopped at `limit` rows that hold: as many probes as
+ * the page has rows, not as the group has members. A member's live override decides when it has
+ * one (so a role's holder is left out when an override denies the key), else any live assignment
+ * of a granting role; only active members hold keys, and a timeout in force holds none of the keys
+ * the game's config lists (`timeoutDenies`), as in the resolver.
  */
-export function allowedSql(memberId: string, permission: string, grants: string): string {
-  return `COALESCE(
-    (SELECT o.allowed FROM member_permission_overrides o WHERE o.member_id = ${memberId} AND o.permission = ${permission} AND ${liveGrant('o')}),
-    (SELECT true FROM member_roles mr WHERE mr.member_id = ${memberId} AND ${grants} AND ${liveGrant('mr')} LIMIT 1),
-    false)`;
+export function holdersSql(q: { groupId: string; permission: string; limit: string; after: [string, string] | null; timeoutDenies: boolean }): string {
+  const holds = (alias: string) =>
+    `EXISTS (SELECT 1 FROM members m WHERE m.id = ${alias}.member_id AND m.status = 'active'${q.timeoutDenies ? ` AND ${notTimedOut('m')}` : ''})`;
+  const after = (alias: string) => (q.after ? ` AND (${alias}.member_joined_at, ${alias}.member_id) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)` : '');
+  return `SELECT DISTINCT h.member_id, h.joined FROM (
+      SELECT x.member_id, x.joined FROM unnest(${grantingRolesSql(q.groupId, q.permission)}) gr(id) CROSS JOIN LATERAL (
+        SELECT mr.member_id, mr.member_joined_at AS joined FROM member_roles mr
+        WHERE mr.role_id = gr.id AND ${liveGrant('mr')}${after('mr')} AND ${holds('mr')}
+          AND NOT EXISTS (SELECT 1 FROM member_permission_overrides d
+                          WHERE d.member_id = mr.member_id AND d.permission = ${q.permission} AND NOT d.allowed AND ${liveGrant('d')})
+        ORDER BY mr.member_joined_at DESC, mr.member_id DESC LIMIT ${q.limit}) x
+      UNION ALL
+      (SELECT o.member_id, o.member_joined_at FROM member_permission_overrides o
+       WHERE o.group_id = ${q.groupId} AND o.permission = ${q.permission} AND o.allowed AND ${liveGrant('o')}${after('o')} AND ${holds('o')}
+       ORDER BY o.member_joined_at DESC, o.member_id DESC LIMIT ${q.limit})
+    ) h ORDER BY h.joined DESC, h.member_id DESC LIMIT ${q.limit}`;
 }
 
-/**
- * The ids of the roles of group `groupId` that grant `permission`, as a uuid[]: computed once,
- * so that walking a group's members costs a probe of each member's assignments and no more.
- */
-export const grantingRolesSql = (groupId: string, permission: string): string =>
+/** The ids of the roles of group `groupId` that grant `permission`, as a uuid[]. */
+const grantingRolesSql = (groupId: string, permission: string): string =>
   `ARRAY(SELECT rp.role_id FROM roles r JOIN role_permissions rp ON rp.role_id = r.id AND rp.permission = ${permission} WHERE r.group_id = ${groupId})`;
-
-/** For allowedSql: the assignment's role is one of `roleIds` (a uuid[], see grantingRolesSql). */
-export const rolesIn = (roleIds: string): string => `mr.role_id = ANY (${roleIds})`;
-
-/** For allowedSql, across groups: the assignment's role grants `permission`. */
-export const roleGrants = (permission: string): string =>
-  `EXISTS (SELECT 1 FROM role_permissions rp WHERE rp.role_id = mr.role_id AND rp.permission = ${permission})`;
 
 /**
  * An instant inside a row built as JSON, as epoch milliseconds (exact for timestamptz(3)); made a

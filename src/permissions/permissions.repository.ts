@@ -5,7 +5,7 @@ import type { Alongside } from '../groups/groups.repository';
 import { internalIdSql } from '../identity/identity.repository';
 import { LOOKUP_MEMBER } from '../members/member-row';
 import { GROUP_COLUMNS, type GroupRow } from '../groups/group-row';
-import { allowedSql, epochMsSql, liveGrant, notTimedOut, roleGrants } from './grant-sql';
+import { epochMsSql, liveGrant } from './grant-sql';
 import { byResolutionOrder, NOT_A_MEMBER, type GrantProfile } from './grant-profile';
 
 export interface OverrideRow {
@@ -15,7 +15,7 @@ export interface OverrideRow {
 }
 
 /** The member the group lookup names (none when the user is no member of the live group). */
-const OVERRIDE_MEMBER = `mem AS (SELECT m.id FROM ${LOOKUP_MEMBER} WHERE l."softDeletedAt" IS NULL)`;
+const OVERRIDE_MEMBER = `mem AS (SELECT m.id, m.group_id, m.joined_at FROM ${LOOKUP_MEMBER} WHERE l."softDeletedAt" IS NULL)`;
 
 /**
  * Sets a member's override in the group lookup's statement (GroupsRepository.findWithUser), once
@@ -30,8 +30,8 @@ export function overrideSetAlongside(permission: string, allowed: boolean, expir
        SELECT o.allowed, o.expires_at FROM member_permission_overrides o JOIN mem ON o.member_id = mem.id
        WHERE o.permission = ${permissionRef} AND ${liveGrant('o')} FOR UPDATE OF o),
      up AS (
-       INSERT INTO member_permission_overrides (member_id, permission, allowed, expires_at)
-       SELECT mem.id, ${permissionRef}, ${allowedRef}::boolean, ${expiresRef}::timestamptz FROM mem
+       INSERT INTO member_permission_overrides (member_id, permission, allowed, expires_at, group_id, member_joined_at)
+       SELECT mem.id, ${permissionRef}, ${allowedRef}::boolean, ${expiresRef}::timestamptz, mem.group_id, mem.joined_at FROM mem
        ON CONFLICT (member_id, permission) DO UPDATE SET allowed = EXCLUDED.allowed, expires_at = EXCLUDED.expires_at),
      alongside AS (
        SELECT mem.id, (SELECT jsonb_build_object('allowed', prev.allowed, 'expiresAt', ${epochMsSql('prev.expires_at')}) FROM prev) AS previous FROM mem)`;
@@ -108,33 +108,33 @@ export class PermissionsRepository {
   }
 
   /**
-   * A page of the live groups of the game in which external user `userId` is an active member
-   * allowed `permission`, in membership order (joinedAt, member id, descending) on
-   * members_user_order: each group once, since a user has one member row per group. The identity
-   * is resolved in the same statement (none for an id the game has never seen): one round trip.
+   * The next `limit` live groups of the game (of `kind` when given) in which external user `userId`
+   * is an active member, in membership order (joinedAt, member id, descending) on
+   * members_user_order, after the keyset `after`: each group once, since a user has one member row
+   * per group. The identity is resolved in the same statement (none for an id the game has never
+   * seen): one round trip. Which of them allow a key is the resolver's to say, from their profiles.
    */
-  groupsAllowing(
+  activeMemberships(
     ds: DataSource,
-    q: { gameId: string; userId: string; permission: string; kind?: string; after?: { joinedAt: string; id: string }; limit: number; timeoutDenies: boolean },
+    q: { gameId: string; userId: string; kind?: string; after?: { joinedAt: string; id: string }; limit: number },
   ): Promise<(GroupRow & { memberJoinedAt: Date; memberId: string })[]> {
-    const params: unknown[] = [q.userId, q.gameId, q.permission, q.limit + 1];
+    const params: unknown[] = [q.userId, q.gameId, q.limit];
     const where = [`m.user_id = ${internalIdSql('$2', '$1')}`, "m.status = 'active'", 'g.game_id = $2', 'g.soft_deleted_at IS NULL'];
     if (q.kind !== undefined) {
       params.push(q.kind);
       where.push(`g.kind = $${params.length}`);
     }
-    if (q.timeoutDenies) where.push(notTimedOut('m'));
     if (q.after) {
       params.push(q.after.joinedAt, q.after.id);
       where.push(`(m.joined_at, m.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
     return preparedRows(
       ds,
-      `svc_groups_allowing_${q.kind !== undefined ? 'k' : ''}${q.timeoutDenies ? 't' : ''}${q.after ? 'a' : ''}`,
+      `svc_active_memberships_${q.kind !== undefined ? 'k' : ''}${q.after ? 'a' : ''}`,
       `SELECT ${GROUP_COLUMNS}, m.joined_at AS "memberJoinedAt", m.id AS "memberId"
        FROM members m JOIN groups g ON g.id = m.group_id
-       WHERE ${where.join(' AND ')} AND ${allowedSql('m.id', '$3', roleGrants('$3'))}
-       ORDER BY m.joined_at DESC, m.id DESC LIMIT $4`,
+       WHERE ${where.join(' AND ')}
+       ORDER BY m.joined_at DESC, m.id DESC LIMIT $3`,
       params,
     );
   }

@@ -35,6 +35,9 @@ const answer = (profile: GrantProfile, permission: string, now: number, denied: 
 /** The keys a timeout denies, when no timeout is in force: none need be read. */
 const NO_TIMEOUT: readonly string[] = [];
 
+/** The most memberships read in one statement while filling a page of groups allowing a key. */
+const MEMBERSHIP_BATCH_MAX = 1000;
+
 const GROUP_NOT_FOUND: BatchCheckResult = { error: { code: 'not_found', message: 'group not found' } };
 
 /** The permission check (SPEC §4), member overrides (DECISIONS §1) and the permission catalog. */
@@ -144,22 +147,49 @@ export class PermissionsService {
     return { userId, groupId, permissions };
   }
 
-  /** EXTENSIONS X8: a page of the groups in which the user is allowed the key now; an unknown user has none. */
+  /**
+   * EXTENSIONS X8: a page of the groups in which the user is allowed the key now; an unknown user
+   * has none. The user's active memberships are read in order, a batch at a time, and each is
+   * answered by the single check's resolution from the member's grant profile (cached, or the
+   * missing ones loaded in one statement), so the list and the check never disagree and a page of
+   * cached members costs the database one plain index walk.
+   */
   async groupsAllowing(gameId: string, userId: string, q: GroupsAllowingQueryDto): Promise<Page<GroupDto>> {
     const scope = `groups-allowing:${gameId}:${scopeDigest(userId)}:${scopeDigest(q.permission)}:${q.kind ?? ''}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
-    const after = decodeKeyset(q.cursor, scope);
-    const rows = await this.repo.groupsAllowing(this.ds, {
-      gameId,
-      userId,
-      permission: q.permission,
-      kind: q.kind,
-      after: after && { joinedAt: after.at, id: after.id },
-      limit,
-      // A key the game denies to timed-out members leaves them out, as the check would.
-      timeoutDenies: (await this.configs.timeoutDeniedPermissions(gameId)).includes(q.permission),
-    });
-    return toPage(rows, limit, (r) => toGroupDto(r), (r) => encodeKeyset(scope, r.memberJoinedAt, r.memberId));
+    const decoded = decodeKeyset(q.cursor, scope);
+    let after = decoded && { joinedAt: decoded.at, id: decoded.id };
+    const allowed: Awaited<ReturnType<PermissionsRepository['activeMemberships']>> = [];
+    while (allowed.length <= limit) {
+      // A quarter more than the page still needs: a batch then covers the few groups that deny.
+      const want = Math.min(MEMBERSHIP_BATCH_MAX, Math.ceil((limit + 1 - allowed.length) * 1.25));
+      const rows = await this.repo.activeMemberships(this.ds, { gameId, userId, kind: q.kind, after, limit: want });
+      const profiles = await this.profilesOf(gameId, rows.map((r) => ({ groupId: r.id, userId })));
+      const now = Date.now();
+      const denied = await this.timeoutDenied(gameId, profiles, now);
+      rows.forEach((r, i) => {
+        const profile = profiles[i];
+        if (allowed.length <= limit && profile && answer(profile, q.permission, now, denied).allowed) allowed.push(r);
+      });
+      if (rows.length < want) break;
+      const last = rows[rows.length - 1];
+      after = { joinedAt: last.memberJoinedAt.toISOString(), id: last.memberId };
+    }
+    return toPage(allowed, limit, (r) => toGroupDto(r), (r) => encodeKeyset(scope, r.memberJoinedAt, r.memberId));
+  }
+
+  /** The profiles of (group, user) pairs, from the cache or, those missing, loaded in one statement. */
+  private async profilesOf(gameId: string, pairs: readonly { groupId: string; userId: string }[]): Promise<(GrantProfile | null)[]> {
+    const profiles: (GrantProfile | null | undefined)[] = pairs.map((p) => this.cache.get(p.groupId, profileKey(gameId, p.userId)));
+    const missing = pairs.filter((_, i) => !profiles[i]);
+    if (missing.length) {
+      const loaded = await this.loadProfiles(gameId, missing);
+      let j = 0;
+      profiles.forEach((p, i) => {
+        if (!p) profiles[i] = loaded[j++];
+      });
+    }
+    return profiles as (GrantProfile | null)[];
   }
 
   /**

@@ -39,8 +39,8 @@ export function roleChangeAlongside(op: 'assign' | 'remove', roleId: string | nu
   return (p) => {
     const change =
       op === 'assign'
-        ? `INSERT INTO member_roles AS mr (member_id, role_id, expires_at)
-           SELECT mem.id, role.id, ${p(expiresAt)}::timestamptz FROM mem JOIN role ON role.group_id = mem."groupId"
+        ? `INSERT INTO member_roles AS mr (member_id, role_id, expires_at, member_joined_at)
+           SELECT mem.id, role.id, ${p(expiresAt)}::timestamptz, mem."joinedAt" FROM mem JOIN role ON role.group_id = mem."groupId"
            ON CONFLICT (member_id, role_id) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE mr.expires_at IS DISTINCT FROM EXCLUDED.expires_at
            RETURNING mr.role_id, mr.created_at, mr.expires_at`
         : `DELETE FROM member_roles mr USING mem, role WHERE mr.member_id = mem.id AND mr.role_id = role.id AND role.group_id = mem."groupId"

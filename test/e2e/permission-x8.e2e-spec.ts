@@ -174,6 +174,59 @@ describe('X8: asking the permission model', () => {
       expect(all.slice(0, 2)).toEqual([users[1], users[0]]);
       expect(all).toHaveLength(3); // the arranged member holds low too
     });
+
+    it('merges every granting role and the allowing overrides in member-list order, each holder once, on every page size', async () => {
+      const { groupId, low, high, userId: both } = await arranged();
+      const third = await api.role(groupId, 'third', 3);
+      await api.grant(third, 'b');
+      const users = Array.from({ length: 12 }, () => uid());
+      for (const u of users) await api.join(groupId, u);
+      // b: low, high and third grant it; 0-2 one role each, 3 two roles, 4 an override alone, 5 a
+      // role denied by an override, 6 a role that expired, 7 a role then left, 8 a role then timed
+      // out (b not in the game's timeout list), 9 an override that expired, 10-11 nothing.
+      await api.assign(groupId, users[0], low);
+      await api.assign(groupId, users[1], high);
+      await api.assign(groupId, users[2], third);
+      await api.assign(groupId, users[3], low);
+      await api.assign(groupId, users[3], third);
+      await api.override(groupId, users[4], 'b', true);
+      await api.assign(groupId, users[5], high);
+      await api.override(groupId, users[5], 'b', false);
+      await api.assign(groupId, users[6], low);
+      await t.db.query(`UPDATE member_roles SET expires_at = now() - interval '1 minute' WHERE member_id = (SELECT id FROM members WHERE group_id = $1 AND external_user_id = $2)`, [groupId, users[6]]);
+      await api.assign(groupId, users[7], third);
+      await api.leave(groupId, users[7]);
+      await api.assign(groupId, users[8], high);
+      expect((await t.http.post(`/v1/groups/${groupId}/members/${users[8]}/timeout`).set(auth).send({ duration: '1h' })).status).toBe(200);
+      await api.override(groupId, users[9], 'b', true);
+      await t.db.query(`UPDATE member_permission_overrides SET expires_at = now() - interval '1 minute' WHERE member_id = (SELECT id FROM members WHERE group_id = $1 AND external_user_id = $2)`, [groupId, users[9]]);
+      // The plain member list's order, newest first, of those the single check allows.
+      const listed = await t.http.get(`/v1/groups/${groupId}/members?limit=100`).set(auth);
+      const order = (listed.body.items as { userId: string }[]).map((m) => m.userId);
+      const expected: string[] = [];
+      for (const u of order) if ((await api.check(u, groupId, 'b')).allowed) expected.push(u);
+      expect([...expected].sort()).toEqual([both, users[0], users[1], users[2], users[3], users[4], users[8]].sort());
+      for (const size of [1, 2, 3, 100]) expect({ size, members: await api.membersAllowed(groupId, 'b', size) }).toEqual({ size, members: expected });
+    });
+
+    it('finds grants written without their member order (by the previous release) through the trigger that fills it', async () => {
+      const { groupId, low, userId: holder } = await arranged();
+      const [u1, u2] = [uid(), uid()];
+      for (const u of [u1, u2]) await api.join(groupId, u);
+      const memberId = async (u: string) =>
+        (await t.db.query<{ id: string }>('SELECT id FROM members WHERE group_id = $1 AND external_user_id = $2', [groupId, u]))[0].id;
+      // The inserts release 1.0.0 sends: no member_joined_at, no group_id.
+      await t.db.query('INSERT INTO member_roles (member_id, role_id) VALUES ($1, $2)', [await memberId(u1), low]);
+      await t.db.query('INSERT INTO member_permission_overrides (member_id, permission, allowed) VALUES ($1, $2, true)', [await memberId(u2), 'a']);
+      const [filled] = await t.db.query<{ roles: number; overrides: number }>(
+        `SELECT (SELECT count(*)::int FROM member_roles mr JOIN members m ON m.id = mr.member_id WHERE m.group_id = $1 AND mr.member_joined_at = m.joined_at) AS roles,
+                (SELECT count(*)::int FROM member_permission_overrides o JOIN members m ON m.id = o.member_id WHERE m.group_id = $1 AND o.group_id = m.group_id AND o.member_joined_at = m.joined_at) AS overrides`,
+        [groupId],
+      );
+      // The arranged member's two assignments, u1's, and u2's override.
+      expect(filled).toEqual({ roles: 3, overrides: 1 });
+      expect(await api.membersAllowed(groupId, 'a', 1)).toEqual([u2, u1, holder]);
+    });
   });
 
   describe('grants that expire', () => {
