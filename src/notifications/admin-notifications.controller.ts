@@ -1,8 +1,8 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Header, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminRoute, MinRole } from '../common/auth/route-auth.decorator';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
-import { ApiPageResponse, type Page } from '../common/pagination/page';
+import { ApiPageResponse, type PageJson } from '../common/pagination/page';
 import { ReplicaRead } from '../db/replica/replica-read.decorator';
 import { GamesService } from '../games/games.service';
 import { MAX_PATH_USER_ID } from '../users/user-id';
@@ -38,8 +38,9 @@ export class AdminNotificationsController {
     schema: { type: 'string', minLength: 1, maxLength: MAX_PATH_USER_ID },
   })
   @ApiPageResponse(NotificationDto)
+  @Header('content-type', 'application/json; charset=utf-8')
   @ApiErrors(400, 401, 404)
-  async list(@Param('gameId') gameId: string, @Param('externalUserId') userId: string, @Query() query: ListNotificationsQueryDto): Promise<Page<NotificationDto>> {
+  async list(@Param('gameId') gameId: string, @Param('externalUserId') userId: string, @Query() query: ListNotificationsQueryDto): Promise<PageJson> {
     await this.games.requireGame(gameId);
     return this.notifications.list({ gameId }, userId, query);
   }

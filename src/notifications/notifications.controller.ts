@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
-import { ApiPageResponse, type Page } from '../common/pagination/page';
+import { ApiPageResponse, type PageJson } from '../common/pagination/page';
 import { CONSISTENCY_HEADER } from '../db/replica/consistency-token';
 import { ReplicaRead } from '../db/replica/replica-read.decorator';
 import {
@@ -31,8 +31,9 @@ export class NotificationsController {
     description: `What happened to the player: invited, a join request decided, kicked, banned, roles changed, handed a group, a friend request received or accepted. unread=true keeps those not read yet, kinds some kinds only. ${NEVER_SEEN}`,
   })
   @ApiPageResponse(NotificationDto)
+  @Header('content-type', 'application/json; charset=utf-8')
   @ApiErrors(400, 401)
-  list(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() query: ListNotificationsQueryDto): Promise<Page<NotificationDto>> {
+  list(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() query: ListNotificationsQueryDto): Promise<PageJson> {
     return this.notifications.list(game, userId, query);
   }
 

@@ -3,10 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { preparedRows, sqlRows } from '../db/sql';
 import { internalIdSql } from '../identity/identity.repository';
 import type { NotificationKind } from './notification-kinds';
-import { notificationColumns, type NotificationRow } from './notification-row';
-
-/** The page's columns: the recipient is the player asked about ($2, the external id their identity matched exactly). */
-const PAGE_COLUMNS = notificationColumns('$2::text');
+import { NOTIFICATION_LIST_COLUMNS, type NotificationListRow } from './notification-row';
 
 /** The player whose notifications a statement reads or changes: $1 the game, $2 the external id (none for an id the game has never seen). */
 const PLAYER = `n.game_id = $1 AND n.user_id = ${internalIdSql('$1', '$2')}`;
@@ -37,9 +34,10 @@ export class NotificationsRepository {
    * A page newest first, `limit + 1` rows, on notifications_list, or on its unread part
    * (notifications_unread) when only the unread are asked for; kinds filter what the index walk
    * meets. A named prepared statement per shape of filter (planning cost more than running it), on
-   * the pool of `ds`; no probe per row for the recipient's external id (PAGE_COLUMNS).
+   * the pool of `ds`; no probe per row for the recipient's external id: it is `userId`, which
+   * their identity matched exactly.
    */
-  page(ds: DataSource, gameId: string, userId: string, f: NotificationFilter): Promise<NotificationRow[]> {
+  page(ds: DataSource, gameId: string, userId: string, f: NotificationFilter): Promise<NotificationListRow[]> {
     const params: unknown[] = [gameId, userId, f.limit + 1];
     const where = [PLAYER];
     if (f.unread) where.push('n.read_at IS NULL');
@@ -52,10 +50,10 @@ export class NotificationsRepository {
       where.push(`(n.created_at, n.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
     const shape = `${f.unread ? 'u' : ''}${f.kinds ? 'k' : ''}${f.after ? 'a' : ''}`;
-    return preparedRows<NotificationRow>(
+    return preparedRows<NotificationListRow>(
       ds,
       `notifications_page_${shape}`,
-      `SELECT ${PAGE_COLUMNS} FROM notifications n WHERE ${where.join(' AND ')} ORDER BY n.created_at DESC, n.id DESC LIMIT $3`,
+      `SELECT ${NOTIFICATION_LIST_COLUMNS} FROM notifications n WHERE ${where.join(' AND ')} ORDER BY n.created_at DESC, n.id DESC LIMIT $3`,
       params,
     );
   }

@@ -6,19 +6,18 @@ import { isUuid } from '../common/ids';
 import { scopeDigest } from '../common/pagination/cursor-codec';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
 import { parsePageLimit } from '../common/pagination/page-limit';
-import { toPage, type Page } from '../common/pagination/page';
+import { toPageJson, type PageJson } from '../common/pagination/page';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { ReadSource } from '../db/replica/read-source';
 import { UnitOfWork } from '../db/unit-of-work';
 import { lockUsersForWrite } from '../identity/user-lock';
 import { pathUserId } from '../users/user-id';
-import type { ListNotificationsQueryDto, MarkNotificationsReadDto, NotificationCountsDto, NotificationDto, NotificationsMarkedDto } from './dto/notification.dto';
+import type { ListNotificationsQueryDto, MarkNotificationsReadDto, NotificationCountsDto, NotificationsMarkedDto } from './dto/notification.dto';
 import { formatSignal, NOTIFICATIONS_CHANNEL } from './notification-channel';
 import { NotificationCountsCache, type ReadCounts } from './notification-counts-cache';
 import { parseKinds } from './notification-kinds';
-import type { NotificationRow } from './notification-row';
-import { toNotificationDto } from './notification-view';
+import { notificationJson } from './notification-view';
 import { NotificationsRepository } from './notifications.repository';
 
 /**
@@ -42,8 +41,13 @@ export class NotificationsService {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  /** The game's key and an operator (the admin twin of the route) read the same list: only the game matters. */
-  async list(game: Pick<GameContext, 'gameId'>, userId: string, q: ListNotificationsQueryDto): Promise<Page<NotificationDto>> {
+  /**
+   * The game's key and an operator (the admin twin of the route) read the same list: only the game
+   * matters. The page is written as JSON here, the bytes JSON.stringify wrote of a Page of
+   * NotificationDto: parsing the rows' timestamps and data only to serialise them again was about
+   * a fifth of its CPU.
+   */
+  async list(game: Pick<GameContext, 'gameId'>, userId: string, q: ListNotificationsQueryDto): Promise<PageJson> {
     const unread = q.unread === 'true';
     const kinds = q.kinds === undefined ? undefined : parseKinds(q.kinds);
     // The filters are part of the cursor's scope: a cursor of one filter is refused under another.
@@ -52,7 +56,13 @@ export class NotificationsService {
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
     const rows = await this.repo.page(this.readDb.ds, game.gameId, userId, { unread, kinds, after, limit });
-    return toPage(rows, limit, toNotificationDto, (r: NotificationRow) => encodeKeyset(scope, r.createdAt, r.id));
+    const userIdJson = JSON.stringify(userId);
+    return toPageJson(
+      rows,
+      limit,
+      (r) => notificationJson(r, userIdJson),
+      (r) => encodeKeyset(scope, new Date(Number(r.createdAt)), r.id),
+    );
   }
 
   /**
