@@ -30,6 +30,13 @@ describe('jsonOfJsonbText', () => {
     },
   );
 
+  it.each(['{"a": "x", "10": "y"}', '{"b": {"7": true, "ab": null}}', '{"k": "2026-11-22", "9": "z"}'])(
+    'writes a value with integer-like keys (%s) in the order JSON.parse gives them',
+    (text) => {
+      expect(jsonOfJsonbText(text)).toBe(asStringified(text));
+    },
+  );
+
   it('keeps the spaces inside strings, after any run of backslashes', () => {
     for (let n = 0; n < 6; n++) {
       const s = `${'\\'.repeat(n)}", "x": "y`;
