@@ -216,7 +216,7 @@ export class MembersRepository {
     groupId: string,
     opts: { status?: MemberStatus; permission?: string; timeoutDenies?: boolean; after?: { joinedAt: string; id: string }; limit: number },
   ): Promise<MemberRow[] | null> {
-    const params: unknown[] = [groupId, gameId, opts.limit + 1];
+    const params: unknown[] = [groupId, gameId];
     const where = ['f.found'];
     if (opts.status) {
       params.push(opts.status);
@@ -230,17 +230,21 @@ export class MembersRepository {
     let page: string;
     if (opts.permission !== undefined) {
       params.push(opts.permission);
-      const holders = holdersSql({ groupId: '$1', permission: `$${params.length}`, limit: '$3', after, timeoutDenies: opts.timeoutDenies === true });
+      // The limit written in (an integer, see parsePageLimit): as a parameter, PostgreSQL prices the
+      // merge's generic plan as if every holder were read, so it plans every call afresh, and
+      // planning costs more than the page.
+      const holders = holdersSql({ groupId: '$1', permission: `$${params.length}`, limit: String(opts.limit + 1), after, timeoutDenies: opts.timeoutDenies === true });
       page = `SELECT ${MEMBER_COLUMNS} FROM (${holders}) h JOIN members m ON m.id = h.member_id
          WHERE ${where.join(' AND ')} ORDER BY h.joined DESC, h.member_id DESC`;
     } else {
       if (after) where.push(`(m.joined_at, m.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`);
+      params.push(opts.limit + 1);
       page = `SELECT ${MEMBER_COLUMNS} FROM members m WHERE m.group_id = $1 AND ${where.join(' AND ')}
-         ORDER BY m.joined_at DESC, m.id DESC LIMIT $3`;
+         ORDER BY m.joined_at DESC, m.id DESC LIMIT $${params.length}`;
     }
     const rows = await preparedRows<MemberRow & { found: boolean }>(
       ds,
-      `members_page_${opts.status ? 's' : ''}${opts.permission !== undefined ? 'p' : ''}${opts.timeoutDenies ? 't' : ''}${opts.after ? 'a' : ''}`,
+      `members_page_${opts.status ? 's' : ''}${opts.permission !== undefined ? `p${opts.limit + 1}` : ''}${opts.timeoutDenies ? 't' : ''}${opts.after ? 'a' : ''}`,
       `SELECT f.found, p.*
        FROM (SELECT EXISTS (SELECT 1 FROM groups g WHERE g.id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL) AS found) f
        LEFT JOIN LATERAL (${page}) p ON true`,

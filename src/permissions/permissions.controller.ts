@@ -1,11 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
 import { OverrideDto, PermissionCheckQueryDto, PermissionCheckResultDto, SetOverrideDto } from './dto/permission.dto';
 import type { PermissionCheckResult } from './permission-resolver';
 import { PermissionsService } from './permissions.service';
-import { ApiPageResponse, type Page } from '../common/pagination/page';
+import { ApiPageResponse, type PageJson } from '../common/pagination/page';
 import { GroupDto } from '../groups/dto/group.dto';
 import { CheckBatchDto, CheckBatchResponseDto } from './dto/check-batch.dto';
 import { EffectivePermissionsDto, GroupsAllowingQueryDto } from './dto/effective-permissions.dto';
@@ -54,8 +54,9 @@ export class PermissionsController {
     summary: 'The groups in which a user is allowed a key now, latest membership first, each once; every page full but the last',
   })
   @ApiPageResponse(GroupDto)
+  @Header('content-type', 'application/json; charset=utf-8')
   @ApiErrors(400, 401)
-  groupsAllowing(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() q: GroupsAllowingQueryDto): Promise<Page<GroupDto>> {
+  groupsAllowing(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() q: GroupsAllowingQueryDto): Promise<PageJson> {
     return this.permissions.groupsAllowing(game.gameId, userId, q);
   }
 

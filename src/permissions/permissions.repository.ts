@@ -4,7 +4,7 @@ import { preparedRows, sqlRows } from '../db/sql';
 import type { Alongside } from '../groups/groups.repository';
 import { internalIdSql } from '../identity/identity.repository';
 import { LOOKUP_MEMBER } from '../members/member-row';
-import { GROUP_COLUMNS, type GroupRow } from '../groups/group-row';
+import { GROUP_JSON_COLUMNS, type GroupJsonRow } from '../groups/group-json';
 import { epochMsSql, liveGrant } from './grant-sql';
 import { byResolutionOrder, NOT_A_MEMBER, type GrantProfile } from './grant-profile';
 
@@ -112,12 +112,13 @@ export class PermissionsRepository {
    * is an active member, in membership order (joinedAt, member id, descending) on
    * members_user_order, after the keyset `after`: each group once, since a user has one member row
    * per group. The identity is resolved in the same statement (none for an id the game has never
-   * seen): one round trip. Which of them allow a key is the resolver's to say, from their profiles.
+   * seen): one round trip. Which of them allow a key is the resolver's to say, from their profiles;
+   * the groups come as groupJson writes them.
    */
   activeMemberships(
     ds: DataSource,
     q: { gameId: string; userId: string; kind?: string; after?: { joinedAt: string; id: string }; limit: number },
-  ): Promise<(GroupRow & { memberJoinedAt: Date; memberId: string })[]> {
+  ): Promise<(GroupJsonRow & { memberJoinedAt: string; memberId: string })[]> {
     const params: unknown[] = [q.userId, q.gameId, q.limit];
     const where = [`m.user_id = ${internalIdSql('$2', '$1')}`, "m.status = 'active'", 'g.game_id = $2', 'g.soft_deleted_at IS NULL'];
     if (q.kind !== undefined) {
@@ -131,7 +132,7 @@ export class PermissionsRepository {
     return preparedRows(
       ds,
       `svc_active_memberships_${q.kind !== undefined ? 'k' : ''}${q.after ? 'a' : ''}`,
-      `SELECT ${GROUP_COLUMNS}, m.joined_at AS "memberJoinedAt", m.id AS "memberId"
+      `SELECT ${GROUP_JSON_COLUMNS}, ${epochMsSql('m.joined_at')} AS "memberJoinedAt", m.id AS "memberId"
        FROM members m JOIN groups g ON g.id = m.group_id
        WHERE ${where.join(' AND ')}
        ORDER BY m.joined_at DESC, m.id DESC LIMIT $3`,
