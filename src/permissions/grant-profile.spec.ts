@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { byResolutionOrder, NOT_A_MEMBER, profileFacts, profileKeys, profileUntil, type GrantProfile } from './grant-profile';
+import { byResolutionOrder, NOT_A_MEMBER, PROFILE_BASE_WEIGHT, profileFacts, profileKeys, profileUntil, profileWeight, type GrantProfile } from './grant-profile';
 import { resolveGrant, type PermissionFacts } from './permission-resolver';
 
 /**
@@ -113,5 +113,14 @@ describe('grant profile', () => {
     expect(at('k.a', NOW).result).toEqual({ allowed: true, source: 'role', viaRoleId: role.id });
     expect(at('k.c', NOW).result).toEqual({ allowed: true, source: 'override' });
     expect(resolveGrant(profileFacts(p, 'k.a', NOW - 1, [])).result).toEqual({ allowed: true, source: 'role', viaRoleId: role.id });
+  });
+
+  it('weighs its fixed parts as well as its keys: a profile without grants is not free', () => {
+    expect(profileWeight(NOT_A_MEMBER)).toBe(PROFILE_BASE_WEIGHT);
+    const role = { id: 'r', priority: 1, expiresAt: null, permissions: new Set(['k.a', 'k.b']) };
+    const withRole: GrantProfile = { activeMember: true, timedOutUntil: null, overrides: new Map(), roles: [role] };
+    expect(profileWeight(withRole)).toBe(PROFILE_BASE_WEIGHT + 7);
+    const withOverride: GrantProfile = { ...withRole, overrides: new Map([['k.c', { allowed: true, expiresAt: null }]]) };
+    expect(profileWeight(withOverride)).toBe(PROFILE_BASE_WEIGHT + 9);
   });
 });

@@ -9,8 +9,9 @@ export const PERMISSIONS_CHANNEL = 'svc_permissions';
 /** SPEC §8: answers live 60 s at most, and so do the profiles they are computed from. */
 export const PERMISSION_TTL_MS = 60_000;
 /**
- * A memory bound, in weight (an entry's weight is what it holds: a profile weighs one per key its
- * grants name): past it the oldest groups' entries are dropped first.
+ * A memory bound, in weight (an entry's weight is what it holds: a profile's is about a hundredth of
+ * its bytes, see profileWeight), so about 100 MB of profiles: past it the oldest groups' entries are
+ * dropped first.
  */
 const MAX_WEIGHT = 1_000_000;
 /** How many groups' invalidations are remembered before starting over (a new epoch). */
