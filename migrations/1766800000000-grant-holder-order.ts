@@ -18,7 +18,7 @@ import { expandIn, type ReleasedMigration } from './release';
  * it and after it. It inserts grants without the new columns, so:
  * 1. the columns are added nullable: a catalog change under a short lock timeout;
  * 2. a trigger on each table fills them from the member row, before the row is checked, when the
- *    writer did not send them (this release sends them: the trigger then only tests a column);
+ *    writer did not send them (this release sends them: the trigger's WHEN then tests a column);
  * 3. the rows written before are filled in batches of member id, each its own short transaction;
  * 4. NOT NULL by a CHECK added NOT VALID and validated, then SET NOT NULL without a scan;
  * 5. the two indexes are built concurrently, then the old role index is dropped concurrently
@@ -55,13 +55,14 @@ export class GrantHolderOrder1766800000000 implements ReleasedMigration {
       END $$`);
     // Each lock waits for the inserts in flight, which commit with or without the columns: every
     // row the backfill starts after exists by then, and every later one goes through the trigger.
+    // Its WHEN spares this release's inserts, which send the columns, the call of the function.
     await lockedStatement(
       q,
-      'CREATE OR REPLACE TRIGGER member_roles_holder_order BEFORE INSERT ON member_roles FOR EACH ROW EXECUTE FUNCTION member_roles_holder_order()',
+      'CREATE OR REPLACE TRIGGER member_roles_holder_order BEFORE INSERT ON member_roles FOR EACH ROW WHEN (NEW.member_joined_at IS NULL) EXECUTE FUNCTION member_roles_holder_order()',
     );
     await lockedStatement(
       q,
-      'CREATE OR REPLACE TRIGGER member_overrides_holder_order BEFORE INSERT ON member_permission_overrides FOR EACH ROW EXECUTE FUNCTION member_overrides_holder_order()',
+      'CREATE OR REPLACE TRIGGER member_overrides_holder_order BEFORE INSERT ON member_permission_overrides FOR EACH ROW WHEN (NEW.group_id IS NULL OR NEW.member_joined_at IS NULL) EXECUTE FUNCTION member_overrides_holder_order()',
     );
     for (const table of ['member_roles', 'member_permission_overrides']) {
       const sets = table === 'member_roles' ? 'member_joined_at = m.joined_at' : 'group_id = m.group_id, member_joined_at = m.joined_at';
