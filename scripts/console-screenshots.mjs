@@ -146,7 +146,22 @@ async function main() {
     }
     await api('POST', `/v1/users/${player}/friend-requests`, { targetSvcUserId: 'player-4-00' });
     await open(`#/games/${game.id}/users/${player}`);
-    await shot('user');
+    await shot('user', true);
+
+    // A member timed out (EXTENSIONS X10), and players' reports waiting for a moderator.
+    await api('POST', `/v1/groups/${first.id}/members/${player}/timeout`, { duration: '2h', reason: 'flooding the raid chat' });
+    await open(`#/games/${game.id}/groups/${first.id}/members/${player}`);
+    await shot('member');
+    const reports = [
+      ['player-1-03', { type: 'user', id: 'griefer-42' }, 'harassment', 'kept following me around the capital and spamming whispers'],
+      ['player-2-05', { type: 'user', id: 'griefer-42' }, 'harassment', null],
+      ['player-3-01', { type: 'user', id: 'griefer-42' }, 'spam', 'gold seller links in trade chat'],
+      ['player-4-02', { type: 'group', id: groups[6].id }, 'offensive_name', 'the old name of this guild was a slur'],
+      ['player-5-04', { type: 'user', id: 'cheater-7' }, 'cheating', 'teleporting between nodes'],
+    ];
+    for (const [reporterUserId, subject, category, message] of reports) await api('POST', '/v1/reports', { reporterUserId, subject, category, message });
+    await open(`#/games/${game.id}/reports`);
+    await shot('reports');
 
     // Operators, each acting within their role: what the Operators page and the operator audit show.
     const operators = {};
