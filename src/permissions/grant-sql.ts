@@ -1,3 +1,5 @@
+import { isoOfMs } from '../common/time';
+
 /**
  * The SQL side of the resolution (permission-resolver.ts), for the read that filters in the
  * database: the member list's `permission` filter. The property test
@@ -55,4 +57,4 @@ const grantingRolesSql = (groupId: string, permission: string): string =>
 export const epochMsSql = (expr: string): string => `floor(extract(epoch FROM ${expr}) * 1000)`;
 
 /** The wire form (DECISIONS §18) of an instant epochMsSql gave. */
-export const isoOfEpochMs = (ms: number | string | null): string | null => (ms === null ? null : new Date(Number(ms)).toISOString());
+export const isoOfEpochMs = (ms: number | string | null): string | null => (ms === null ? null : isoOfMs(Number(ms)));
