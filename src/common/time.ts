@@ -36,3 +36,6 @@ export function isoOfMs(ms: number): string {
   rest -= seconds * 1_000;
   return `${String(year).padStart(4, '0')}-${pad2(month)}-${pad2(day)}T${pad2(hours)}:${pad2(minutes)}:${pad2(seconds)}.${pad3(rest)}Z`;
 }
+
+/** The wire form (DECISIONS §18) of an instant read as epoch milliseconds (epochMsSql), null for none. */
+export const isoOfEpochMs = (ms: number | string | null): string | null => (ms === null ? null : isoOfMs(Number(ms)));

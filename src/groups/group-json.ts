@@ -1,5 +1,6 @@
+import { isoOfEpochMs } from '../common/time';
 import { jsonOfJsonbText } from '../db/jsonb-text';
-import { epochMsSql, isoOfEpochMs } from '../permissions/grant-sql';
+import { epochMsSql } from '../permissions/grant-sql';
 import { memberCountSql } from './group-row';
 
 /**
@@ -34,13 +35,15 @@ export const GROUP_JSON_COLUMNS = `g.id, g.game_id AS "gameId", g.kind, g.name, 
   g.passcode_hash IS NOT NULL AS "hasPasscode", ${epochMsSql('g.created_at')} AS "createdAt", ${epochMsSql('g.updated_at')} AS "updatedAt",
   ${epochMsSql('g.soft_deleted_at')} AS "softDeletedAt"`;
 
+/** A nullable uuid as JSON. */
+const id = (v: string | null): string => (v === null ? 'null' : `"${v}"`);
+
 /**
  * The JSON of toGroupDto's Group, byte for byte, from a GroupJsonRow: for the lists that write a
  * page of 50 groups, where parsing each row into objects only to serialise them again costs more
  * than the rest of the request. Ids are uuids, needing no escape.
  */
 export function groupJson(g: GroupJsonRow): string {
-  const id = (v: string | null) => (v === null ? 'null' : `"${v}"`);
   return (
     `{"id":"${g.id}","gameId":"${g.gameId}","kind":${JSON.stringify(g.kind)},"name":${JSON.stringify(g.name)},"visibility":"${g.visibility}",` +
     `"metadata":${jsonOfJsonbText(g.metadata)},"defaultRoleId":${id(g.defaultRoleId)},"parentGroupId":${id(g.parentGroupId)},"tags":${g.tags},` +

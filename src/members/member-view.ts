@@ -1,5 +1,4 @@
-import { iso, isoNN } from '../common/time';
-import { isoOfEpochMs } from '../permissions/grant-sql';
+import { iso, isoNN, isoOfEpochMs } from '../common/time';
 import type { MemberDto } from './dto/member.dto';
 import type { MemberRow } from './member-row';
 

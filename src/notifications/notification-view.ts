@@ -1,6 +1,5 @@
-import { iso, isoNN } from '../common/time';
+import { iso, isoNN, isoOfEpochMs } from '../common/time';
 import { jsonOfJsonbText } from '../db/jsonb-text';
-import { isoOfEpochMs } from '../permissions/grant-sql';
 import type { NotificationDataDto, NotificationDto } from './dto/notification.dto';
 import type { NotificationListRow, NotificationRow } from './notification-row';
 

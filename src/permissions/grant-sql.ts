@@ -1,5 +1,3 @@
-import { isoOfMs } from '../common/time';
-
 /**
  * The SQL side of the resolution (permission-resolver.ts), for the read that filters in the
  * database: the member list's `permission` filter. The property test
@@ -51,10 +49,7 @@ const grantingRolesSql = (groupId: string, permission: string): string =>
 
 /**
  * An instant inside a row built as JSON, as epoch milliseconds (exact for timestamptz(3)); made a
- * wire timestamp by isoOfEpochMs. Not formatted in SQL: a format's colons would read as variables
+ * wire timestamp by isoOfEpochMs (common/time.ts). Not formatted in SQL: a format's colons would read as variables
  * to pgbench, which replays the service's statements in the bench.
  */
 export const epochMsSql = (expr: string): string => `floor(extract(epoch FROM ${expr}) * 1000)`;
-
-/** The wire form (DECISIONS §18) of an instant epochMsSql gave. */
-export const isoOfEpochMs = (ms: number | string | null): string | null => (ms === null ? null : isoOfMs(Number(ms)));

@@ -14,6 +14,9 @@ export interface OverrideRow {
   allowed: boolean;
 }
 
+/** A live group as groupJson writes it, with the user's membership in it: joinedAt (epoch ms) and member id, the list's keyset. */
+export type MembershipRow = GroupJsonRow & { memberJoinedAt: string; memberId: string };
+
 /** The member the group lookup names (none when the user is no member of the live group). */
 const OVERRIDE_MEMBER = `mem AS (SELECT m.id, m.group_id, m.joined_at FROM ${LOOKUP_MEMBER} WHERE l."softDeletedAt" IS NULL)`;
 
@@ -118,7 +121,7 @@ export class PermissionsRepository {
   activeMemberships(
     ds: DataSource,
     q: { gameId: string; userId: string; kind?: string; after?: { joinedAt: string; id: string }; limit: number },
-  ): Promise<(GroupJsonRow & { memberJoinedAt: string; memberId: string })[]> {
+  ): Promise<MembershipRow[]> {
     const params: unknown[] = [q.userId, q.gameId, q.limit];
     const where = [`m.user_id = ${internalIdSql('$2', '$1')}`, "m.status = 'active'", 'g.game_id = $2', 'g.soft_deleted_at IS NULL'];
     if (q.kind !== undefined) {

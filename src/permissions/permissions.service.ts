@@ -7,7 +7,7 @@ import { scopeDigest } from '../common/pagination/cursor-codec';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
 import { toPageJson, type PageJson } from '../common/pagination/page';
 import { parsePageLimit } from '../common/pagination/page-limit';
-import { iso, isoNN } from '../common/time';
+import { iso, isoNN, isoOfEpochMs } from '../common/time';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { groupJson } from '../groups/group-json';
@@ -18,11 +18,10 @@ import { GroupLookup } from '../groups/group-lookup';
 import type { Alongside } from '../groups/groups.repository';
 import type { CatalogDto, OverrideDto } from './dto/permission.dto';
 import { PermissionCache } from './permission-cache';
-import { isoOfEpochMs } from './grant-sql';
 import { GameConfigService } from '../game-config/game-config.service';
 import { profileFacts, profileKeys, profileUntil, profileWeight, timedOutAt, type GrantProfile } from './grant-profile';
 import { resolveGrant, type PermissionCheckResult } from './permission-resolver';
-import { overrideClearAlongside, overrideSetAlongside, PermissionsRepository } from './permissions.repository';
+import { overrideClearAlongside, overrideSetAlongside, PermissionsRepository, type MembershipRow } from './permissions.repository';
 
 /** The cache key of a user's grant profile within its group. */
 const profileKey = (gameId: string, userId: string) => `${gameId}\u0000${userId}`;
@@ -159,7 +158,7 @@ export class PermissionsService {
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const decoded = decodeKeyset(q.cursor, scope);
     let after = decoded && { joinedAt: decoded.at, id: decoded.id };
-    const allowed: Awaited<ReturnType<PermissionsRepository['activeMemberships']>> = [];
+    const allowed: MembershipRow[] = [];
     while (allowed.length <= limit) {
       // A quarter more than the page still needs: a batch then covers the few groups that deny.
       const want = Math.min(MEMBERSHIP_BATCH_MAX, Math.ceil((limit + 1 - allowed.length) * 1.25));

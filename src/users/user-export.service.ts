@@ -8,7 +8,7 @@ import type { Release } from '../common/bulkhead/game-bulkhead';
 import { GameReads } from '../common/bulkhead/game-reads';
 import { ApiError } from '../common/errors/api-error';
 import { logFailure } from '../common/errors/log-failure';
-import { iso, isoNN } from '../common/time';
+import { iso, isoNN, isoOfEpochMs } from '../common/time';
 import { UnitOfWork } from '../db/unit-of-work';
 import type { FriendListRow, FriendTagRow, RelationshipRow } from '../friends/friend-rows';
 import { toBlockDto, toFriendshipDto, toRequestDto, toTagDto, toVisibilityDto } from '../friends/friend-view';
@@ -29,7 +29,6 @@ import { coalesce, groupedJsonArray, jsonArray } from './export-stream';
 import { ExportSpool } from './export-spool';
 import { eventOfUser, namesUser } from './names-user';
 import { exportQueries, namedByInvitation, UserExportRepository, type ExportSection, type ExportSnapshot, type ExportSubject } from './user-export.repository';
-import { isoOfEpochMs } from '../permissions/grant-sql';
 import { toReportDto, type ReportRow } from '../reports/report-row';
 
 /** What the caller reads the export of: the game of its key, or the path's game on the admin twin. */

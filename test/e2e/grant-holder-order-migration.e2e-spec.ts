@@ -1,10 +1,11 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { GrantHolderOrder1766800000000 } from '../../migrations/1766800000000-grant-holder-order';
 import { releaseOf } from '../../migrations/release';
 import { createDataSource } from '../../src/db/data-source';
 import { seqUid as uid } from '../helpers/ids';
 import { permissionApi } from '../helpers/permissions';
+import { withQueryRunner } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -30,15 +31,7 @@ describe('GrantHolderOrder1766800000000', () => {
     await t?.close();
   });
 
-  async function withRunner<T>(work: (q: ReturnType<DataSource['createQueryRunner']>) => Promise<T>): Promise<T> {
-    const q = ds.createQueryRunner();
-    try {
-      await q.connect();
-      return await work(q);
-    } finally {
-      await q.release();
-    }
-  }
+  const withRunner = <T>(work: (q: QueryRunner) => Promise<T>) => withQueryRunner(ds, work);
 
   const columns = async () =>
     (

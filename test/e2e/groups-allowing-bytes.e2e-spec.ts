@@ -2,6 +2,7 @@ import { GROUP_COLUMNS, type GroupRow } from '../../src/groups/group-row';
 import { toGroupDto } from '../../src/groups/group-view';
 import { seqUid as uid } from '../helpers/ids';
 import { permissionApi } from '../helpers/permissions';
+import { rawJson } from '../helpers/raw-json';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -20,20 +21,7 @@ describe('groups allowing a key, byte for byte', () => {
   });
   afterAll(() => t.close());
 
-  async function text(path: string) {
-    const r = await t.http
-      .get(path)
-      .set(auth)
-      .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => done(null, Buffer.concat(chunks).toString('utf8')));
-      });
-    expect(r.status).toBe(200);
-    expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
-    return r.body as string;
-  }
+  const text = (path: string) => rawJson(t, path, auth);
 
   it("answers what JSON.stringify writes of toGroupDto's Groups, on every page", async () => {
     const api = permissionApi(t, auth);

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { MentionNames1765800000000, NAME_INDEXES } from '../../migrations/1765800000000-mention-names';
 import { OldMentionsDropped1766700000000 } from '../../migrations/1766700000000-old-mentions-dropped';
 import { createDataSource, runMigrations } from '../../src/db/data-source';
+import { withQueryRunner } from '../helpers/query-runner';
 import { createTestDatabase, databaseUrl, type TestDatabase } from '../helpers/test-db';
 
 /**
@@ -50,16 +51,7 @@ describe('on a migrated database', () => {
     await db?.drop();
   });
 
-  /** Runs `work` with a query runner outside any transaction, as TypeORM runs this migration. */
-  async function withRunner<T>(work: (q: ReturnType<DataSource['createQueryRunner']>) => Promise<T>): Promise<T> {
-    const q = ds.createQueryRunner();
-    try {
-      await q.connect();
-      return await work(q);
-    } finally {
-      await q.release();
-    }
-  }
+  const withRunner = <T>(work: (q: QueryRunner) => Promise<T>) => withQueryRunner(ds, work);
 
   it('runs outside a transaction, and left the previous functions and indexes beside the new ones (expand)', async () => {
     expect(migration.transaction).toBe(false);

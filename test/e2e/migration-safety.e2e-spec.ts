@@ -6,6 +6,7 @@ import { MIGRATIONS } from '../../migrations';
 import { Erasure1765100000000 } from '../../migrations/1765100000000-erasure';
 import { InvitationInbox1765050000000 } from '../../migrations/1765050000000-invitation-inbox';
 import { LOCK_TIMEOUT, lockedStatement } from '../../migrations/online';
+import { withQueryRunner } from '../helpers/query-runner';
 import { FIRST_FORMS } from '../helpers/first-forms';
 import { databaseUrl } from '../helpers/test-db';
 
@@ -80,12 +81,9 @@ async function migrate(url: string, migrations: MigrationClass[]): Promise<void>
 async function withRunner<T>(url: string, work: (q: QueryRunner) => Promise<T>): Promise<T> {
   const ds = dataSource(url);
   await ds.initialize();
-  const q = ds.createQueryRunner();
   try {
-    await q.connect();
-    return await work(q);
+    return await withQueryRunner(ds, work);
   } finally {
-    await q.release();
     await ds.destroy();
   }
 }

@@ -3,6 +3,7 @@ import { toNotificationDto } from '../../src/notifications/notification-view';
 import { joinOk, postGroup } from '../helpers/groups';
 import { seqUid as uid } from '../helpers/ids';
 import { notificationsPath } from '../helpers/notifications';
+import { rawJson } from '../helpers/raw-json';
 import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -20,22 +21,6 @@ describe("a player's notification list, byte for byte", () => {
     ({ gameId, auth } = await authedGame(t, 'list bytes'));
   });
   afterAll(() => t.close());
-
-  /** The answer's bytes, as text. */
-  async function text(path: string, as: Record<string, string>) {
-    const r = await t.http
-      .get(path)
-      .set(as)
-      .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => done(null, Buffer.concat(chunks).toString('utf8')));
-      });
-    expect(r.status).toBe(200);
-    expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
-    return r;
-  }
 
   it('answers what JSON.stringify writes of the stream\'s Notifications', async () => {
     const userId = uid('p "\\ 漢');
@@ -59,12 +44,12 @@ describe("a player's notification list, byte for byte", () => {
 
     for (const path of [notificationsPath(userId), `/v1/admin/games/${gameId}/users/${encodeURIComponent(userId)}/notifications`]) {
       const as = path.startsWith('/v1/admin') ? asAdmin : auth;
-      const all = await text(path, as);
-      expect(all.body).toBe(JSON.stringify({ items, nextCursor: null }));
-      const first = await text(`${path}?limit=1`, as);
-      const { nextCursor } = JSON.parse(first.body as string) as { nextCursor: string };
-      expect(first.body).toBe(JSON.stringify({ items: items.slice(0, 1), nextCursor }));
-      expect((await text(`${path}?limit=1&cursor=${encodeURIComponent(nextCursor)}`, as)).body).toBe(JSON.stringify({ items: items.slice(1), nextCursor: null }));
+      const all = await rawJson(t, path, as);
+      expect(all).toBe(JSON.stringify({ items, nextCursor: null }));
+      const first = await rawJson(t, `${path}?limit=1`, as);
+      const { nextCursor } = JSON.parse(first) as { nextCursor: string };
+      expect(first).toBe(JSON.stringify({ items: items.slice(0, 1), nextCursor }));
+      expect(await rawJson(t, `${path}?limit=1&cursor=${encodeURIComponent(nextCursor)}`, as)).toBe(JSON.stringify({ items: items.slice(1), nextCursor: null }));
     }
   });
 });
