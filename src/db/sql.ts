@@ -26,6 +26,36 @@ export function boundedRows<R>(ds: DataSource, sql: string, timeoutMs: number): 
   });
 }
 
+/** SQLSTATE connection_failure. */
+const CONNECTION_FAILURE = '08006';
+
+/**
+ * Rows of a read that hands out feed positions (a feed page, a stream's batch, where a stream
+ * starts), answered by a server that was still whole when it answered: when `handsOut` says the
+ * rows name a position, one more round trip on the same connection follows. A primary whose
+ * postmaster died (SIGKILL) or that is shutting down (a demotion) ends a backend waiting for its
+ * synchronous standby with the commit made locally and visible, never replicated, never
+ * acknowledged; a read on another backend of that server in the same instant may see it, and a
+ * consumer that stored its id would resume after an event the new primary never had (410 from
+ * then on). Such a backend finds its server gone as soon as it waits for the next message, so the
+ * second round trip fails, and the read is thrown away and made again on the server that follows.
+ */
+export async function confirmedRows<R>(ds: DataSource, sql: string, params: unknown[], handsOut: (rows: R[]) => boolean = (rows) => rows.length > 0): Promise<R[]> {
+  const runner = ds.createQueryRunner();
+  try {
+    const rows = await sqlRows<R>(runner.manager, sql, params);
+    if (handsOut(rows)) {
+      await runner.query('SELECT 1').catch((err: unknown) => {
+        // pg's error, or TypeORM's for the runner it released on that error: the server is gone (503, not 500).
+        throw Object.assign(new Error('connection failure: the server that answered the read is gone', { cause: err }), { code: CONNECTION_FAILURE });
+      });
+    }
+    return rows;
+  } finally {
+    await runner.release();
+  }
+}
+
 interface Pool {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SETTINGS } from '../config/settings.module';
 import type { Settings } from '../config/settings';
-import { sqlRows } from '../db/sql';
+import { confirmedRows, sqlRows } from '../db/sql';
 import type { SvcEvent } from './event';
 import { comparePositions, FEED_START, parseSnapshot, positionOf, type FeedPosition, type TxSnapshot } from './feed-position';
 
@@ -129,8 +129,8 @@ export class FeedRepository {
       params.push(scope.types);
       typeCondition = `AND o.type = ANY ($${params.length}::text[])`;
     }
-    return sqlRows<R>(
-      this.ds.manager,
+    return confirmedRows<R>(
+      this.ds,
       // The bodies are read out (detoasted, cast) only for the page, above the LIMIT: on a table
       // whose statistics lag behind (autovacuum off, or not yet run) the planner may sort every
       // event of the game instead of walking the index, and that must not also decode every body.
@@ -149,8 +149,8 @@ export class FeedRepository {
 
   /** The last event of the game below the horizon, and its id: a live-only reader starts after it. */
   async head(gameId: string): Promise<{ position: FeedPosition; id: string; storedAt: number } | null> {
-    const [row] = await sqlRows<{ id: string; era: number; xid: string; seq: string; stored_at: number }>(
-      this.ds.manager,
+    const [row] = await confirmedRows<{ id: string; era: number; xid: string; seq: string; stored_at: number }>(
+      this.ds,
       `SELECT o.id, ${POSITION('o')}, ${STORED_AT('o')} FROM outbox_events o
        WHERE o.game_id = $1 AND ${VISIBLE('o')}
        ORDER BY o.era DESC, o.xid DESC, o.seq DESC LIMIT 1`,
@@ -175,8 +175,8 @@ export class FeedRepository {
    */
   async tail(cursors: readonly TailCursor[], limit: number): Promise<{ events: Map<string, FeedEvent[]>; held: boolean; lost: Set<string> }> {
     const furthest = cursors.map((c) => c.furthest ?? { position: FEED_START, storedAt: 0 });
-    const rows = await sqlRows<Partial<Row> & { gameId: string; kind: 'event' | 'held' | 'lost' }>(
-      this.ds.manager,
+    const rows = await confirmedRows<Partial<Row> & { gameId: string; kind: 'event' | 'held' | 'lost' }>(
+      this.ds,
       `WITH c AS (
          SELECT * FROM unnest($1::uuid[], $2::int[], $3::xid8[], $4::bigint[], $6::int[], $7::xid8[], $8::bigint[], $9::float8[])
            AS c(game_id, era, xid, seq, sent_era, sent_xid, sent_seq, sent_at)
@@ -213,6 +213,7 @@ export class FeedRepository {
         furthest.map((f) => f.storedAt),
         this.settings.eventRetentionDays,
       ],
+      (rows) => rows.some((r) => r.kind === 'event'),
     );
     const events = new Map<string, FeedEvent[]>();
     const lost = new Set<string>();

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { sqlRows } from '../db/sql';
+import { confirmedRows } from '../db/sql';
 import { comparePositions, parseSnapshot, positionOf, type FeedPosition, type TxSnapshot } from '../events/feed-position';
 import { HORIZON } from '../events/feed.repository';
 import { internalIdSql } from '../identity/identity.repository';
@@ -65,6 +65,15 @@ const HORIZON_ROW = `SELECT s.era, ${HORIZON} AS horizon, pg_snapshot_xmax(pg_cu
 const HEAD = `SELECT n.era, n.xid, n.seq FROM notifications n
   WHERE (n.era, n.xid) < (h.era, h.horizon) ORDER BY n.era DESC, n.xid DESC, n.seq DESC LIMIT 1`;
 
+/**
+ * One player's notifications (`columns` of `n`) on their range of notifications_list: at most the
+ * kept 1,000, which the caller filters by position and orders. Callers read it as a MATERIALIZED
+ * CTE with no other condition: given a range of positions whose bound it cannot see (the
+ * horizon), the planner would walk notifications_tail instead, testing every player's rows.
+ */
+const playerRange = (gameRef: string, userRef: string, columns: string): string =>
+  `SELECT ${columns} FROM notifications n WHERE n.game_id = ${gameRef} AND n.user_id = ${userRef}`;
+
 const toItem = (r: Row): StreamedNotification => ({ view: toNotificationDto(r), position: positionOf(r), gameId: r.gameId, svcUserId: r.svcUserId });
 
 const headOf = (r: { head_era: number | null; head_xid: string | null; head_seq: string | null }): FeedPosition | null =>
@@ -75,7 +84,7 @@ const headOf = (r: { head_era: number | null; head_xid: string | null; head_seq:
  * horizon, as the event feed reads the outbox: a notification is read only once every transaction
  * older than its own has ended, so a reader resuming after one never misses one committed late. The
  * live tail reads notifications_tail for every player with a stream on this instance in one
- * statement; a replay reads one player's on notifications_replay.
+ * statement; a start or a replay reads one player's range of notifications_list.
  */
 @Injectable()
 export class NotificationFeedRepository {
@@ -83,7 +92,7 @@ export class NotificationFeedRepository {
 
   /** Where a stream of the player (external id) starts, and the position of its resume id when given. */
   async start(gameId: string, externalId: string, afterId: string | null): Promise<StreamStart> {
-    const [row] = await sqlRows<{
+    const [row] = await confirmedRows<{
       svc_user_id: string | null;
       snapshot: string;
       era: number;
@@ -95,19 +104,19 @@ export class NotificationFeedRepository {
       after_xid: string | null;
       after_seq: string | null;
     }>(
-      this.ds.manager,
+      this.ds,
       `WITH who AS (SELECT ${internalIdSql('$1::uuid', '$2::text')} AS user_id),
-         h AS MATERIALIZED (${HORIZON_ROW})
+         h AS MATERIALIZED (${HORIZON_ROW}),
+         mine AS MATERIALIZED (${playerRange('$1', '(SELECT user_id FROM who)', 'n.id, n.era, n.xid, n.seq')})
        SELECT who.user_id AS svc_user_id, pg_current_snapshot()::text AS snapshot, h.era,
-         (SELECT n.id FROM notifications n
-          WHERE n.game_id = $1 AND n.user_id = who.user_id AND (n.era, n.xid) < (h.era, h.horizon)
-          ORDER BY n.era DESC, n.xid DESC, n.seq DESC LIMIT 1) AS last_id,
+         (SELECT m.id FROM mine m WHERE (m.era, m.xid) < (h.era, h.horizon) ORDER BY m.era DESC, m.xid DESC, m.seq DESC LIMIT 1) AS last_id,
          head.era AS head_era, head.xid::text AS head_xid, head.seq::text AS head_seq,
          a.era AS after_era, a.xid::text AS after_xid, a.seq::text AS after_seq
        FROM who CROSS JOIN h
        LEFT JOIN LATERAL (${HEAD}) head ON true
        LEFT JOIN LATERAL (SELECT n.era, n.xid, n.seq FROM notifications n WHERE n.id = $3::uuid AND n.game_id = $1 AND n.user_id = who.user_id) a ON true`,
       [gameId, externalId, afterId],
+      ([r]) => r.last_id !== null || r.head_era !== null,
     );
     return {
       svcUserId: row.svc_user_id,
@@ -120,12 +129,12 @@ export class NotificationFeedRepository {
 
   /** Up to `limit` notifications of the player after `after`, in feed order, below the horizon. */
   async page(gameId: string, svcUserId: string, after: FeedPosition, limit: number): Promise<StreamedNotification[]> {
-    const rows = await sqlRows<Row>(
-      this.ds.manager,
-      `SELECT ${NOTIFICATION_COLUMNS}, ${POSITION('n')} FROM (
-         SELECT n.* FROM notifications n
-         WHERE n.game_id = $1 AND n.user_id = $2 AND (n.era, n.xid, n.seq) > ($3::int, $4::xid8, $5::bigint)
-           AND (n.era, n.xid) < ((SELECT era FROM feed_state), ${HORIZON})
+    const rows = await confirmedRows<Row>(
+      this.ds,
+      `WITH mine AS MATERIALIZED (${playerRange('$1', '$2', 'n.*')})
+       SELECT ${NOTIFICATION_COLUMNS}, ${POSITION('n')} FROM (
+         SELECT * FROM mine n
+         WHERE (n.era, n.xid, n.seq) > ($3::int, $4::xid8, $5::bigint) AND (n.era, n.xid) < ((SELECT era FROM feed_state), ${HORIZON})
          ORDER BY n.era, n.xid, n.seq
          LIMIT $6
        ) n
@@ -147,10 +156,10 @@ export class NotificationFeedRepository {
   async tail(players: readonly PlayerCursor[], known: FeedPosition, limit: number): Promise<TailRead> {
     let from = players[0].position;
     for (const p of players) if (comparePositions(p.position, from) < 0) from = p.position;
-    const rows = await sqlRows<
+    const rows = await confirmedRows<
       Partial<Row> & { head_era: number | null; head_xid: string | null; head_seq: string | null; held: boolean; rewound: boolean; resolved: [string, string, string][] | null }
     >(
-      this.ds.manager,
+      this.ds,
       `WITH c AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::xid8[], $6::bigint[]) AS c(game_id, user_id, external_id, era, xid, seq)
        ), p AS MATERIALIZED (
@@ -196,6 +205,7 @@ export class NotificationFeedRepository {
         known.era,
         known.xid.toString(),
       ],
+      (rows) => rows.some((r) => r.id != null),
     );
     const [first] = rows;
     return {

@@ -31,9 +31,8 @@ export interface Marked {
 @Injectable()
 export class NotificationsRepository {
   /**
-   * A page newest first, `limit + 1` rows, on notifications_list, or on its unread part
-   * (notifications_unread) when only the unread are asked for; kinds filter what the index walk
-   * meets. A named prepared statement per shape of filter (planning cost more than running it), on
+   * A page newest first, `limit + 1` rows, on notifications_list; read state and kinds filter what
+   * the walk of the player's range meets (at most the kept 1,000). A named prepared statement per shape of filter (planning cost more than running it), on
    * the pool of `ds`; no probe per row for the recipient's external id: it is `userId`, which
    * their identity matched exactly.
    */
@@ -59,8 +58,8 @@ export class NotificationsRepository {
   }
 
   /**
-   * The unread by kind, from notifications_unread alone (kind rides in it), with the player's
-   * internal id (the counts' cache keeps it): one row per kind with unread ones, else one row with
+   * The unread by kind, over the player's range of notifications_list (at most the kept 1,000),
+   * with the player's internal id (the counts' cache keeps it): one row per kind with unread ones, else one row with
    * no kind; `svcUserId` null for a player the game has never seen.
    */
   unreadByKind(m: EntityManager, gameId: string, userId: string): Promise<{ svcUserId: string | null; kind: NotificationKind | null; n: number }[]> {

@@ -1,7 +1,7 @@
-import type { DataSource } from 'typeorm';
 import type { Settings } from '../../src/config/settings';
 import { FEED_START } from '../../src/events/feed-position';
 import { FeedRepository } from '../../src/events/feed.repository';
+import { routedDataSource } from '../helpers/statement-capture';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 
 /**
@@ -25,7 +25,7 @@ afterAll(() => db.drop());
 /** The SQL and parameters the repository sends, answered with no rows. */
 function capture(): { repo: FeedRepository; sent: { sql: string; params: unknown[] }[] } {
   const sent: { sql: string; params: unknown[] }[] = [];
-  const ds = { manager: { query: async (sql: string, params: unknown[]) => (sent.push({ sql, params }), []) } } as unknown as DataSource;
+  const ds = routedDataSource(async (sql, params) => (sent.push({ sql, params }), []));
   return { repo: new FeedRepository(ds, { eventRetentionDays: 7 } as Settings), sent };
 }
 

@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { uuidv7 } from '../../src/common/ids';
 import { positionOf } from '../../src/events/feed-position';
 import { NotificationFeedRepository } from '../../src/notifications/notification-feed.repository';
+import { routedDataSource } from '../helpers/statement-capture';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 
 /**
@@ -49,13 +50,7 @@ function nodes(n: PlanNode): PlanNode[] {
 /** The relations the plans of the statements the repository sends while `use` runs scan sequentially (feed_state, a row, among them). */
 async function seqScans(use: (repo: NotificationFeedRepository) => Promise<unknown>): Promise<string[][]> {
   const sent: { sql: string; params: unknown[] }[] = [];
-  const query = ds.manager.query.bind(ds.manager);
-  const spy = jest.spyOn(ds.manager, 'query').mockImplementation((sql: string, params?: unknown) => (sent.push({ sql, params: (params as unknown[]) ?? [] }), query(sql, params as unknown[])));
-  try {
-    await use(new NotificationFeedRepository(ds));
-  } finally {
-    spy.mockRestore();
-  }
+  await use(new NotificationFeedRepository(routedDataSource((sql, params) => (sent.push({ sql, params }), ds.manager.query(sql, params)))));
   expect(sent.length).toBeGreaterThan(0);
   const scans: string[][] = [];
   for (const { sql, params } of sent) {

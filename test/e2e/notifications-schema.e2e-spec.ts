@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { Notifications1766400000000 } from '../../migrations/1766400000000-notifications';
+import { NotificationIndexesDropped1766900000000 } from '../../migrations/1766900000000-notification-indexes-dropped';
 import { uuidv7 } from '../../src/common/ids';
 import { removeExpiredNotifications, removeNotificationsBeyondCap } from '../../src/notifications/notification-retention';
+import { NotificationFeedRepository } from '../../src/notifications/notification-feed.repository';
 import { NotificationsRepository } from '../../src/notifications/notifications.repository';
 import { UserErasureRepository } from '../../src/users/user-erasure.repository';
-import { captureDataSource } from '../helpers/statement-capture';
+import { captureDataSource, routedDataSource } from '../helpers/statement-capture';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 
 /**
@@ -73,7 +75,7 @@ describe('the plans of the notifications statements', () => {
   it.each([
     ['a page', 'notifications_list', { unread: false, limit: 50 }],
     ['a later page', 'notifications_list', { unread: false, limit: 50, after: { at: new Date().toISOString(), id: randomUUID() } }],
-    ['an unread page', 'notifications_unread', { unread: true, limit: 50 }],
+    ['an unread page', 'notifications_list', { unread: true, limit: 50 }],
     ['a page of some kinds', 'notifications_list', { unread: false, kinds: ['member.kicked' as const], limit: 50 }],
   ])('%s walks %s in order: no sort, no sequential scan', async (_case, index, filter) => {
     const { ds, statements } = captureDataSource([]);
@@ -83,10 +85,24 @@ describe('the plans of the notifications statements', () => {
     expect(plan).toEqual({ indexes: [index], sorts: 0, seqScans: [] });
   });
 
-  it('the counts read the unread index alone', async () => {
+  it("the counts read the player's range of the list index", async () => {
     const plan = await indexesOn(await sent((m) => repo.unreadByKind(m, game, 'me')));
-    expect(plan.indexes).toEqual(['notifications_unread']);
+    expect(plan.indexes).toEqual(['notifications_list']);
     expect(plan.seqScans).toEqual([]);
+  });
+
+  it("a stream's start and its replay read the player's range of the list index, never the tail of every player's", async () => {
+    const feed = (m: EntityManager) => new NotificationFeedRepository(routedDataSource((sql, params) => m.query(sql, params)));
+    const start = await indexesOn(await sent((m) => feed(m).start(game, 'me', randomUUID())));
+    // feed_state (a row) and pg_database (the horizon's test) are read whole; notifications never.
+    expect(start.seqScans).not.toContain('notifications');
+    // The tail's backward walk finds the last notification of any player (the stream's head): one row.
+    expect(start.indexes.sort()).toEqual(['notifications_list', 'notifications_pkey', 'notifications_tail']);
+    const sql = (await sent((m) => feed(m).start(game, 'me', null))).sql;
+    expect(sql).toMatch(/mine AS MATERIALIZED \(SELECT [^)]* FROM notifications n WHERE n\.game_id = \$1 AND n\.user_id = \(SELECT user_id FROM who\)/);
+    const replay = await indexesOn(await sent((m) => feed(m).page(game, player, { era: 1, xid: 1n, seq: 0n }, 100)));
+    expect(replay.indexes).toEqual(['notifications_list']);
+    expect(replay.seqScans).not.toContain('notifications');
   });
 
   it('marks and dismissals find the player by the list index or the primary key', async () => {
@@ -117,11 +133,33 @@ describe('the erasure', () => {
     expect(plan.seqScans).toEqual([]);
     expect(plan.indexes).toHaveLength(2);
     expect(plan.indexes).toContain('notifications_actor');
-    expect(['notifications_list', 'notifications_replay']).toContain(plan.indexes.find((i) => i !== 'notifications_actor'));
+    expect(plan.indexes.find((i) => i !== 'notifications_actor')).toBe('notifications_list');
   });
 });
 
 describe('the migration', () => {
+  const indexes = async (q: { query: (sql: string) => Promise<{ name: string }[]> }) =>
+    (await q.query(`SELECT indexrelid::regclass::text AS name FROM pg_index WHERE indrelid = 'notifications'::regclass ORDER BY 1`)).map((r) => r.name);
+
+  it('leaves a notification four index entries at most, and its down builds the two dropped again', async () => {
+    expect(await indexes(db)).toEqual(['notifications_actor', 'notifications_list', 'notifications_pkey', 'notifications_tail']);
+    const other = await createTestDatabase();
+    const ds = new DataSource({ type: 'postgres', url: other.url });
+    await ds.initialize();
+    const q = ds.createQueryRunner();
+    try {
+      await new NotificationIndexesDropped1766900000000().down(q);
+      expect(await indexes(q)).toEqual(['notifications_actor', 'notifications_list', 'notifications_pkey', 'notifications_replay', 'notifications_tail', 'notifications_unread']);
+      await new NotificationIndexesDropped1766900000000().up(q);
+      await new NotificationIndexesDropped1766900000000().up(q);
+      expect(await indexes(q)).toEqual(['notifications_actor', 'notifications_list', 'notifications_pkey', 'notifications_tail']);
+    } finally {
+      await q.release();
+      await ds.destroy();
+      await other.drop();
+    }
+  });
+
   it('gives the table the feed era of the database, as a restore left it', async () => {
     const other = await createTestDatabase();
     const ds = new DataSource({ type: 'postgres', url: other.url });

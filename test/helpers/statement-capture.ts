@@ -21,3 +21,12 @@ export function captureDataSource(rows: unknown[] = [{}]): { ds: DataSource; sta
   };
   return { ds: { driver: { master: pool } } as unknown as DataSource, statements };
 }
+
+/**
+ * A stand-in DataSource whose every statement, on `ds.manager` or on a query runner it creates
+ * (`confirmedRows` reads on one), goes to `query`: a test records what a repository sends.
+ */
+export function routedDataSource(query: (sql: string, params: unknown[]) => Promise<unknown>): DataSource {
+  const manager = { query: (sql: string, params: unknown[] = []) => query(sql, params) };
+  return { manager, createQueryRunner: () => ({ manager, query: manager.query, release: async () => undefined }) } as unknown as DataSource;
+}
