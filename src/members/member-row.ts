@@ -53,7 +53,7 @@ export function roleColumns(from: string, where: string): string {
  * expiry test out of the scan: with it inside, on a small table the planner may walk another
  * index whole for the same cost.
  */
-const MEMBER_ASSIGNMENTS = '(SELECT mr.role_id, mr.created_at, mr.expires_at FROM member_roles mr WHERE mr.member_id = m.id OFFSET 0) a';
+export const MEMBER_ASSIGNMENTS = '(SELECT mr.role_id, mr.created_at, mr.expires_at FROM member_roles mr WHERE mr.member_id = m.id OFFSET 0) a';
 
 export const MEMBER_COLUMNS = `${MEMBER_SCALAR_COLUMNS},
   ${roleColumns(MEMBER_ASSIGNMENTS, 'true')}`;

@@ -1,8 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
-import { ApiPageResponse, type Page } from '../common/pagination/page';
+import { ApiPageResponse, type PageJson } from '../common/pagination/page';
 import { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMemberDto, UserIdBodyDto, UserMembersQueryDto } from './dto/member.dto';
 import { MembersService } from './members.service';
 import { ReplicaRead } from '../db/replica/replica-read.decorator';
@@ -49,8 +49,9 @@ export class MembersController {
   @Get('groups/:id/members')
   @ApiOperation({ operationId: 'listMembers', summary: 'List the members of a group, latest joiners first; filter by status' })
   @ApiPageResponse(MemberDto)
+  @Header('content-type', 'application/json; charset=utf-8')
   @ApiErrors(400, 401, 404)
-  list(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: ListMembersQueryDto): Promise<Page<MemberDto>> {
+  list(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: ListMembersQueryDto): Promise<PageJson> {
     return this.members.list(game, id, query);
   }
 

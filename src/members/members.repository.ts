@@ -5,6 +5,7 @@ import { preparedRows, sqlRows } from '../db/sql';
 import { admissionSql, type Refusal } from '../groups/admission';
 import type { Alongside } from '../groups/groups.repository';
 import { holdersSql } from '../permissions/grant-sql';
+import { MEMBER_JSON_COLUMNS, type MemberJsonRow } from './member-json';
 import { LOOKUP_MEMBER, MEMBER_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
 
 export interface MemberChanges {
@@ -215,7 +216,7 @@ export class MembersRepository {
     gameId: string,
     groupId: string,
     opts: { status?: MemberStatus; permission?: string; timeoutDenies?: boolean; after?: { joinedAt: string; id: string }; limit: number },
-  ): Promise<MemberRow[] | null> {
+  ): Promise<MemberJsonRow[] | null> {
     const params: unknown[] = [groupId, gameId];
     const where = ['f.found'];
     if (opts.status) {
@@ -234,17 +235,17 @@ export class MembersRepository {
       // merge's generic plan as if every holder were read, so it plans every call afresh, and
       // planning costs more than the page.
       const holders = holdersSql({ groupId: '$1', permission: `$${params.length}`, limit: String(opts.limit + 1), after, timeoutDenies: opts.timeoutDenies === true });
-      page = `SELECT ${MEMBER_COLUMNS} FROM (${holders}) h JOIN members m ON m.id = h.member_id
+      page = `SELECT ${MEMBER_JSON_COLUMNS} FROM (${holders}) h JOIN members m ON m.id = h.member_id
          WHERE ${where.join(' AND ')} ORDER BY h.joined DESC, h.member_id DESC`;
     } else {
       if (after) where.push(`(m.joined_at, m.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`);
       params.push(opts.limit + 1);
-      page = `SELECT ${MEMBER_COLUMNS} FROM members m WHERE m.group_id = $1 AND ${where.join(' AND ')}
+      page = `SELECT ${MEMBER_JSON_COLUMNS} FROM members m WHERE m.group_id = $1 AND ${where.join(' AND ')}
          ORDER BY m.joined_at DESC, m.id DESC LIMIT $${params.length}`;
     }
-    const rows = await preparedRows<MemberRow & { found: boolean }>(
+    const rows = await preparedRows<MemberJsonRow & { found: boolean }>(
       ds,
-      `members_page_${opts.status ? 's' : ''}${opts.permission !== undefined ? `p${opts.limit + 1}` : ''}${opts.timeoutDenies ? 't' : ''}${opts.after ? 'a' : ''}`,
+      `members_json_page_${opts.status ? 's' : ''}${opts.permission !== undefined ? `p${opts.limit + 1}` : ''}${opts.timeoutDenies ? 't' : ''}${opts.after ? 'a' : ''}`,
       `SELECT f.found, p.*
        FROM (SELECT EXISTS (SELECT 1 FROM groups g WHERE g.id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL) AS found) f
        LEFT JOIN LATERAL (${page}) p ON true`,

@@ -7,7 +7,7 @@ import { isUuid } from '../common/ids';
 import { scopeDigest } from '../common/pagination/cursor-codec';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
 import { parsePageLimit } from '../common/pagination/page-limit';
-import { toPage, type Page } from '../common/pagination/page';
+import { toPageJson, type PageJson } from '../common/pagination/page';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork, type Tx } from '../db/unit-of-work';
@@ -21,6 +21,7 @@ import { recordOperatorAction } from '../operators/operator-audit';
 import { GameConfigService } from '../game-config/game-config.service';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMemberDto } from './dto/member.dto';
+import { memberJson } from './member-json';
 import type { MemberRow } from './member-row';
 import { toMemberDto } from './member-view';
 import { activateAlongside, deactivateAlongside, memberAlongside, MembersRepository, alongsideMember, type MemberChanges } from './members.repository';
@@ -118,7 +119,7 @@ export class MembersService {
     });
   }
 
-  async list(game: GameContext, groupId: string, q: ListMembersQueryDto): Promise<Page<MemberDto>> {
+  async list(game: GameContext, groupId: string, q: ListMembersQueryDto): Promise<PageJson> {
     const status = q.status === 'all' ? undefined : q.status;
     const scope = `members:${groupId}:${status ?? 'all'}${q.permission === undefined ? '' : `:${scopeDigest(q.permission)}`}`;
     let limit: number;
@@ -143,7 +144,8 @@ export class MembersService {
         })
       : null;
     if (!rows) throw ApiError.notFound('group');
-    return toPage(rows, limit, (r) => toMemberDto(r), (r: MemberRow) => encodeKeyset(scope, r.joinedAt, r.id));
+    const now = Date.now();
+    return toPageJson(rows, limit, (r) => memberJson(r, now), (r) => encodeKeyset(scope, new Date(Number(r.joinedAt)), r.id));
   }
 
   async getInGroup(game: Pick<GameContext, 'gameId'>, groupId: string, userId: string): Promise<MemberDto> {
