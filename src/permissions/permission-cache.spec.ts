@@ -275,6 +275,17 @@ describe('PermissionCache lookups (for the metrics)', () => {
 
     expect(sut.lookups).toEqual({ hit: 1, miss: 3 });
   });
+
+  it("counts a lookup that answers several questions (a batch's checks of one member) once per question", () => {
+    const listener = { subscribe: () => undefined } as unknown as PgListener;
+    const sut = new PermissionCache<PermissionCheckResult>(listener, { instanceId: SELF } as unknown as EventBus);
+    sut.set(G1, 'a', ROLE_ANSWER, sut.generation(G1), T0);
+
+    expect(sut.get(G1, 'a', T0 + 1, 12)).toEqual(ROLE_ANSWER);
+    expect(sut.get(G1, 'b', T0 + 1, 3)).toBeUndefined();
+
+    expect(sut.lookups).toEqual({ hit: 12, miss: 3 });
+  });
 });
 
 describe('PermissionCache and grants that expire', () => {

@@ -61,13 +61,14 @@ export class PermissionCache<V = GrantProfile> implements OnModuleInit {
     );
   }
 
-  get(groupId: string, key: string, now = Date.now()): V | undefined {
+  /** `asked`: how many questions this lookup answers (a batch asks once per member for all its checks of them), counted as hits or misses. */
+  get(groupId: string, key: string, now = Date.now(), asked = 1): V | undefined {
     const entry = this.groups.get(groupId)?.get(key);
     if (entry && entry.expires > now) {
-      this.lookups.hit++;
+      this.lookups.hit += asked;
       return entry.value;
     }
-    this.lookups.miss++;
+    this.lookups.miss += asked;
     if (!entry) return undefined;
     this.groups.get(groupId)!.delete(key);
     this.size -= entry.weight;

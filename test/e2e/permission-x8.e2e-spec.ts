@@ -1,4 +1,5 @@
 import { GrantSweeper } from '../../src/permissions/grant-sweeper';
+import { PermissionCache } from '../../src/permissions/permission-cache';
 import { expectError } from '../helpers/errors';
 import { seqUid as uid } from '../helpers/ids';
 import { permissionApi, untilPast } from '../helpers/permissions';
@@ -74,6 +75,19 @@ describe('X8: asking the permission model', () => {
         if ('error' in results[i]) continue;
         expect(await api.check(c.userId, c.groupId, c.permission)).toEqual(results[i]);
       }
+    });
+
+    it("asks the cache once per member yet counts every check in the hit ratio, and a member's repeated checks agree", async () => {
+      const { groupId, userId } = await arranged();
+      await api.check(userId, groupId, 'b');
+      const cache = t.app.get(PermissionCache);
+      const before = { ...cache.lookups };
+      const keys = ['a', 'b', 'c', 'd', 'b', 'a'];
+      const results = await api.batch(keys.map((permission) => ({ userId, groupId, permission })));
+      expect({ hit: cache.lookups.hit - before.hit, miss: cache.lookups.miss - before.miss }).toEqual({ hit: keys.length, miss: 0 });
+      expect(results[4]).toEqual(results[1]);
+      expect(results[5]).toEqual(results[0]);
+      for (const [i, permission] of keys.entries()) expect(await api.check(userId, groupId, permission)).toEqual(results[i]);
     });
 
     it.each([
