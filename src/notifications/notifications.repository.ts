@@ -32,9 +32,9 @@ export interface Marked {
 export class NotificationsRepository {
   /**
    * A page newest first, `limit + 1` rows, on notifications_list; read state and kinds filter what
-   * the walk of the player's range meets (at most the kept 1,000). A named prepared statement per shape of filter (planning cost more than running it), on
-   * the pool of `ds`; no probe per row for the recipient's external id: it is `userId`, which
-   * their identity matched exactly.
+   * the walk of the player's range meets (at most the kept 1,000). A named prepared statement per
+   * shape of filter (planning cost more than running it), on the pool of `ds`; no probe per row for
+   * the recipient's external id: it is `userId`, which their identity matched exactly.
    */
   page(ds: DataSource, gameId: string, userId: string, f: NotificationFilter): Promise<NotificationListRow[]> {
     const params: unknown[] = [gameId, userId, f.limit + 1];
@@ -59,8 +59,8 @@ export class NotificationsRepository {
 
   /**
    * The unread by kind, over the player's range of notifications_list (at most the kept 1,000),
-   * with the player's internal id (the counts' cache keeps it): one row per kind with unread ones, else one row with
-   * no kind; `svcUserId` null for a player the game has never seen.
+   * with the player's internal id (the counts' cache keeps it): one row per kind with unread ones,
+   * else one row with no kind; `svcUserId` null for a player the game has never seen.
    */
   unreadByKind(m: EntityManager, gameId: string, userId: string): Promise<{ svcUserId: string | null; kind: NotificationKind | null; n: number }[]> {
     return sqlRows(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
+import type { EntityManager, QueryRunner } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { Notifications1766400000000 } from '../../migrations/1766400000000-notifications';
 import { NotificationIndexesDropped1766900000000 } from '../../migrations/1766900000000-notification-indexes-dropped';
@@ -9,6 +9,7 @@ import { NotificationFeedRepository } from '../../src/notifications/notification
 import { NotificationsRepository } from '../../src/notifications/notifications.repository';
 import { UserErasureRepository } from '../../src/users/user-erasure.repository';
 import { captureDataSource, routedDataSource } from '../helpers/statement-capture';
+import { withQueryRunner } from '../helpers/query-runner';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 
 /**
@@ -138,34 +139,34 @@ describe('the erasure', () => {
 });
 
 describe('the migration', () => {
+  /** `work` on a query runner of a database of its own, dropped after. */
+  const onFreshDatabase = async (work: (q: QueryRunner) => Promise<void>): Promise<void> => {
+    const other = await createTestDatabase();
+    const ds = new DataSource({ type: 'postgres', url: other.url });
+    await ds.initialize();
+    try {
+      await withQueryRunner(ds, work);
+    } finally {
+      await ds.destroy();
+      await other.drop();
+    }
+  };
   const indexes = async (q: { query: (sql: string) => Promise<{ name: string }[]> }) =>
     (await q.query(`SELECT indexrelid::regclass::text AS name FROM pg_index WHERE indrelid = 'notifications'::regclass ORDER BY 1`)).map((r) => r.name);
 
   it('leaves a notification four index entries at most, and its down builds the two dropped again', async () => {
     expect(await indexes(db)).toEqual(['notifications_actor', 'notifications_list', 'notifications_pkey', 'notifications_tail']);
-    const other = await createTestDatabase();
-    const ds = new DataSource({ type: 'postgres', url: other.url });
-    await ds.initialize();
-    const q = ds.createQueryRunner();
-    try {
+    await onFreshDatabase(async (q) => {
       await new NotificationIndexesDropped1766900000000().down(q);
       expect(await indexes(q)).toEqual(['notifications_actor', 'notifications_list', 'notifications_pkey', 'notifications_replay', 'notifications_tail', 'notifications_unread']);
       await new NotificationIndexesDropped1766900000000().up(q);
       await new NotificationIndexesDropped1766900000000().up(q);
       expect(await indexes(q)).toEqual(['notifications_actor', 'notifications_list', 'notifications_pkey', 'notifications_tail']);
-    } finally {
-      await q.release();
-      await ds.destroy();
-      await other.drop();
-    }
+    });
   });
 
   it('gives the table the feed era of the database, as a restore left it', async () => {
-    const other = await createTestDatabase();
-    const ds = new DataSource({ type: 'postgres', url: other.url });
-    await ds.initialize();
-    const q = ds.createQueryRunner();
-    try {
+    await onFreshDatabase(async (q) => {
       await new Notifications1766400000000().down(q);
       await q.query(`UPDATE feed_state SET era = 3`);
       await new Notifications1766400000000().up(q);
@@ -174,10 +175,6 @@ describe('the migration', () => {
          WHERE d.adrelid = 'notifications'::regclass AND a.attname = 'era'`,
       );
       expect(def).toBe('3');
-    } finally {
-      await q.release();
-      await ds.destroy();
-      await other.drop();
-    }
+    });
   });
 });
