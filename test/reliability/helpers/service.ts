@@ -34,6 +34,11 @@ export interface Instance {
   proc: Proc;
   /** The whole log output so far (stdout and stderr). */
   logs(): string;
+  /**
+   * Waits until the log holds `text`. A line written just before an answer may reach this process
+   * after the answer does: the log is a pipe, the answer a socket, and either may be read first.
+   */
+  logged(text: string, ms?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,11 +49,18 @@ export async function startInstance(db: TestDatabase, extra: Record<string, stri
   const proc = spawnNode(MAIN_JS, [], serverEnv(db.url, port, { LOG_LEVEL: 'debug', WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', ...extra }));
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(base, 30_000, proc);
+  const logs = () => proc.stdout() + proc.stderr();
   return {
     base,
     port,
     proc,
-    logs: () => proc.stdout() + proc.stderr(),
+    logs,
+    logged: async (text, ms = 5_000) => {
+      for (const until = Date.now() + ms; !logs().includes(text); ) {
+        if (Date.now() > until) throw new Error(`the log never held ${JSON.stringify(text)}; it ends with:\n${logs().slice(-2_000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
     stop: async () => {
       if (proc.exit()) return;
       proc.child.kill('SIGTERM');
