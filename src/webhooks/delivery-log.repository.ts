@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Keyset } from '../common/pagination/keyset';
 import { sqlRows } from '../db/sql';
+import { readyAtSql } from './webhooks.repository';
 import type { DeliveryStatus } from './dto/delivery-log.dto';
 
 export interface DeliveryLogRow {
@@ -28,7 +29,7 @@ export interface AttemptLogRow {
 }
 
 const DELIVERY_COLUMNS = `x.id, x.event_id AS "eventId", o.type AS "eventType", x.status, x.attempts, x.created_at AS "createdAt",
-  x.next_attempt_at AS "nextAttemptAt", x.last_attempt_at AS "lastAttemptAt", x.completed_at AS "completedAt",
+  ${readyAtSql('x')} AS "nextAttemptAt", x.last_attempt_at AS "lastAttemptAt", x.completed_at AS "completedAt",
   x.last_status AS "lastStatus", x.last_error AS "lastError"`;
 
 /** The delivery log of an endpoint (docs/webhooks.md): its deliveries and their attempts. */

@@ -23,6 +23,16 @@ export interface EndpointChanges {
 export const CLAIM_LEASE_SECONDS = 25;
 
 /**
+ * When a pending delivery may next be attempted: its next attempt's time, or past it while a
+ * claim's lease runs. Release 1.1.0 writes the lease to both columns; the release after it writes
+ * only lease_until (its claims then update no indexed column: HOT), and this reads either.
+ */
+export const readyAtSql = (x: string): string => `greatest(${x}.next_attempt_at, ${x}.lease_until)`;
+
+/** No claim's lease runs on the delivery at the claim's now() (see claimDue for the precision). */
+const notLeased = (x: string): string => `(${x}.lease_until IS NULL OR ${x}.lease_until <= now()::timestamptz(3))`;
+
+/**
  * The webhook backlog for the metrics, in one statement on the pending-deliveries index: pending
  * deliveries due now, waiting for a later attempt (a retry's backoff, or in flight under a claim's
  * lease), or muted (their endpoint is disabled); how long the oldest due one has waited past its
@@ -31,10 +41,10 @@ export const CLAIM_LEASE_SECONDS = 25;
  * that many without being disabled by them first. docs/observability.md gives the same figures in SQL.
  */
 export const WEBHOOK_BACKLOG_SQL = `SELECT
-    count(*) FILTER (WHERE w.disabled_at IS NULL AND d.next_attempt_at <= now())::int AS due,
-    count(*) FILTER (WHERE w.disabled_at IS NULL AND d.next_attempt_at > now())::int AS waiting,
+    count(*) FILTER (WHERE w.disabled_at IS NULL AND ${readyAtSql('d')} <= now())::int AS due,
+    count(*) FILTER (WHERE w.disabled_at IS NULL AND ${readyAtSql('d')} > now())::int AS waiting,
     count(*) FILTER (WHERE w.disabled_at IS NOT NULL)::int AS muted,
-    coalesce(extract(epoch FROM now() - min(d.next_attempt_at) FILTER (WHERE w.disabled_at IS NULL AND d.next_attempt_at <= now())), 0)::float8 AS oldest,
+    coalesce(extract(epoch FROM now() - min(${readyAtSql('d')}) FILTER (WHERE w.disabled_at IS NULL AND ${readyAtSql('d')} <= now())), 0)::float8 AS oldest,
     (SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NOT NULL AND consecutive_failures >= ${AUTO_DISABLE_AFTER})::int AS "disabledByFailures",
     (SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NOT NULL AND consecutive_failures < ${AUTO_DISABLE_AFTER})::int AS "disabledByOperator"
   FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
@@ -114,7 +124,10 @@ export class WebhooksRepository {
 
   /**
    * Claims due attempts for this worker: rows locked by another worker are skipped, and a claimed
-   * row's next attempt moves past the lease, so every attempt is sent by exactly one instance.
+   * row is leased (lease_until, and next_attempt_at for release 1.0.0, which reads only that), so
+   * every attempt is sent by exactly one instance. A row leased by a release that writes only
+   * lease_until keeps its place in webhook_deliveries_due and is passed over until the lease ends
+   * (at most an endpoint's window of such rows).
    * Each endpoint gets at most its share less what it has in flight (together at most `fairFree`);
    * when only one endpoint has due work it may instead fill the window's free slots (`borrowFree`).
    * Deliveries of disabled endpoints wait (they are muted, not dropped).
@@ -138,7 +151,7 @@ export class WebhooksRepository {
          FROM webhook_endpoints w
          CROSS JOIN LATERAL (
            SELECT 1 FROM webhook_deliveries x
-           WHERE x.endpoint_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= now()::timestamptz(3)
+           WHERE x.endpoint_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= now()::timestamptz(3) AND ${notLeased('x')}
            ORDER BY x.next_attempt_at LIMIT 1
          ) first_due
          LEFT JOIN flying f ON f.endpoint_id = w.id
@@ -151,19 +164,20 @@ export class WebhooksRepository {
          SELECT p.id, p.next_attempt_at FROM allowance a
          CROSS JOIN LATERAL (
            SELECT x.id, x.next_attempt_at FROM webhook_deliveries x
-           WHERE x.endpoint_id = a.id AND x.status = 'pending' AND x.next_attempt_at <= now()::timestamptz(3)
+           WHERE x.endpoint_id = a.id AND x.status = 'pending' AND x.next_attempt_at <= now()::timestamptz(3) AND ${notLeased('x')}
            ORDER BY x.next_attempt_at LIMIT greatest(a.k, 0)
          ) p
          ORDER BY p.next_attempt_at LIMIT (SELECT n * 2 FROM budget)
        ), locked AS (
          SELECT d.id FROM webhook_deliveries d
-         WHERE d.id = ANY (ARRAY(SELECT id FROM due_rows)) AND d.status = 'pending' AND d.next_attempt_at <= now()::timestamptz(3)
+         WHERE d.id = ANY (ARRAY(SELECT id FROM due_rows)) AND d.status = 'pending' AND d.next_attempt_at <= now()::timestamptz(3) AND ${notLeased('d')}
          ORDER BY d.next_attempt_at
          LIMIT (SELECT n FROM budget)
          FOR UPDATE OF d SKIP LOCKED
        ), claimed AS (
          UPDATE webhook_deliveries d
          SET attempts = d.attempts + 1, last_attempt_at = now(),
+             lease_until = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS}),
              next_attempt_at = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS})
          FROM locked WHERE d.id = locked.id
          RETURNING d.id, d.endpoint_id, d.event_id, d.attempts
@@ -180,7 +194,7 @@ export class WebhooksRepository {
 
   /**
    * Records finished attempts, in the order they finished, in one statement: each row becomes
-   * delivered, pending again (`retryInMs` later) or failed, and its attempt joins the delivery log
+   * delivered, pending again (`retryInMs` later, its lease over) or failed, and its attempt joins the delivery log
    * (stamped with the claim's time, the row's last_attempt_at). A result applies only to the
    * attempt it belongs to (a row claimed again after its lease ran out is left to its new
    * claimant). Each endpoint's run of consecutive failures restarts at its last success in the
@@ -198,6 +212,7 @@ export class WebhooksRepository {
          UPDATE webhook_deliveries x SET
            status = CASE r.outcome WHEN 'retry' THEN 'pending' ELSE r.outcome END,
            next_attempt_at = CASE WHEN r.outcome = 'retry' THEN now() + make_interval(secs => r.retry_ms / 1000.0) ELSE x.next_attempt_at END,
+           lease_until = NULL,
            completed_at = CASE WHEN r.outcome <> 'retry' THEN now() END,
            last_status = r.status, last_error = r.error
          FROM r WHERE x.id = r.id AND x.attempts = r.attempts AND x.status = 'pending'

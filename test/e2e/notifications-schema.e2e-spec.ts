@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager, QueryRunner } from 'typeorm';
-import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { Notifications1766400000000 } from '../../migrations/1766400000000-notifications';
 import { NotificationIndexesDropped1766900000000 } from '../../migrations/1766900000000-notification-indexes-dropped';
 import { uuidv7 } from '../../src/common/ids';
@@ -9,7 +8,7 @@ import { NotificationFeedRepository } from '../../src/notifications/notification
 import { NotificationsRepository } from '../../src/notifications/notifications.repository';
 import { UserErasureRepository } from '../../src/users/user-erasure.repository';
 import { captureDataSource, routedDataSource } from '../helpers/statement-capture';
-import { withQueryRunner } from '../helpers/query-runner';
+import { onFreshDatabase } from '../helpers/query-runner';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 
 /**
@@ -139,18 +138,6 @@ describe('the erasure', () => {
 });
 
 describe('the migration', () => {
-  /** `work` on a query runner of a database of its own, dropped after. */
-  const onFreshDatabase = async (work: (q: QueryRunner) => Promise<void>): Promise<void> => {
-    const other = await createTestDatabase();
-    const ds = new DataSource({ type: 'postgres', url: other.url });
-    await ds.initialize();
-    try {
-      await withQueryRunner(ds, work);
-    } finally {
-      await ds.destroy();
-      await other.drop();
-    }
-  };
   const indexes = async (q: { query: (sql: string) => Promise<{ name: string }[]> }) =>
     (await q.query(`SELECT indexrelid::regclass::text AS name FROM pg_index WHERE indrelid = 'notifications'::regclass ORDER BY 1`)).map((r) => r.name);
 

@@ -1,0 +1,130 @@
+import { DataSource } from 'typeorm';
+import { DeliveryLease1767000000000 } from '../../migrations/1767000000000-delivery-lease';
+import { PER_ENDPOINT_IN_FLIGHT, WORKER_BATCH } from '../../src/webhooks/delivery-window';
+import { CLAIM_LEASE_SECONDS, WEBHOOK_BACKLOG_SQL, WebhooksRepository } from '../../src/webhooks/webhooks.repository';
+import { onFreshDatabase } from '../helpers/query-runner';
+import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+
+/**
+ * A webhook claim's lease (docs/design/write-path.md, the HOT lease): this release leases a
+ * claimed delivery in lease_until and, for release 1.0.0 beside it, in next_attempt_at; the release
+ * after it leases in lease_until alone, and a row it holds must not be sent again by this one,
+ * must count as waiting, and must show its lease's end in the delivery log.
+ */
+jest.setTimeout(60_000);
+
+let t: TestApp;
+let repo: WebhooksRepository;
+const room = { endpointIds: [], inFlight: [], share: PER_ENDPOINT_IN_FLIGHT, fairFree: WORKER_BATCH, borrowFree: WORKER_BATCH };
+beforeAll(async () => {
+  t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', WEBHOOK_WORKER_ENABLED: 'false' });
+  repo = t.app.get(WebhooksRepository);
+});
+afterAll(() => t?.close());
+
+interface LeaseRow {
+  id: string;
+  status: string;
+  attempts: number;
+  /** Seconds from now(). */
+  next_in: number;
+  lease_in: number | null;
+}
+
+/** An endpoint (never sent to: the worker is off) with one pending delivery. */
+async function oneDelivery(): Promise<{ auth: Record<string, string>; endpointId: string; id: string }> {
+  const { auth } = await authedGame(t);
+  const hook = await t.http.post('/v1/webhooks').set(auth).send({ url: 'http://127.0.0.1:9/never-sent' });
+  expect(hook.status).toBe(201);
+  expect((await t.http.post('/v1/bans').set(auth).send({ userId: 'leased' })).status).toBe(201);
+  const [{ id }] = await t.db.query<{ id: string }>(`SELECT id FROM webhook_deliveries WHERE endpoint_id = $1`, [hook.body.id]);
+  return { auth, endpointId: hook.body.id, id };
+}
+
+async function row(id: string): Promise<LeaseRow> {
+  const [r] = await t.db.query<LeaseRow>(
+    `SELECT id, status, attempts, extract(epoch FROM next_attempt_at - now())::float8 AS next_in,
+            extract(epoch FROM lease_until - now())::float8 AS lease_in
+     FROM webhook_deliveries WHERE id = $1`,
+    [id],
+  );
+  return r;
+}
+
+const claimedOf = async (endpointId: string) => (await t.app.get(DataSource).transaction((m) => repo.claimDue(m, room))).filter((c) => c.endpointId === endpointId);
+
+async function backlog(): Promise<{ due: number; waiting: number }> {
+  const [{ due, waiting }] = await t.db.query<{ due: number; waiting: number }>(WEBHOOK_BACKLOG_SQL);
+  return { due, waiting };
+}
+
+describe('the claim\'s lease', () => {
+  it('a claim leases the row in both columns, and a retry\'s result ends the lease', async () => {
+    const d = await oneDelivery();
+    expect((await row(d.id)).lease_in).toBeNull();
+    expect(await claimedOf(d.endpointId)).toHaveLength(1);
+    const leased = await row(d.id);
+    expect(leased.attempts).toBe(1);
+    expect(leased.lease_in).toBeCloseTo(CLAIM_LEASE_SECONDS, 0);
+    expect(leased.next_in).toBeCloseTo(leased.lease_in!, 3);
+    // Leased: another claim passes it over.
+    expect(await claimedOf(d.endpointId)).toHaveLength(0);
+
+    await repo.recordResults(t.app.get(DataSource).manager, [{ id: d.id, attempts: 1, outcome: 'retry', status: 503, error: 'HTTP 503', retryInMs: 60_000, durationMs: 5 }], 25);
+    const retried = await row(d.id);
+    expect(retried).toMatchObject({ status: 'pending', attempts: 1, lease_in: null });
+    expect(retried.next_in).toBeCloseTo(60, 0);
+  });
+
+  it('a row leased in lease_until alone (the next release\'s claim) is not sent again until the lease ends; it waits, and the log shows when', async () => {
+    const d = await oneDelivery();
+    // As the release after this one claims: the row keeps its due time, the lease is apart.
+    await t.db.query(
+      `UPDATE webhook_deliveries SET attempts = 1, last_attempt_at = now(), next_attempt_at = now() - interval '1 second',
+         lease_until = now() + interval '1 hour' WHERE id = $1`,
+      [d.id],
+    );
+    const before = await backlog();
+    expect(await claimedOf(d.endpointId)).toHaveLength(0);
+    expect((await row(d.id)).attempts).toBe(1);
+
+    const [{ lease }] = await t.db.query<{ lease: Date }>(`SELECT lease_until AS lease FROM webhook_deliveries WHERE id = $1`, [d.id]);
+    const log = await t.http.get(`/v1/webhooks/${d.endpointId}/deliveries`).set(d.auth);
+    expect(log.status).toBe(200);
+    expect(log.body.items).toEqual([expect.objectContaining({ id: d.id, status: 'pending', nextAttemptAt: lease.toISOString() })]);
+
+    // Its lease ended (the claimant died): it is due again, and claimed.
+    await t.db.query(`UPDATE webhook_deliveries SET lease_until = now() - interval '1 millisecond' WHERE id = $1`, [d.id]);
+    const after = await backlog();
+    expect([after.due - before.due, after.waiting - before.waiting]).toEqual([1, -1]);
+    const claimed = await claimedOf(d.endpointId);
+    expect(claimed.map((c) => [c.id, c.attempts])).toEqual([[d.id, 2]]);
+  });
+});
+
+describe('the migration', () => {
+  const shape = async (q: { query: (sql: string) => Promise<{ lease: boolean; options: string[] | null }[]> }) =>
+    (
+      await q.query(
+        `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = c.oid AND attname = 'lease_until' AND NOT attisdropped) AS lease,
+                c.reloptions AS options
+         FROM pg_class c WHERE c.oid = 'webhook_deliveries'::regclass`,
+      )
+    )[0];
+
+  it('adds the lease column in no index and leaves room on each page; its down takes both away, and it can run again', async () => {
+    const [indexed] = await t.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+       WHERE i.indrelid = 'webhook_deliveries'::regclass AND a.attname = 'lease_until'`,
+    );
+    expect(indexed.n).toBe(0);
+    await onFreshDatabase(async (q) => {
+      expect(await shape(q)).toEqual({ lease: true, options: ['fillfactor=70'] });
+      await new DeliveryLease1767000000000().down(q);
+      expect(await shape(q)).toEqual({ lease: false, options: null });
+      await new DeliveryLease1767000000000().up(q);
+      await new DeliveryLease1767000000000().up(q);
+      expect(await shape(q)).toEqual({ lease: true, options: ['fillfactor=70'] });
+    });
+  });
+});
