@@ -483,7 +483,8 @@ export function renderReport(ctx) {
     );
     for (const res of profiled) {
       const st = res.statements;
-      p(`**${res.name}**: ${ms(st.msPerRequest)} ms of statement execution a request.`, '');
+      const wal = res.walBytesPerRequest === undefined ? '' : `, ${int(res.walBytesPerRequest)} WAL bytes (pg_stat_wal: the whole cluster, commit records and vacuum included)`;
+      p(`**${res.name}**: ${ms(st.msPerRequest)} ms of statement execution and ${int(st.buffersPerRequest)} shared buffers${wal} a request.`, '');
       p('| Statement | Calls a request | Mean (ms) | Share | Buffers a call | WAL bytes a call |');
       p('|---|--:|--:|--:|--:|--:|');
       for (const x of st.statements) {

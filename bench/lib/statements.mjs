@@ -16,7 +16,8 @@ export async function statementStats(q) {
     async top(requests, limit = 6) {
       const { rows } = await q.query(
         `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS sql, calls::float8 AS calls, total_exec_time AS total_ms,
-                sum(total_exec_time) OVER () AS all_ms, shared_blks_hit::float8 AS hits, wal_bytes::float8 AS wal_bytes
+                sum(total_exec_time) OVER () AS all_ms, shared_blks_hit::float8 AS hits, wal_bytes::float8 AS wal_bytes,
+                sum(shared_blks_hit + shared_blks_read) OVER ()::float8 AS all_buffers
          FROM pg_stat_statements
          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
            AND query NOT LIKE '%pg_stat_database%' AND query NOT LIKE '%pg_stat_statements%'
@@ -25,6 +26,8 @@ export async function statementStats(q) {
       const allMs = rows[0]?.all_ms ?? 0;
       return {
         msPerRequest: allMs / requests,
+        /** Shared buffers (hit or read) every statement of the run touched, per request. */
+        buffersPerRequest: (rows[0]?.all_buffers ?? 0) / requests,
         statements: rows.slice(0, limit).map((r) => ({
           sql: r.sql,
           perRequest: r.calls / requests,
@@ -36,4 +39,15 @@ export async function statementStats(q) {
       };
     },
   };
+}
+
+/** Reads the cluster's WAL bytes written so far, or null when this server has no pg_stat_wal (before PostgreSQL 14). */
+export async function walBytesReader(q) {
+  const read = async () => Number((await q.query('SELECT wal_bytes::float8 AS b FROM pg_stat_wal')).rows[0].b);
+  try {
+    await read();
+  } catch {
+    return null;
+  }
+  return read;
 }
