@@ -28,7 +28,7 @@
 // default 3); BENCH_CONNECTIONS (default 50); BENCH_SCALE (dataset scale, default 1: try the suite
 // quickly with 0.1; the targets are judged at 1 only); BENCH_ONLY (a regular expression over the
 // scenario keys — httpCeiling, frameworkCeiling, dbCeiling, pgbench, permHit, permMiss, permBatch, permBatchCold, permEffective, permGroups, permMembers, joinLeave, joinLeaveCapped(Hot), joinLeaveExclusive,
-// joinLeaveHot, groupCreate, groupCreatePolicy, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
+// walJoin, joinLeaveHot, groupCreate, groupCreatePolicy, inviteAccept(Hot), banUnban(Hot), roleAssign(Hot), overrideSet(Hot),
 // friendRequest, inviteNotifyNobody, inviteNotify, groupsFirst, groupsDeep, membersFirst, membersDeep, friendsList, suggestions, suggestionsCold, relationship,
 // auditFirst, auditDeep, notificationCounts, notificationsFirst, searchText, searchTags, searchText1M, searchTags1M, stream, webhooks, feedPage, feedReplay, gameStream, notificationStreams, erasure, export, observability, nameMatch — to measure only those while working on one: such a
 // run prints its figures and leaves bench/results/latest.md alone); BENCH_CPU_PROF=dir (the server
@@ -77,6 +77,7 @@ import { searchCeiling, searchStatement } from './lib/search.mjs';
 import { startCaptureServer } from './lib/capture.mjs';
 import { runSqlCeiling } from './lib/sql-ceiling.mjs';
 import { statementStats, walBytesReader } from './lib/statements.mjs';
+import { canDissect, dissectionLines, dissectJoinLeave } from './lib/wal-dissect.mjs';
 import { cycle, writeScenarios } from './lib/write-scenarios.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -508,6 +509,20 @@ async function main() {
       log(`  notifying / notifying nobody, by round: ${rounds.map((x) => x.toFixed(2)).join(', ')}`);
     }
     await api('PATCH', `/v1/webhooks/${writeEndpointId}`, { disabled: true }, 200);
+  }
+
+  // One join and one leave dissected: the WAL of each request's own transaction, with the endpoint
+  // of the join rows subscribed (its delivery rows are part of a join), one request at a time.
+  if (wanted('walJoin')) {
+    if (await canDissect(q)) {
+      log('one join and one leave, dissected with pg_walinspect, 20 of each');
+      await api('PATCH', `/v1/webhooks/${writeEndpointId}`, { disabled: false }, 200);
+      results.walJoin = await dissectJoinLeave({ q, api, items: pairs.slice(0, 20) });
+      await api('PATCH', `/v1/webhooks/${writeEndpointId}`, { disabled: true }, 200);
+      for (const line of dissectionLines(results.walJoin)) log(`  ${line}`);
+    } else {
+      log('pg_walinspect is not available on this server: no dissected join');
+    }
   }
 
   // ---- 6. live stream, webhooks ----

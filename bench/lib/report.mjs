@@ -493,6 +493,20 @@ export function renderReport(ctx) {
       p('');
     }
   }
+  if (r.walJoin) {
+    p('## One join and one leave, dissected (pg_walinspect)', '');
+    p(
+      `The WAL records of each request's own transaction, by resource manager and record type, the mean of ${r.walJoin.rounds} joins and ${r.walJoin.rounds} leaves ` +
+        `made one at a time with one endpoint subscribed; full_page_writes ${r.walJoin.fullPageWrites} (an image is written for a page's first change after each checkpoint).`,
+      '',
+    );
+    p('| Request | Record | Records | Bytes | Of them full-page images |');
+    p('|---|---|--:|--:|--:|');
+    for (const kind of ['join', 'leave']) {
+      for (const x of r.walJoin[kind]) p(`| ${kind} | ${x.rmgr} ${x.type} | ${x.records.toFixed(1)} | ${int(x.bytes)} | ${int(x.fpi)} |`);
+    }
+    p('');
+  }
   if (r.replicaReads) p(...renderReplicaTable(r.replicaReads), '');
   p("## The read scenarios' main statement (EXPLAIN ANALYZE, warm, one execution)", '');
   p('| Scenario | Execution (ms) | Planning (ms) | p99 under load (ms) |');

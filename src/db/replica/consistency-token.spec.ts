@@ -40,6 +40,17 @@ describe('consistency tokens', () => {
     for (const t of [a, b]) expect(t.toUpperCase()).not.toContain('B374D84');
   });
 
+  it('seals a position asked again as before, and each new position afresh (the last one is kept, not recomputed)', () => {
+    const fresh = new ConsistencyTokens(randomBytes(32));
+    const first = fresh.issue(at('16/B374D848'));
+    expect(fresh.issue(at('16/B374D848'))).toBe(first);
+    const next = fresh.issue(at('16/B374D900'));
+    expect(fresh.read(next)).toEqual({ position: at('16/B374D900') });
+    expect(fresh.issue(at('16/B374D848'))).toBe(first);
+    // A position just past a page header seals as the boundary: the same token as the boundary's.
+    expect(fresh.issue(at('0/3002018'))).toBe(fresh.issue(at('0/3002000')));
+  });
+
   it('leaves the page header out when sealing', () => {
     expect(tokens.read(tokens.issue(at('0/3002018')))).toEqual({ position: at('0/3002000') });
   });

@@ -54,16 +54,23 @@ const MARK = Buffer.from('svc:lsn1', 'latin1');
  * every write, rather than failing.
  */
 export class ConsistencyTokens {
+  /** The last token issued: a busy instance answers many writes in a row from one seen position. */
+  private last: { position: bigint; token: string } | null = null;
+
   constructor(private readonly key: Buffer) {
     if (key.length !== 32) throw new Error('the consistency token key must be 32 bytes');
   }
 
   issue(position: bigint): string {
+    const at = committedPosition(position);
+    if (this.last?.position === at) return this.last.token;
     const block = Buffer.alloc(16);
-    block.writeBigUInt64BE(committedPosition(position), 0);
+    block.writeBigUInt64BE(at, 0);
     MARK.copy(block, 8);
     const cipher = createCipheriv('aes-256-ecb', this.key, null).setAutoPadding(false);
-    return Buffer.concat([cipher.update(block), cipher.final()]).toString('base64url');
+    const token = Buffer.concat([cipher.update(block), cipher.final()]).toString('base64url');
+    this.last = { position: at, token };
+    return token;
   }
 
   read(text: string): TokenReading {

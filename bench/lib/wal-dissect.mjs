@@ -1,0 +1,63 @@
+// One join and one leave, dissected (docs/design/write-path.md, section 5): the WAL records each
+// request's own transaction writes, by resource manager and record type, read with pg_walinspect
+// between the insert positions before and after the request. The transaction is told apart from
+// whatever else writes meanwhile (the webhook worker, the sweeper) by its id, the member row's xmin.
+
+const RECORDS_SQL = `SELECT resource_manager AS rmgr, split_part(record_type, ' ', 1) AS type, count(*)::int AS records,
+         sum(record_length)::int AS bytes, sum(fpi_length)::int AS fpi
+  FROM pg_get_wal_records_info($1, $2) WHERE xid = $3::xid GROUP BY 1, 2 ORDER BY 4 DESC, 1, 2`;
+
+/** pg_walinspect on this server, or false (an older PostgreSQL, or no contrib). */
+export async function canDissect(q) {
+  try {
+    await q.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Joins then leaves each of `items` ({ groupId, userId }, not members) one at a time through
+ * `api`, and returns, per request kind, the mean records and bytes a request by (resource
+ * manager, record type), with `full_page_writes` as the server has it (full-page images are
+ * written for the first change of a page after each checkpoint).
+ */
+export async function dissectJoinLeave({ q, api, items }) {
+  const lsn = async () => (await q.query('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l;
+  const xidOf = async (memberId) => (await q.query('SELECT xmin::text AS xid FROM members WHERE id = $1', [memberId])).rows[0].xid;
+  const sums = { join: new Map(), leave: new Map() };
+  for (const { groupId, userId } of items) {
+    for (const kind of ['join', 'leave']) {
+      const start = await lsn();
+      const member = await api('POST', `/v1/groups/${groupId}/${kind}`, { userId }, kind === 'join' ? 201 : 200);
+      const end = await lsn();
+      for (const r of (await q.query(RECORDS_SQL, [start, end, await xidOf(member.id)])).rows) {
+        const key = `${r.rmgr} ${r.type}`;
+        const s = sums[kind].get(key) ?? { rmgr: r.rmgr, type: r.type, records: 0, bytes: 0, fpi: 0 };
+        s.records += r.records;
+        s.bytes += r.bytes;
+        s.fpi += r.fpi;
+        sums[kind].set(key, s);
+      }
+    }
+  }
+  const mean = (m) =>
+    [...m.values()]
+      .map((s) => ({ ...s, records: s.records / items.length, bytes: s.bytes / items.length, fpi: s.fpi / items.length }))
+      .sort((a, b) => b.bytes - a.bytes);
+  const fullPageWrites = (await q.query('SHOW full_page_writes')).rows[0].full_page_writes;
+  return { rounds: items.length, fullPageWrites, join: mean(sums.join), leave: mean(sums.leave) };
+}
+
+/** Log lines: a request's total, then each (resource manager, record type). */
+export function dissectionLines(d) {
+  const lines = [];
+  for (const kind of ['join', 'leave']) {
+    const rows = d[kind];
+    const total = rows.reduce((t, r) => ({ records: t.records + r.records, bytes: t.bytes + r.bytes, fpi: t.fpi + r.fpi }), { records: 0, bytes: 0, fpi: 0 });
+    lines.push(`${kind}: ${total.records.toFixed(1)} records, ${Math.round(total.bytes)} bytes (${Math.round(total.fpi)} of them full-page images) a request`);
+    for (const r of rows) lines.push(`  ${r.rmgr} ${r.type}: ${r.records.toFixed(1)} records, ${Math.round(r.bytes)} bytes${r.fpi ? ` (${Math.round(r.fpi)} images)` : ''}`);
+  }
+  return lines;
+}
