@@ -76,7 +76,7 @@ import { findPgbench, runPgbench } from './lib/pgbench.mjs';
 import { searchCeiling, searchStatement } from './lib/search.mjs';
 import { startCaptureServer } from './lib/capture.mjs';
 import { runSqlCeiling } from './lib/sql-ceiling.mjs';
-import { statementStats, walBytesReader } from './lib/statements.mjs';
+import { statementStats, writeCounters } from './lib/statements.mjs';
 import { canDissect, dissectionLines, dissectJoinLeave } from './lib/wal-dissect.mjs';
 import { cycle, writeScenarios } from './lib/write-scenarios.mjs';
 
@@ -173,7 +173,7 @@ async function main() {
   started.clients.splice(started.clients.indexOf(q2), 1);
   log(`seeded in ${(seeded.totalMs / 1000).toFixed(1)} s (${seeded.size})`);
   const writeStatementStats = await statementStats(q);
-  const walBytes = await walBytesReader(q);
+  const writeCounts = await writeCounters(q);
   if (!writeStatementStats) log('pg_stat_statements is not loaded on this server: the write scenarios are shown without their statements');
 
   // ---- 3. the ceilings of the write path: our SQL alone, then pgbench ----
@@ -288,7 +288,12 @@ async function main() {
       `  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, RSS ${Math.round(r.rss)} MB;` +
         ` CPU ms per request: server ${perRequest(r.cpu.server).toFixed(3)}, Postgres ${perRequest(r.cpu.postgres).toFixed(3)}; statements ${r.xactsPerRequest.toFixed(1)}`,
     );
-    if (r.walBytesPerRequest !== undefined) log(`  WAL ${Math.round(r.walBytesPerRequest)} bytes a request (pg_stat_wal, the whole cluster)`);
+    if (r.counters) {
+      const c = r.counters;
+      r.walBytesPerRequest = c.wal / r.requests;
+      const hot = c.deliveryUpdates ? `; webhook_deliveries: ${Math.round(c.deliveryUpdates)} updates, ${Math.round((100 * c.deliveryHotUpdates) / c.deliveryUpdates)} % HOT` : '';
+      log(`  WAL ${Math.round(r.walBytesPerRequest)} bytes a request (pg_stat_wal, the whole cluster)${hot}`);
+    }
     if (r.statements) {
       log(`  statement execution ${r.statements.msPerRequest.toFixed(3)} ms and ${Math.round(r.statements.buffersPerRequest)} shared buffers a request; the most of it:`);
       for (const x of r.statements.statements.slice(0, 4)) {
@@ -438,7 +443,7 @@ async function main() {
     policyHeaders = { authorization: `Bearer ${policyKey}` };
   }
   const scenarios = writeScenarios({ base, headers: auth, api, many: pairs, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders });
-  const runWrite = (s) => measure(s.key, s.name, { headers: s.headers ?? auth, ...cycle({ base, headers: auth, ...s }) }, serverPid, { statements: writeStatementStats, wal: walBytes });
+  const runWrite = (s) => measure(s.key, s.name, { headers: s.headers ?? auth, ...cycle({ base, headers: auth, ...s }) }, serverPid, { statements: writeStatementStats, counters: writeCounts });
   const deliveredBefore = receiver.state.requests;
   await runWrite(scenarios[0]);
   const { n: backlog } = (await q.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`, [writeEndpointId])).rows[0];

@@ -32,15 +32,15 @@ function cannon(opts) {
  * One scenario. `dbTransactions` (optional) reads the database's committed transactions. `target` is { url, headers, requests } as autocannon takes them (`requests` built
  * fresh for each run by `requests()` when it is a function, so per-run state starts clean);
  * `after` runs after each autocannon run (to repair state a cut-off run left behind). `statements`
- * (optional, statements.mjs) is reset before the measured run and read right after it. `wal`
- * (optional) reads the cluster's WAL bytes written so far (pg_stat_wal): the difference over the
- * measured run, per request, counts what statements do not (commit records, vacuum). `standby`
+ * (optional, statements.mjs) is reset before the measured run and read right after it. `counters`
+ * (optional, statements.mjs's writeCounters) reads cumulative database counters, returned as their
+ * differences over the measured run. `standby`
  * (optional, BENCH_REPLICA=1) is { postmasterPid, transactions }: a standby's CPU and committed
  * transactions over the measured run, as for the primary.
  */
 export async function measureHttp(
   { url, headers, requests, after },
-  { connections, durationS, warmupS, aloneS, serverPid, postmasterPid, dbTransactions, statements, wal, standby },
+  { connections, durationS, warmupS, aloneS, serverPid, postmasterPid, dbTransactions, statements, counters, standby },
 ) {
   const opts = () => ({ url, headers, requests: typeof requests === 'function' ? requests() : requests });
   if (warmupS > 0) {
@@ -50,12 +50,12 @@ export async function measureHttp(
   const xacts0 = dbTransactions ? await dbTransactions() : NaN;
   const standbyXacts0 = standby ? await standby.transactions() : NaN;
   await statements?.reset();
-  const wal0 = wal ? await wal() : NaN;
+  const counters0 = counters ? await counters() : null;
   const cpu = cpuWindow({ serverPid, postmasterPid, standbyPid: standby?.postmasterPid });
   const run = await cannon({ ...opts(), connections, duration: durationS });
   const r = run.result;
   const usage = cpu();
-  const walBytes = wal ? (await wal()) - wal0 : NaN;
+  const counted = counters0 && Object.fromEntries(Object.entries(await counters()).map(([k, v]) => [k, v - counters0[k]]));
   const xacts = dbTransactions ? (await dbTransactions()) - xacts0 : NaN;
   const standbyXacts = standby ? (await standby.transactions()) - standbyXacts0 : NaN;
   const statementTimes = statements ? await statements.top(r.requests.total) : undefined;
@@ -83,6 +83,6 @@ export async function measureHttp(
     xactsPerRequest: xacts / r.requests.total,
     ...(standby ? { standbyXactsPerRequest: standbyXacts / r.requests.total } : {}),
     statements: statementTimes,
-    ...(wal ? { walBytesPerRequest: walBytes / r.requests.total } : {}),
+    ...(counted ? { counters: counted } : {}),
   };
 }

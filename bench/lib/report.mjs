@@ -484,7 +484,9 @@ export function renderReport(ctx) {
     for (const res of profiled) {
       const st = res.statements;
       const wal = res.walBytesPerRequest === undefined ? '' : `, ${int(res.walBytesPerRequest)} WAL bytes (pg_stat_wal: the whole cluster, commit records and vacuum included)`;
-      p(`**${res.name}**: ${ms(st.msPerRequest)} ms of statement execution and ${int(st.buffersPerRequest)} shared buffers${wal} a request.`, '');
+      const c = res.counters;
+      const hot = c?.deliveryUpdates ? ` Its webhook deliveries were updated ${int(c.deliveryUpdates)} times (claims and results), ${Math.round((100 * c.deliveryHotUpdates) / c.deliveryUpdates)} % of them HOT.` : '';
+      p(`**${res.name}**: ${ms(st.msPerRequest)} ms of statement execution and ${int(st.buffersPerRequest)} shared buffers${wal} a request.${hot}`, '');
       p('| Statement | Calls a request | Mean (ms) | Share | Buffers a call | WAL bytes a call |');
       p('|---|--:|--:|--:|--:|--:|');
       for (const x of st.statements) {

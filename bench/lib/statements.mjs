@@ -41,9 +41,22 @@ export async function statementStats(q) {
   };
 }
 
-/** Reads the cluster's WAL bytes written so far, or null when this server has no pg_stat_wal (before PostgreSQL 14). */
-export async function walBytesReader(q) {
-  const read = async () => Number((await q.query('SELECT wal_bytes::float8 AS b FROM pg_stat_wal')).rows[0].b);
+/**
+ * Cumulative counters of a write row, or null when this server has no pg_stat_wal (before
+ * PostgreSQL 14): the cluster's WAL bytes (commit records and vacuum included, which statements do
+ * not show), and the updates of webhook_deliveries and how many of them were HOT (a claim and a
+ * result update each delivery; docs/design/write-path.md, the HOT lease). Backends publish table
+ * counts about once a second, so the HOT share of a run is within a second's updates.
+ */
+export async function writeCounters(q) {
+  const read = async () => {
+    const { rows } = await q.query(
+      `SELECT (SELECT wal_bytes::float8 FROM pg_stat_wal) AS wal,
+              coalesce((SELECT n_tup_upd::float8 FROM pg_stat_user_tables WHERE relid = 'webhook_deliveries'::regclass), 0) AS "deliveryUpdates",
+              coalesce((SELECT n_tup_hot_upd::float8 FROM pg_stat_user_tables WHERE relid = 'webhook_deliveries'::regclass), 0) AS "deliveryHotUpdates"`,
+    );
+    return rows[0];
+  };
   try {
     await read();
   } catch {
