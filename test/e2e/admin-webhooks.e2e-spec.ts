@@ -185,7 +185,7 @@ describe('the delivery log, for the operator', () => {
     for (let i = 0; i < 5; i++) await ban(g.auth);
     await tick();
     expect(rx.received).toHaveLength(5);
-    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1 AND id IN (
+    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), lease_until = NULL WHERE endpoint_id = $1 AND id IN (
       SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at LIMIT 2)`, [h.id]);
     await tick();
 

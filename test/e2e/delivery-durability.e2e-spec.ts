@@ -22,8 +22,8 @@ import {
  * 30 s cap, and two instances on one database share the stream and never send an attempt twice.
  *
  * Where a test must not wait for the real schedule (the 1-minute first backoff, the 25 s claim
- * lease), it moves `next_attempt_at` to now() in SQL and says so: what is under test is that the
- * rows survived and are picked up, not the length of the wait.
+ * lease), it moves `next_attempt_at` to now() and ends the lease in SQL, and says so: what is
+ * under test is that the rows survived and are picked up, not the length of the wait.
  */
 
 jest.setTimeout(90_000);
@@ -353,7 +353,7 @@ describe('webhook delivery durability and the live stream across processes (buil
     expect(fresh.every((d) => d.dueInS <= 0)).toBe(true);
 
     // Skip those waits (the schedule is not under test here): everything pending is due now.
-    await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE status = 'pending' AND next_attempt_at > now()`);
+    await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), lease_until = NULL WHERE status = 'pending' AND next_attempt_at > now()`);
     rx.policy = () => 200;
     const second = await start(db);
 
@@ -534,7 +534,7 @@ describe('webhook delivery durability and the live stream across processes (buil
 
       // Attempt 2 of the 503s (the 1-minute backoff skipped in SQL): answered 200 by whichever worker ticks.
       rx.policy = () => 200;
-      await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1 AND status = 'pending'`, [f.endpointId]);
+      await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), lease_until = NULL WHERE endpoint_id = $1 AND status = 'pending'`, [f.endpointId]);
       const done = await waitForRows(db, f.endpointId, (rows) => rows.every((d) => d.status === 'delivered'), 15_000, 'all delivered');
       await sleep(500); // a duplicate send would arrive by now
 

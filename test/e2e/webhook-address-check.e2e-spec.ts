@@ -132,7 +132,7 @@ async function logTexts(app: TestApp, auth: Record<string, string>, endpointId: 
 }
 
 const makeDue = (endpointId: string) =>
-  strict.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1 AND status = 'pending'`, [endpointId]);
+  strict.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), lease_until = NULL WHERE endpoint_id = $1 AND status = 'pending'`, [endpointId]);
 
 const waitMs = (d: { nextAttemptAt: string; lastAttemptAt: string }) => Date.parse(d.nextAttemptAt) - Date.parse(d.lastAttemptAt);
 

@@ -44,7 +44,7 @@ async function ban(auth: Record<string, string>): Promise<void> {
 }
 
 const makeDue = (endpointId: string) =>
-  t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1 AND status = 'pending'`, [endpointId]);
+  t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), lease_until = NULL WHERE endpoint_id = $1 AND status = 'pending'`, [endpointId]);
 
 const listPath = (id: string) => `/v1/webhooks/${id}/deliveries`;
 

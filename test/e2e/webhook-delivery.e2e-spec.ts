@@ -135,7 +135,7 @@ async function deliveries(endpointId: string): Promise<DeliveryRow[]> {
 
 /** Brings every pending attempt of these endpoints forward to now (the backoff schedule is tested on the row). */
 async function makeDue(...endpointIds: string[]): Promise<void> {
-  await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE status = 'pending' AND endpoint_id = ANY($1::uuid[])`, [endpointIds]);
+  await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), lease_until = NULL WHERE status = 'pending' AND endpoint_id = ANY($1::uuid[])`, [endpointIds]);
 }
 
 async function outboxBody(eventId: string): Promise<SvcEvent> {
@@ -586,7 +586,7 @@ describe('retries', () => {
     expect(rx.received).toHaveLength(6);
     expect(new Set(rx.received.map((r) => r.headers['x-svc-delivery-id'])).size).toBe(1);
 
-    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1`, [last.id]);
+    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), lease_until = NULL WHERE id = $1`, [last.id]);
     await tick();
     expect(rx.received).toHaveLength(6);
   });
@@ -649,7 +649,7 @@ describe('retries', () => {
     await tick();
     const [d] = await deliveries(h.id);
     expect(d).toMatchObject({ status: 'failed', attempts: 1, last_status: status, completed_at: expect.any(Date) });
-    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1`, [d.id]);
+    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), lease_until = NULL WHERE id = $1`, [d.id]);
     await tick();
     expect(rx.received).toHaveLength(1);
   });

@@ -95,7 +95,7 @@ it('a retry repeats webhook-id, with a fresh timestamp and signature that verify
   const h = await standardHook(g.auth, rx.url);
   expect((await t.http.post('/v1/bans').set(g.auth).send({ userId: 'retry-me' })).status).toBe(201);
   await tick();
-  await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1 AND status = 'pending'`, [h.id]);
+  await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), lease_until = NULL WHERE endpoint_id = $1 AND status = 'pending'`, [h.id]);
   await tick();
   expect(rx.received).toHaveLength(2);
   expect(rx.received[1].headers['webhook-id']).toBe(rx.received[0].headers['webhook-id']);

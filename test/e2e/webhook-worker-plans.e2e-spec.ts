@@ -37,7 +37,7 @@ it('claims and result writes read webhook_deliveries by index however much it gr
   expect(r.status).toBe(201);
   const repo = t.app.get(WebhooksRepository);
   const m = single.manager;
-  const due = () => t.db.query(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now() - interval '1 s' WHERE endpoint_id = $1`, [r.body.id]);
+  const due = () => t.db.query(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now() - interval '1 s', lease_until = NULL WHERE endpoint_id = $1`, [r.body.id]);
 
   // While the table is small and analyzed so, the session claims and records often enough for a
   // prepared statement to settle on a generic plan.
