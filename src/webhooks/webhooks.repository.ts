@@ -194,10 +194,10 @@ export class WebhooksRepository {
 
   /**
    * Records finished attempts, in the order they finished, in one statement: each row becomes
-   * delivered, pending again (`retryInMs` later, its lease over) or failed, and its attempt joins the delivery log
-   * (stamped with the claim's time, the row's last_attempt_at). A result applies only to the
-   * attempt it belongs to (a row claimed again after its lease ran out is left to its new
-   * claimant). Each endpoint's run of consecutive failures restarts at its last success in the
+   * delivered, pending again (`retryInMs` later, its lease over) or failed, and its attempt joins
+   * the delivery log (stamped with the claim's time, the row's last_attempt_at). A result applies
+   * only to the attempt it belongs to (a row claimed again after its lease ran out is left to its
+   * new claimant). Each endpoint's run of consecutive failures restarts at its last success in the
    * batch and grows by the failures after it; at `disableAfter` the endpoint is disabled. Once
    * disabled, a success still in flight leaves the count alone: it is how the metrics tell an
    * endpoint disabled by its failures from one an operator disabled, until it is re-enabled.
