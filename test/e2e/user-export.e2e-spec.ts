@@ -778,7 +778,6 @@ function abandonMidStream(port: number, path: string, authorization: string): Pr
   });
 }
 
-/** Waits for `cond`, checking every 20 ms (the test's own timeout bounds the wait). */
 /**
  * No session of the test database stays idle in a transaction: a connection an export kept would.
  * The app's background jobs (the sweeper) may be between two statements of their own transaction
@@ -800,6 +799,7 @@ async function noneLeftIdleInTransaction(): Promise<void> {
   expect(n).toBe(0);
 }
 
+/** Waits for `cond`, checking every 20 ms (the test's own timeout bounds the wait). */
 async function until(cond: () => boolean): Promise<void> {
   while (!cond()) await new Promise((r) => setTimeout(r, 20));
 }
