@@ -77,7 +77,7 @@ import { searchCeiling, searchStatement } from './lib/search.mjs';
 import { startCaptureServer } from './lib/capture.mjs';
 import { runSqlCeiling } from './lib/sql-ceiling.mjs';
 import { statementStats, writeCounters } from './lib/statements.mjs';
-import { canDissect, dissectionLines, dissectJoinLeave } from './lib/wal-dissect.mjs';
+import { canDissect, dissectionLines, dissectJoinLeave, walWindow } from './lib/wal-dissect.mjs';
 import { cycle, writeScenarios } from './lib/write-scenarios.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -294,10 +294,15 @@ async function main() {
       const hot = c.deliveryUpdates ? `; webhook_deliveries: ${Math.round(c.deliveryUpdates)} updates, ${Math.round((100 * c.deliveryHotUpdates) / c.deliveryUpdates)} % HOT` : '';
       log(`  WAL ${Math.round(r.walBytesPerRequest)} bytes a request (pg_stat_wal, the whole cluster)${hot}`);
     }
+    if (Array.isArray(r.walRecords)) {
+      log('  the whole cluster\'s WAL a request over the run, by record of 5 bytes a request or more (bytes, then images):');
+      for (const x of r.walRecords.filter((w) => w.bytes + w.fpi >= 5)) log(`    ${x.rmgr} ${x.type}: ${x.records.toFixed(2)} records, ${Math.round(x.bytes)} bytes, ${Math.round(x.fpi)} images`);
+    } else if (r.walRecords) log(`  the run's WAL by record: not readable (${r.walRecords.error})`);
     if (r.statements) {
       log(`  statement execution ${r.statements.msPerRequest.toFixed(3)} ms and ${Math.round(r.statements.buffersPerRequest)} shared buffers a request; the most of it:`);
       for (const x of r.statements.statements.slice(0, 4)) {
-        log(`    ${x.perRequest.toFixed(2)}× ${x.meanMs.toFixed(3)} ms (${Math.round(x.share * 100)} %) ${x.sql.slice(0, 110)}`);
+        const plan = x.planMsPerCall ? ` + plan ${x.planMsPerCall.toFixed(3)} ms` : '';
+        log(`    ${x.perRequest.toFixed(2)}× ${x.meanMs.toFixed(3)} ms${plan} (${Math.round(x.share * 100)} %) ${x.sql.slice(0, 110)}`);
       }
     }
   };
@@ -443,9 +448,11 @@ async function main() {
     policyHeaders = { authorization: `Bearer ${policyKey}` };
   }
   const scenarios = writeScenarios({ base, headers: auth, api, many: pairs, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders });
-  const runWrite = (s) => measure(s.key, s.name, { headers: s.headers ?? auth, ...cycle({ base, headers: auth, ...s }) }, serverPid, { statements: writeStatementStats, counters: writeCounts });
+  const runWrite = (s, extra = {}) =>
+    measure(s.key, s.name, { headers: s.headers ?? auth, ...cycle({ base, headers: auth, ...s }) }, serverPid, { statements: writeStatementStats, counters: writeCounts, ...extra });
   const deliveredBefore = receiver.state.requests;
-  await runWrite(scenarios[0]);
+  // The join row's WAL by record over its whole run too: what concurrency adds to the dissected join.
+  await runWrite(scenarios[0], (await canDissect(q)) ? { walWindow: walWindow(q) } : {});
   const { n: backlog } = (await q.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`, [writeEndpointId])).rows[0];
   if (results.joinLeave) results.joinLeave.webhook = { delivered: receiver.state.requests - deliveredBefore, backlog };
   await api('PATCH', `/v1/webhooks/${writeEndpointId}`, { disabled: true }, 200);

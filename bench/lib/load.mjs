@@ -34,13 +34,14 @@ function cannon(opts) {
  * `after` runs after each autocannon run (to repair state a cut-off run left behind). `statements`
  * (optional, statements.mjs) is reset before the measured run and read right after it. `counters`
  * (optional, statements.mjs's writeCounters) reads cumulative database counters, returned as their
- * differences over the measured run. `standby`
+ * differences over the measured run. `walWindow` (optional, wal-dissect.mjs) is opened before the
+ * measured run and closed right after it: the run's WAL by record type. `standby`
  * (optional, BENCH_REPLICA=1) is { postmasterPid, transactions }: a standby's CPU and committed
  * transactions over the measured run, as for the primary.
  */
 export async function measureHttp(
   { url, headers, requests, after },
-  { connections, durationS, warmupS, aloneS, serverPid, postmasterPid, dbTransactions, statements, counters, standby },
+  { connections, durationS, warmupS, aloneS, serverPid, postmasterPid, dbTransactions, statements, counters, walWindow, standby },
 ) {
   const opts = () => ({ url, headers, requests: typeof requests === 'function' ? requests() : requests });
   if (warmupS > 0) {
@@ -51,10 +52,12 @@ export async function measureHttp(
   const standbyXacts0 = standby ? await standby.transactions() : NaN;
   await statements?.reset();
   const counters0 = counters ? await counters() : null;
+  const walStart = walWindow ? await walWindow.open() : null;
   const cpu = cpuWindow({ serverPid, postmasterPid, standbyPid: standby?.postmasterPid });
   const run = await cannon({ ...opts(), connections, duration: durationS });
   const r = run.result;
   const usage = cpu();
+  const walRecords = walWindow ? await walWindow.close(walStart, r.requests.total) : null;
   const counted = counters0 && Object.fromEntries(Object.entries(await counters()).map(([k, v]) => [k, v - counters0[k]]));
   const xacts = dbTransactions ? (await dbTransactions()) - xacts0 : NaN;
   const standbyXacts = standby ? (await standby.transactions()) - standbyXacts0 : NaN;
@@ -84,5 +87,6 @@ export async function measureHttp(
     ...(standby ? { standbyXactsPerRequest: standbyXacts / r.requests.total } : {}),
     statements: statementTimes,
     ...(counted ? { counters: counted } : {}),
+    ...(walRecords ? { walRecords } : {}),
   };
 }

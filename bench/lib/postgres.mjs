@@ -42,8 +42,12 @@ export async function openDatabase(root, { serverUrl: given } = {}) {
     chmodSync(dataDir, 0o755); // the cluster runs as `postgres` when we are root
     log(`starting an embedded Postgres in ${dataDir}`);
     try {
-      // pg_stat_statements: where each write scenario's database time goes (statements.mjs).
-      embedded = await startEmbeddedPostgres({ dataDir, ephemeral: true, settings: { shared_preload_libraries: 'pg_stat_statements' } });
+      // pg_stat_statements: where each write scenario's database time goes, planning included (statements.mjs).
+      embedded = await startEmbeddedPostgres({
+        dataDir,
+        ephemeral: true,
+        settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' },
+      });
     } catch (err) {
       rmSync(dataDir, { recursive: true, force: true });
       throw err;

@@ -487,10 +487,11 @@ export function renderReport(ctx) {
       const c = res.counters;
       const hot = c?.deliveryUpdates ? ` Its webhook deliveries were updated ${int(c.deliveryUpdates)} times (claims and results), ${Math.round((100 * c.deliveryHotUpdates) / c.deliveryUpdates)} % of them HOT.` : '';
       p(`**${res.name}**: ${ms(st.msPerRequest)} ms of statement execution and ${int(st.buffersPerRequest)} shared buffers${wal} a request.${hot}`, '');
-      p('| Statement | Calls a request | Mean (ms) | Share | Buffers a call | WAL bytes a call |');
-      p('|---|--:|--:|--:|--:|--:|');
+      p('| Statement | Calls a request | Mean (ms) | Planning a call (ms) | Share | Buffers a call | WAL bytes a call |');
+      p('|---|--:|--:|--:|--:|--:|--:|');
       for (const x of st.statements) {
-        p(`| \`${short(x.sql).replace(/\|/g, '\\|')}\` | ${x.perRequest.toFixed(2)} | ${ms(x.meanMs)} | ${Math.round(x.share * 100)} % | ${int(x.blocksPerCall)} | ${int(x.walBytesPerCall)} |`);
+        const plan = x.planMsPerCall === null || x.planMsPerCall === undefined ? '—' : ms(x.planMsPerCall);
+        p(`| \`${short(x.sql).replace(/\|/g, '\\|')}\` | ${x.perRequest.toFixed(2)} | ${ms(x.meanMs)} | ${plan} | ${Math.round(x.share * 100)} % | ${int(x.blocksPerCall)} | ${int(x.walBytesPerCall)} |`);
       }
       p('');
     }
@@ -507,6 +508,18 @@ export function renderReport(ctx) {
     for (const kind of ['join', 'leave']) {
       for (const x of r.walJoin[kind]) p(`| ${kind} | ${x.rmgr} ${x.type} | ${x.records.toFixed(1)} | ${int(x.bytes)} | ${int(x.fpi)} |`);
     }
+    p('');
+  }
+  if (Array.isArray(r.joinLeave?.walRecords)) {
+    p('## Join then leave under load: the whole WAL by record (pg_walinspect)', '');
+    p(
+      `Every WAL record the cluster wrote during the measured run of "${r.joinLeave.name}", by resource manager and record type, per request: ` +
+        'beside the requests\' own records, the webhook worker, autovacuum and the GIN pending lists\' cleanup, the multixacts of concurrent key locks, and the full-page images.',
+      '',
+    );
+    p('| Record | Records a request | Bytes a request | Images a request |');
+    p('|---|--:|--:|--:|');
+    for (const x of r.joinLeave.walRecords) p(`| ${x.rmgr} ${x.type} | ${x.records.toFixed(2)} | ${int(x.bytes)} | ${int(x.fpi)} |`);
     p('');
   }
   if (r.replicaReads) p(...renderReplicaTable(r.replicaReads), '');

@@ -1,6 +1,8 @@
 // Where a scenario's database time goes: pg_stat_statements over the scenario's run, when the
 // server has it loaded (the embedded cluster the suite starts preloads it; a DATABASE_URL server
-// may not). Execution time only: planning is not tracked, and a prepared statement plans once.
+// may not). Share and mean are execution time; planning is reported beside it where the server
+// tracks it (pg_stat_statements.track_planning, on in the bench's embedded cluster), which shows
+// the statements planned on every call (a prepared statement with a generic plan plans once).
 
 /** Returns `{ reset, top }`, or null when pg_stat_statements cannot be read on this server. */
 export async function statementStats(q) {
@@ -17,6 +19,7 @@ export async function statementStats(q) {
       const { rows } = await q.query(
         `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS sql, calls::float8 AS calls, total_exec_time AS total_ms,
                 sum(total_exec_time) OVER () AS all_ms, shared_blks_hit::float8 AS hits, wal_bytes::float8 AS wal_bytes,
+                total_plan_time AS plan_ms, (SELECT setting = 'on' FROM pg_settings WHERE name = 'pg_stat_statements.track_planning') AS planning,
                 sum(shared_blks_hit + shared_blks_read) OVER ()::float8 AS all_buffers
          FROM pg_stat_statements
          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
@@ -35,6 +38,7 @@ export async function statementStats(q) {
           share: allMs ? r.total_ms / allMs : 0,
           blocksPerCall: r.hits / r.calls,
           walBytesPerCall: r.wal_bytes / r.calls,
+          planMsPerCall: r.planning ? r.plan_ms / r.calls : null,
         })),
       };
     },

@@ -7,6 +7,20 @@ const RECORDS_SQL = `SELECT resource_manager AS rmgr, split_part(record_type, ' 
          sum(record_length)::int AS bytes, sum(fpi_length)::int AS fpi
   FROM pg_get_wal_records_info($1, $2) WHERE xid = $3::xid GROUP BY 1, 2 ORDER BY 4 DESC, 1, 2`;
 
+/**
+ * The insert position now, once it is flushed: PostgreSQL 15's pg_walinspect refuses an end past
+ * the flushed WAL, which the WAL writer reaches within its delay.
+ */
+async function flushedInsertLsn(q) {
+  const { rows } = await q.query('SELECT pg_current_wal_insert_lsn()::text AS l');
+  for (let i = 0; i < 100; i++) {
+    const { rows: f } = await q.query('SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS ok', [rows[0].l]);
+    if (f[0].ok) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return rows[0].l;
+}
+
 /** pg_walinspect on this server, or false (an older PostgreSQL, or no contrib). */
 export async function canDissect(q) {
   try {
@@ -24,7 +38,7 @@ export async function canDissect(q) {
  * written for the first change of a page after each checkpoint).
  */
 export async function dissectJoinLeave({ q, api, items }) {
-  const lsn = async () => (await q.query('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l;
+  const lsn = () => flushedInsertLsn(q);
   const xidOf = async (memberId) => (await q.query('SELECT xmin::text AS xid FROM members WHERE id = $1', [memberId])).rows[0].xid;
   const sums = { join: new Map(), leave: new Map() };
   for (const { groupId, userId } of items) {
@@ -60,4 +74,31 @@ export function dissectionLines(d) {
     for (const r of rows) lines.push(`  ${r.rmgr} ${r.type}: ${r.records.toFixed(1)} records, ${Math.round(r.bytes)} bytes${r.fpi ? ` (${Math.round(r.fpi)} images)` : ''}`);
   }
   return lines;
+}
+
+/**
+ * The whole cluster's WAL over a measured run, by (resource manager, record type), a request's
+ * share: what one request at a time does not show (the webhook worker, vacuum and the GIN
+ * pending lists' cleanup, the multixacts of concurrent key locks on one shared row, the images).
+ * `open()` before the measured run, `close(start, requests)` right after: the records, or
+ * `{ error }` when the run's WAL cannot be read (a checkpoint recycled its first segment).
+ */
+export function walWindow(q) {
+  return {
+    open: async () => (await q.query('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l,
+    async close(start, requests) {
+      try {
+        const { rows } = await q.query(
+          `SELECT split_part(s.kind, '/', 1) AS rmgr, split_part(split_part(s.kind, '/', 2), ' ', 1) AS type,
+                  sum(s.count)::float8 AS records, sum(s.record_size)::float8 AS bytes, sum(s.fpi_size)::float8 AS fpi
+           FROM pg_get_wal_stats($1, $2, true) AS s(kind, count, count_percentage, record_size, record_size_percentage, fpi_size, fpi_size_percentage, combined_size, combined_size_percentage)
+           WHERE s.count > 0 GROUP BY 1, 2 ORDER BY sum(s.record_size) + sum(s.fpi_size) DESC`,
+          [start, await flushedInsertLsn(q)],
+        );
+        return rows.map((r) => ({ rmgr: r.rmgr, type: r.type, records: r.records / requests, bytes: r.bytes / requests, fpi: r.fpi / requests }));
+      } catch (err) {
+        return { error: err.message };
+      }
+    },
+  };
 }
