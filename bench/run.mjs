@@ -43,7 +43,13 @@
 // server whose DATABASE_READ_URL points at it, and measures each read row on the first server then
 // on the second, with the standby's CPU, transactions and replay lag; the table "Reads with and
 // without a replica (same run)" is printed and goes into the report; the standby and the second
-// server stop after the read rows, both clusters at the end; bench/lib/replica*.mjs).
+// server stop after the read rows, both clusters at the end; bench/lib/replica*.mjs);
+// BENCH_BEFORE=<commit> (every write row before and after, same run: that commit is built once in a
+// cache (bench/lib/baseline-build.mjs), a server of it runs beside this build's on the same database
+// with MIGRATE_ON_BOOT=false, and each write row is measured on both servers in
+// BENCH_BEFORE_ROUNDS rounds (default 2) that alternate which goes first, each run started once
+// autovacuum is idle and right after a checkpoint, so that the machine's drift falls on both alike;
+// the table "Write rows before and after" goes into the report).
 // Exit code 1 when something failed to run (a missed target is reported, not a failure).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -55,13 +61,14 @@ import pg from 'pg';
 import { runDbCeiling, writePathStatements } from './lib/db-ceiling.mjs';
 import { measureHttp, stopLoad } from './lib/load.mjs';
 import { explain, mainStatement } from './lib/plans.mjs';
+import { baselineBuild } from './lib/baseline-build.mjs';
 import { migrate, openDatabase } from './lib/postgres.mjs';
 import { freePort, isRunning, loadAverage, log, procMb, sleep, startNode, stopNode, waitHttp } from './lib/processes.mjs';
 import { permissionScenarios } from './lib/permission-scenarios.mjs';
 import { readScenarios } from './lib/read-scenarios.mjs';
 import { missingPostgres15, replicaClusters } from './lib/replica.mjs';
 import { startReplicaReads } from './lib/replica-reads.mjs';
-import { renderReplicaTable, renderReport } from './lib/report.mjs';
+import { renderBeforeAfter, renderReplicaTable, renderReport } from './lib/report.mjs';
 import { activeMember, friendOffsets, GAME_ID, groupUuid, outsider, seed, seedSizes, visibilityOf } from './lib/seed.mjs';
 import { feedPositions, measureReplay, seedFeed } from './lib/feed.mjs';
 import { measureStream } from './lib/stream.mjs';
@@ -108,16 +115,19 @@ const CONF = {
 };
 const wanted = (key) => !CONF.only || CONF.only.test(key);
 const REPLICA = Boolean(process.env.BENCH_REPLICA) && process.env.BENCH_REPLICA !== '0';
+const BEFORE = process.env.BENCH_BEFORE || null;
+const BEFORE_ROUNDS = Math.max(1, Number(process.env.BENCH_BEFORE_ROUNDS) || 2);
 const ADMIN_TOKEN = `jadm_bench_${randomBytes(16).toString('hex')}`;
 
 // ---- what this run started, so that it can always be stopped ----
-// (`clusters` and `replicaServer`: BENCH_REPLICA=1's primary and standby, and its second server.)
-const started = { db: null, clients: [], receiver: null, server: null, ceilings: [], clusters: null, replicaServer: null, capture: null };
+// (`clusters` and `replicaServer`: BENCH_REPLICA=1's primary and standby, and its second server;
+// `before`: BENCH_BEFORE's server of the earlier commit.)
+const started = { db: null, clients: [], receiver: null, server: null, before: null, ceilings: [], clusters: null, replicaServer: null, capture: null };
 let cleaning = null;
 function cleanup() {
   cleaning ??= (async () => {
     stopLoad();
-    await Promise.all([stopNode(started.server), stopNode(started.replicaServer), ...started.ceilings.map((p) => stopNode(p)), started.capture?.stop()]);
+    await Promise.all([stopNode(started.server), stopNode(started.before), stopNode(started.replicaServer), ...started.ceilings.map((p) => stopNode(p)), started.capture?.stop()]);
     await started.receiver?.close().catch(() => undefined);
     for (const c of started.clients) await c.end().catch(() => undefined);
     await started.db?.stop();
@@ -146,6 +156,8 @@ async function main() {
   // First, on a quiet machine: it needs neither the database nor the server.
   const nameMatch = wanted('nameMatch') ? measureNameMatch(ROOT) : null;
   if (nameMatch) log(`name matcher: ${nameMatch.words} words, a ${nameMatch.nameLength}-character name: p50 ${nameMatch.p50.toFixed(4)} ms, p99 ${nameMatch.p99.toFixed(4)} ms a check (compiled in ${nameMatch.compileMs.toFixed(1)} ms)`);
+  // Built before anything starts: npm ci and tsc would weigh on every figure after them.
+  const before = BEFORE ? baselineBuild(ROOT, BEFORE, log) : null;
   const sizes = seedSizes(CONF.scale);
   const searchKeys = ['searchText', 'searchTags', 'searchText1M', 'searchTags1M'];
   // The million-group game costs its seed only when one of its rows is measured.
@@ -250,6 +262,16 @@ async function main() {
   ]);
   const serverPid = started.server.pid;
   log(`server pid ${serverPid} on ${base}`);
+  // BENCH_BEFORE: the earlier commit's server, on the schema this build migrated (an earlier build
+  // of the same release runs on it, as in a rolling upgrade), for the write rows only.
+  let beforeBase = null;
+  if (before) {
+    const beforePort = await freePort();
+    beforeBase = `http://127.0.0.1:${beforePort}`;
+    started.before = startNode(`guildhall ${before.label}`, [before.main], { cwd: before.dir, env: { ...serviceEnv, PORT: String(beforePort), MIGRATE_ON_BOOT: 'false' } });
+    await waitHttp(started.before, `${beforeBase}/`);
+    log(`the server of ${before.label} (BENCH_BEFORE), pid ${started.before.pid}, on ${beforeBase}`);
+  }
 
   const call = async (method, path, body, expect, token) => {
     const r = await fetch(`${base}${path}`, {
@@ -268,7 +290,7 @@ async function main() {
   const dbTransactions = async () =>
     Number((await q.query('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0].n);
   const opts = (pid) => ({
-    dbTransactions: pid === serverPid ? dbTransactions : undefined,
+    dbTransactions: pid === serverPid || pid === started.before?.pid ? dbTransactions : undefined,
     connections: CONF.connections,
     durationS: CONF.durationS,
     warmupS: CONF.warmupS,
@@ -277,12 +299,15 @@ async function main() {
     postmasterPid: db.postmasterPid,
   });
   const results = { nameMatch };
-  const measure = async (keyName, name, target, pid = serverPid, extra = {}) => {
+  // `as`: the key the figures are kept under, when not the scenario's own (BENCH_BEFORE's twin rows).
+  const measure = async (keyName, name, target, pid = serverPid, extra = {}, as = keyName) => {
     if (!wanted(keyName)) return;
-    if (pid === serverPid && !isRunning(started.server)) throw new Error(`the server died:\n${started.server.tail()}`);
+    for (const server of [started.server, started.before]) {
+      if (server && pid === server.pid && !isRunning(server)) throw new Error(`the server ${server.name} died:\n${server.tail()}`);
+    }
     log(`measuring: ${name}`);
-    results[keyName] = { name, ...(await measureHttp(target, { ...opts(pid), ...extra })) };
-    const r = results[keyName];
+    results[as] = { name, ...(await measureHttp(target, { ...opts(pid), ...extra })) };
+    const r = results[as];
     const perRequest = (pct) => ((pct / 100) * CONF.durationS * 1000) / r.requests;
     log(
       `  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, RSS ${Math.round(r.rss)} MB;` +
@@ -448,8 +473,39 @@ async function main() {
     policyHeaders = { authorization: `Bearer ${policyKey}` };
   }
   const scenarios = writeScenarios({ base, headers: auth, api, many: pairs, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders });
-  const runWrite = (s, extra = {}) =>
-    measure(s.key, s.name, { headers: s.headers ?? auth, ...cycle({ base, headers: auth, ...s }) }, serverPid, { statements: writeStatementStats, counters: writeCounts, ...extra });
+  // Each run of BENCH_BEFORE's pairs starts alike: no autovacuum at work (waited for, up to a
+  // minute: after the seed it rewrites the visibility of millions of rows) and, where the bench may,
+  // right after a checkpoint, so that neither build's run takes the next checkpoint's images alone.
+  const quietDatabase = async () => {
+    const t = performance.now();
+    while (performance.now() - t < 60_000) {
+      const { n } = (await q.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`)).rows[0];
+      if (!n) break;
+      await sleep(500);
+    }
+    if (db.superuser) await q.query('CHECKPOINT');
+  };
+  const writeTarget = (s, at) => ({ headers: s.headers ?? auth, ...cycle({ base: at, headers: auth, ...s }) });
+  // Each write row on this build's server; with BENCH_BEFORE, in BEFORE_ROUNDS rounds alternating
+  // which build goes first (this, before; before, this; ...), each run kept in
+  // results.beforeAfter[key] and the first of this build's as the row's figures.
+  const runWrite = async (s, extra = {}) => {
+    const options = { statements: writeStatementStats, counters: writeCounts, ...extra };
+    if (!started.before) return measure(s.key, s.name, writeTarget(s, base), serverPid, options);
+    if (!wanted(s.key)) return;
+    const runs = { name: s.name, this: [], before: [] };
+    for (let round = 0; round < BEFORE_ROUNDS; round++) {
+      for (const which of round % 2 ? ['before', 'this'] : ['this', 'before']) {
+        const [at, pid, label] = which === 'this' ? [base, serverPid, 'this build'] : [beforeBase, started.before.pid, before.label];
+        await quietDatabase();
+        await measure(s.key, `${s.name} (${label}, round ${round + 1})`, writeTarget(s, at), pid, options, 'beforeAfterRun');
+        runs[which].push(results.beforeAfterRun);
+      }
+    }
+    delete results.beforeAfterRun;
+    results[s.key] = { ...runs.this[0], name: s.name };
+    (results.beforeAfter ??= {})[s.key] = runs;
+  };
   const deliveredBefore = receiver.state.requests;
   // The join row's WAL by record over its whole run too: what concurrency adds to the dissected join.
   await runWrite(scenarios[0], (await canDissect(q)) ? { walWindow: walWindow(q) } : {});
@@ -669,6 +725,7 @@ async function main() {
   }
   const serverHwm = procMb(serverPid, 'VmHWM');
   if (CONF.only) {
+    if (results.beforeAfter) process.stderr.write(`\n${renderBeforeAfter(results.beforeAfter, before.label).join('\n')}\n`);
     log(`BENCH_ONLY=${CONF.only.source}: figures above; bench/results/latest.md left alone (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
     return;
   }
@@ -712,6 +769,7 @@ async function main() {
     dbCeilings,
     pgbench,
     writeStatements,
+    before: before?.label,
     results,
     plans,
     serverHwm,

@@ -26,6 +26,54 @@ const READ_P99_MS = 50;
 const ON_STANDBY_MIN_SHARE = 0.8;
 
 /**
+ * BENCH_BEFORE: "Write rows before and after", as markdown lines, from `runs` (run.mjs's
+ * results.beforeAfter: per write row, its runs on this build's server and on the earlier commit's,
+ * in rounds that alternate which went first). Each build's figures pool its runs: requests, CPU,
+ * WAL and buffers summed over them, p99 their mean. The bench prints it too when BENCH_ONLY leaves
+ * the report alone.
+ */
+export function renderBeforeAfter(runs, label) {
+  const sum = (xs, f) => xs.reduce((t, x) => t + f(x), 0);
+  const pooled = (xs) => {
+    const requests = sum(xs, (x) => x.requests);
+    const cpuMsPer = (field) => (sum(xs, (x) => ((x.cpu[field] / 100) * x.requests) / x.rps) / requests) * 1000;
+    const updates = sum(xs, (x) => x.counters?.deliveryUpdates ?? 0);
+    return {
+      rps: sum(xs, (x) => x.rps) / xs.length,
+      p99: sum(xs, (x) => x.p99) / xs.length,
+      serverMs: cpuMsPer('server'),
+      pgMs: cpuMsPer('postgres'),
+      wal: xs.every((x) => x.counters) ? sum(xs, (x) => x.counters.wal) / requests : NaN,
+      buffers: xs.every((x) => x.statements) ? sum(xs, (x) => x.statements.buffersPerRequest * x.requests) / requests : NaN,
+      hot: updates ? `${Math.round((100 * sum(xs, (x) => x.counters?.deliveryHotUpdates ?? 0)) / updates)} %` : '—',
+    };
+  };
+  const ratio = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) : '—');
+  const out = [
+    `## Write rows before and after (BENCH_BEFORE=${label})`,
+    '',
+    `Each write row on this build's server and on a server of ${label} beside it, same database, dataset and settings, in rounds that alternate which goes first, each run started with autovacuum idle and right after a checkpoint; ` +
+      "each build's figures pool its runs (req/s and p99 their means; CPU from the processes' CPU time, WAL from pg_stat_wal (the whole cluster) and buffers from pg_stat_statements, per request over all its runs). " +
+      'The last column gives this build ÷ before for req/s, PostgreSQL CPU a request and WAL a request, then req/s round by round.',
+    '',
+    '| Row | Build | Req/s | p99 (ms) | Server / PostgreSQL CPU a request (ms) | WAL bytes a request | Buffers a request | Delivery updates HOT | This build ÷ before |',
+    '|---|---|--:|--:|--:|--:|--:|--:|---|',
+  ];
+  for (const row of Object.values(runs)) {
+    const [now, then] = [pooled(row.this), pooled(row.before)];
+    const rounds = row.this.map((x, i) => ratio(x.rps, row.before[i].rps)).join(' / ');
+    for (const [build, f] of [['this build', now], [label, then]]) {
+      const change = f === now ? `${ratio(now.rps, then.rps)}, ${ratio(now.pgMs, then.pgMs)}, ${ratio(now.wal, then.wal)}; rounds ${rounds}` : '';
+      out.push(
+        `| ${f === now ? row.name : ''} | ${build} | ${int(f.rps)} | ${ms(f.p99)} | ${f.serverMs.toFixed(2)} / ${f.pgMs.toFixed(2)} | ${int(f.wal)} | ${int(f.buffers)} | ${f.hot} | ${change} |`,
+      );
+    }
+  }
+  out.push('');
+  return out;
+}
+
+/**
  * BENCH_REPLICA=1: "Reads with and without a replica (same run)", as markdown lines (the bench
  * prints them too when BENCH_ONLY leaves the report alone). `x` is replica-reads.mjs's finish().
  */
@@ -510,6 +558,7 @@ export function renderReport(ctx) {
     }
     p('');
   }
+  if (r.beforeAfter) p(...renderBeforeAfter(r.beforeAfter, ctx.before));
   if (Array.isArray(r.joinLeave?.walRecords)) {
     p('## Join then leave under load: the whole WAL by record (pg_walinspect)', '');
     p(
