@@ -103,7 +103,8 @@ export async function startHa(guildhallEnv: Record<string, string>): Promise<HaC
       return '';
     }
   };
-  const tails = () => ROLES.map((r) => `== ${r}\n${logs(r).split('\n').slice(-15).join('\n')}`).join('\n');
+  // A node's last 40 lines reach back over a bootstrap's initdb and first start (a stalled one failed CI once).
+  const tails = () => ROLES.map((r) => `== ${r}\n${logs(r).split('\n').slice((NODES as readonly string[]).includes(r) ? -40 : -15).join('\n')}`).join('\n');
   const launch = (role: Role) => {
     const fd = openSync(logFile(role), 'a');
     const child = spawn('ip', ['netns', 'exec', net.namespace(role), HA_SH, 'run', role, '--dir', dir], { stdio: ['ignore', fd, fd] });
