@@ -162,6 +162,10 @@ run_role() {
       chmod 700 "$DATA_DIR/$ROLE"
       # The archive is a mount shared by every node: made here only where it is not there yet.
       if [ ! -d "$WAL_ARCHIVE" ]; then mkdir -p "$WAL_ARCHIVE" && own "$WAL_ARCHIVE" && chmod 700 "$WAL_ARCHIVE"; fi
+      # From a folder the server account may enter: PostgreSQL's programs resolve their own path
+      # through the working directory, and a bootstrap started from one only root may read (a
+      # checkout under a mode-0700 folder) never finishes its initdb.
+      cd "$DATA_DIR/$ROLE"
       exec "${AS_SERVER[@]}" patroni "$DIR/$ROLE/patroni.yml"
       ;;
     haproxy)
