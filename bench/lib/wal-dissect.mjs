@@ -12,14 +12,16 @@ const RECORDS_SQL = `SELECT resource_manager AS rmgr, split_part(record_type, ' 
  * the flushed WAL, which the WAL writer reaches within its delay.
  */
 async function flushedInsertLsn(q) {
-  const { rows } = await q.query('SELECT pg_current_wal_insert_lsn()::text AS l');
+  const lsn = await insertLsn(q);
   for (let i = 0; i < 100; i++) {
-    const { rows: f } = await q.query('SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS ok', [rows[0].l]);
-    if (f[0].ok) break;
+    const { rows } = await q.query('SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS ok', [lsn]);
+    if (rows[0].ok) break;
     await new Promise((r) => setTimeout(r, 20));
   }
-  return rows[0].l;
+  return lsn;
 }
+
+const insertLsn = async (q) => (await q.query('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l;
 
 /** pg_walinspect on this server, or false (an older PostgreSQL, or no contrib). */
 export async function canDissect(q) {
@@ -85,7 +87,7 @@ export function dissectionLines(d) {
  */
 export function walWindow(q) {
   return {
-    open: async () => (await q.query('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l,
+    open: () => insertLsn(q),
     async close(start, requests) {
       try {
         const { rows } = await q.query(
