@@ -1,14 +1,27 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { Slots } from '../common/bulkhead/slots';
 
 /** Group passcodes (SPEC §2) are stored only as a salted scrypt hash: `scrypt$N$r$p$salt$hash`. */
 const PARAMS = { N: 16384, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 
+/**
+ * Derivations running at once: two threads of libuv's pool (4 unless UV_THREADPOOL_SIZE says more)
+ * are left to everything else that needs one. A new database connection's SCRAM exchange (pg's
+ * WebCrypto calls), DNS lookups and file reads all queue there behind whatever scrypt jobs are
+ * queued: a burst of passcode joins once held a connection's log-in past its 1.5 s connect
+ * timeout, and requests answered 503. Waiting derivations queue here instead.
+ */
+const DERIVATIONS = new Slots(Math.max(1, (Number(process.env.UV_THREADPOOL_SIZE) || 4) - 2));
+
 function derive(passcode: string, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(passcode.normalize('NFC'), salt, KEY_LENGTH, { ...opts, maxmem: 64 * 1024 * 1024 }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
+  return DERIVATIONS.run(
+    () =>
+      new Promise((resolve, reject) =>
+        scrypt(passcode.normalize('NFC'), salt, KEY_LENGTH, { ...opts, maxmem: 64 * 1024 * 1024 }, (err, key) =>
+          err ? reject(err) : resolve(key),
+        ),
+      ),
   );
 }
 

@@ -1,12 +1,26 @@
 import { RELEASE } from '../../src/version';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, http, killAll, requireBuild, ROOT, startServerProcess } from '../helpers/process';
+import { freePort, http, killAll, requireBuild, ROOT, startServerProcess, type Proc } from '../helpers/process';
 import { joinOk, postGroup } from '../helpers/groups';
 import { listeningPorts, parseExposition, samplesOf, SERVICE_FAMILIES, type Exposition } from '../helpers/metrics';
 import { openSse } from '../helpers/sse';
 import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { recordingReceiver, type RecordingReceiver } from '../helpers/webhook-receiver';
+
+/**
+ * The ports `proc` listens on, read until they are `expected` or 10 s have passed: on a loaded
+ * machine /proc was once read empty just after the server answered. A process that exited says why.
+ */
+async function settledPorts(proc: Proc, expected: number[]): Promise<number[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (proc.exit()) throw new Error(`the server exited: ${proc.describe()}`);
+    const ports = listeningPorts(proc.pid);
+    if (ports.join() === expected.join() || Date.now() > deadline) return ports;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 /**
  * The Prometheus endpoint (docs/observability.md): on METRICS_PORT only, every family with its
@@ -166,11 +180,12 @@ describe('metrics', () => {
 
     it('listens on PORT alone without METRICS_PORT, and on both with it', async () => {
       const off = await startServerProcess(t.db.url, { WEBHOOK_WORKER_ENABLED: 'false' });
-      expect(listeningPorts(off.proc.pid)).toEqual([off.port]);
+      expect(await settledPorts(off.proc, [off.port])).toEqual([off.port]);
 
       const port = await freePort();
       const on = await startServerProcess(t.db.url, { WEBHOOK_WORKER_ENABLED: 'false', METRICS_PORT: String(port) });
-      expect(listeningPorts(on.proc.pid)).toEqual([on.port, port].sort((a, b) => a - b));
+      const both = [on.port, port].sort((a, b) => a - b);
+      expect(await settledPorts(on.proc, both)).toEqual(both);
       expect((await http(`http://127.0.0.1:${port}/metrics`)).text).toContain('# TYPE svc_http_requests_total counter');
       await killAll();
     });
