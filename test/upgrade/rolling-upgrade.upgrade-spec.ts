@@ -23,8 +23,11 @@ import { eventKey, followFeed, followStream, writeLoad, type Promised } from './
  * instance boots.
  */
 
-/** The previous release. Once 1.0.0 is tagged, this becomes that tag, and at every release the last release's tag. */
-const PREVIOUS_RELEASE = '65e135e';
+/**
+ * The release before this build's: release 1.0.0, the last commit before the first migration of
+ * 1.1.0. At each release it moves to the commit that cut the one before (0.0.0 was 65e135e).
+ */
+const PREVIOUS_RELEASE = '119ca50';
 const FROM_REF = process.env.UPGRADE_FROM || PREVIOUS_RELEASE;
 const TO_REF = process.env.UPGRADE_TO || null;
 
