@@ -24,8 +24,9 @@ export const CLAIM_LEASE_SECONDS = 25;
 
 /**
  * When a pending delivery may next be attempted: its next attempt's time, or past it while a
- * claim's lease runs. Release 1.1.0 writes the lease to both columns; the release after it writes
- * only lease_until (its claims then update no indexed column: HOT), and this reads either.
+ * claim's lease runs. Claims write the lease to lease_until alone (an update of no indexed column,
+ * so it stays on its page: HOT); release 1.1.0, which may run beside this one, also moves
+ * next_attempt_at to the lease's end. This reads either.
  */
 export const readyAtSql = (x: string): string => `greatest(${x}.next_attempt_at, ${x}.lease_until)`;
 
@@ -124,10 +125,11 @@ export class WebhooksRepository {
 
   /**
    * Claims due attempts for this worker: rows locked by another worker are skipped, and a claimed
-   * row is leased (lease_until, and next_attempt_at for release 1.0.0, which reads only that), so
-   * every attempt is sent by exactly one instance. A row leased by a release that writes only
-   * lease_until keeps its place in webhook_deliveries_due and is passed over until the lease ends
-   * (at most an endpoint's window of such rows).
+   * row is leased in lease_until, so every attempt is sent by exactly one instance. The claim
+   * changes no indexed column: a leased row keeps its place in webhook_deliveries_due and is
+   * passed over until the lease ends (at most an endpoint's window of such rows), and the update
+   * adds no index entry. Release 1.0.0 read only next_attempt_at and would send a leased row again,
+   * so it may not run beside this release (LeaseUntilAlone1767100000000).
    * Each endpoint gets at most its share less what it has in flight (together at most `fairFree`);
    * when only one endpoint has due work it may instead fill the window's free slots (`borrowFree`).
    * Deliveries of disabled endpoints wait (they are muted, not dropped).
@@ -177,8 +179,7 @@ export class WebhooksRepository {
        ), claimed AS (
          UPDATE webhook_deliveries d
          SET attempts = d.attempts + 1, last_attempt_at = now(),
-             lease_until = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS}),
-             next_attempt_at = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS})
+             lease_until = now() + make_interval(secs => ${CLAIM_LEASE_SECONDS})
          FROM locked WHERE d.id = locked.id
          RETURNING d.id, d.endpoint_id, d.event_id, d.attempts
        )

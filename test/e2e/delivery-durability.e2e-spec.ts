@@ -1,5 +1,5 @@
 import { WORKER_BATCH as WINDOW } from '../../src/webhooks/delivery-window';
-import { CLAIM_LEASE_SECONDS } from '../../src/webhooks/webhooks.repository';
+import { CLAIM_LEASE_SECONDS, readyAtSql } from '../../src/webhooks/webhooks.repository';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { subscribe as subscribeStream, type StreamClient } from '../helpers/event-stream';
@@ -220,7 +220,7 @@ interface DeliveryRow {
   attempts: number;
   lastStatus: number | null;
   lastError: string | null;
-  /** Seconds from now to next_attempt_at (negative when due). */
+  /** Seconds from now until it may be attempted, its lease included (negative when due). */
   dueInS: number;
   /** Seconds from last_attempt_at to next_attempt_at. */
   waitS: number | null;
@@ -229,7 +229,7 @@ interface DeliveryRow {
 function deliveries(db: TestDatabase, endpointId: string): Promise<DeliveryRow[]> {
   return db.query<DeliveryRow>(
     `SELECT id, trim(event_id) AS "eventId", status, attempts, last_status AS "lastStatus", last_error AS "lastError",
-            extract(epoch FROM next_attempt_at - now())::float8 AS "dueInS",
+            extract(epoch FROM ${readyAtSql('webhook_deliveries')} - now())::float8 AS "dueInS",
             extract(epoch FROM next_attempt_at - last_attempt_at)::float8 AS "waitS"
      FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at, id`,
     [endpointId],
@@ -353,7 +353,7 @@ describe('webhook delivery durability and the live stream across processes (buil
     expect(fresh.every((d) => d.dueInS <= 0)).toBe(true);
 
     // Skip those waits (the schedule is not under test here): everything pending is due now.
-    await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), lease_until = NULL WHERE status = 'pending' AND next_attempt_at > now()`);
+    await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), lease_until = NULL WHERE status = 'pending' AND ${readyAtSql('webhook_deliveries')} > now()`);
     rx.policy = () => 200;
     const second = await start(db);
 

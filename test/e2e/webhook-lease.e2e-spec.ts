@@ -6,10 +6,11 @@ import { onFreshDatabase } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
- * A webhook claim's lease (docs/design/write-path.md, the HOT lease): this release leases a
- * claimed delivery in lease_until and, for release 1.0.0 beside it, in next_attempt_at; the release
- * after it leases in lease_until alone, and a row it holds must not be sent again by this one,
- * must count as waiting, and must show its lease's end in the delivery log.
+ * A webhook claim's lease (docs/design/write-path.md, the HOT lease): a claim leases the delivery
+ * in lease_until alone, an update PostgreSQL keeps on its page (HOT); a leased row is not sent
+ * again, counts as waiting and shows its lease's end in the delivery log. Release 1.1.0, which may
+ * run beside this one, also moves next_attempt_at to the lease's end; such a row is respected too.
+ * Release 1.0.0 may not run after LeaseUntilAlone1767100000000.
  */
 jest.setTimeout(60_000);
 
@@ -28,6 +29,7 @@ interface LeaseRow {
   attempts: number;
   /** Seconds from now(). */
   next_in: number;
+  next_at: Date;
   lease_in: number | null;
 }
 
@@ -43,7 +45,7 @@ async function oneDelivery(): Promise<{ auth: Record<string, string>; endpointId
 
 async function row(id: string): Promise<LeaseRow> {
   const [r] = await t.db.query<LeaseRow>(
-    `SELECT id, status, attempts, extract(epoch FROM next_attempt_at - now())::float8 AS next_in,
+    `SELECT id, status, attempts, extract(epoch FROM next_attempt_at - now())::float8 AS next_in, next_attempt_at AS next_at,
             extract(epoch FROM lease_until - now())::float8 AS lease_in
      FROM webhook_deliveries WHERE id = $1`,
     [id],
@@ -59,14 +61,31 @@ async function backlog(): Promise<{ due: number; waiting: number }> {
 }
 
 describe('the claim\'s lease', () => {
-  it('a claim leases the row in both columns, and a retry\'s result ends the lease', async () => {
+  it('a claim leases the row in lease_until alone, in an update that stays on its page (HOT), and a retry\'s result ends the lease', async () => {
     const d = await oneDelivery();
-    expect((await row(d.id)).lease_in).toBeNull();
-    expect(await claimedOf(d.endpointId)).toHaveLength(1);
+    const due = await row(d.id);
+    expect(due.lease_in).toBeNull();
+    // The claim's own counts, read in its transaction: PostgreSQL reports them to the shared
+    // statistics only later.
+    const { claimed, updated, hot } = await t.app.get(DataSource).transaction(async (m) => {
+      const count = async () =>
+        (
+          await m.query(
+            `SELECT pg_stat_get_xact_tuples_updated('webhook_deliveries'::regclass)::int AS updated,
+                    pg_stat_get_xact_tuples_hot_updated('webhook_deliveries'::regclass)::int AS hot`,
+          )
+        )[0] as { updated: number; hot: number };
+      const start = await count();
+      const rows = (await repo.claimDue(m, room)).filter((c) => c.endpointId === d.endpointId);
+      const end = await count();
+      return { claimed: rows.length, updated: end.updated - start.updated, hot: end.hot - start.hot };
+    });
+    expect({ claimed, updated, hot }).toEqual({ claimed: 1, updated: 1, hot: 1 });
     const leased = await row(d.id);
     expect(leased.attempts).toBe(1);
     expect(leased.lease_in).toBeCloseTo(CLAIM_LEASE_SECONDS, 0);
-    expect(leased.next_in).toBeCloseTo(leased.lease_in!, 3);
+    // Its due time is untouched: it keeps its entry in webhook_deliveries_due.
+    expect(leased.next_at).toEqual(due.next_at);
     // Leased: another claim passes it over.
     expect(await claimedOf(d.endpointId)).toHaveLength(0);
 
@@ -76,9 +95,9 @@ describe('the claim\'s lease', () => {
     expect(retried.next_in).toBeCloseTo(60, 0);
   });
 
-  it('a row leased in lease_until alone (the next release\'s claim) is not sent again until the lease ends; it waits, and the log shows when', async () => {
+  it('a row leased in lease_until alone is not sent again until the lease ends; it waits, and the log shows when', async () => {
     const d = await oneDelivery();
-    // As the release after this one claims: the row keeps its due time, the lease is apart.
+    // As a claim leaves it, an hour long: the row keeps its due time, the lease is apart.
     await t.db.query(
       `UPDATE webhook_deliveries SET attempts = 1, last_attempt_at = now(), next_attempt_at = now() - interval '1 second',
          lease_until = now() + interval '1 hour' WHERE id = $1`,
@@ -99,6 +118,20 @@ describe('the claim\'s lease', () => {
     expect([after.due - before.due, after.waiting - before.waiting]).toEqual([1, -1]);
     const claimed = await claimedOf(d.endpointId);
     expect(claimed.map((c) => [c.id, c.attempts])).toEqual([[d.id, 2]]);
+  });
+});
+
+describe('beside release 1.1.0', () => {
+  it('a row 1.1.0 leased (both columns moved to the lease\'s end) is not claimed before it ends', async () => {
+    const d = await oneDelivery();
+    await t.db.query(
+      `UPDATE webhook_deliveries SET attempts = 1, last_attempt_at = now(), next_attempt_at = now() + interval '1 hour',
+         lease_until = now() + interval '1 hour' WHERE id = $1`,
+      [d.id],
+    );
+    expect(await claimedOf(d.endpointId)).toHaveLength(0);
+    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 millisecond', lease_until = now() - interval '1 millisecond' WHERE id = $1`, [d.id]);
+    expect((await claimedOf(d.endpointId)).map((c) => [c.id, c.attempts])).toEqual([[d.id, 2]]);
   });
 });
 

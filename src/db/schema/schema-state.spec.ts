@@ -62,4 +62,11 @@ describe('the migrations and the releases', () => {
     expect(oldestReleaseFor({ version: '1.0.0', kind: 'contract' })).toBe('1.0.0');
     expect(KNOWN_MIGRATIONS.find((k) => k.name === 'SchemaReleases1766000000000')).toMatchObject({ release: { version: '1.0.0', kind: 'expand' }, oldest: '0.0.0' });
   });
+  it('keeps release 1.0.0 away from 1.2.0\'s claims, which lease in lease_until alone: LeaseUntilAlone lets 1.1.0 and later run', () => {
+    const floor = KNOWN_MIGRATIONS.find((k) => k.name === 'LeaseUntilAlone1767100000000')!;
+    expect(floor).toMatchObject({ release: { version: '1.2.0', kind: 'expand' }, oldest: '1.1.0' });
+    const recorded = newer(floor.name, floor.release.version, floor.release.kind, floor.oldest);
+    expect(blockingMigrations(state([recorded]), '1.0.0')).toEqual([recorded]);
+    expect(blockingMigrations(state([recorded]), '1.1.0')).toEqual([]);
+  });
 });
