@@ -472,7 +472,9 @@ async function main() {
     const { key: policyKey } = await call('POST', `/v1/admin/games/${policyGame.id}/api-keys`, undefined, 201, ADMIN_TOKEN);
     policyHeaders = { authorization: `Bearer ${policyKey}` };
   }
-  const scenarios = writeScenarios({ base, headers: auth, api, many: pairs, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders });
+  // Repairs go through the server being measured: with BENCH_BEFORE the other one is stopped.
+  let repairBase = base;
+  const scenarios = writeScenarios({ base: () => repairBase, headers: auth, api, many: pairs, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders });
   // Each run of BENCH_BEFORE's pairs starts alike: no autovacuum at work (waited for, up to a
   // minute: after the seed it rewrites the visibility of millions of rows) and, where the bench may,
   // right after a checkpoint, so that neither build's run takes the next checkpoint's images alone.
@@ -486,6 +488,25 @@ async function main() {
     if (db.superuser) await q.query('CHECKPOINT');
   };
   const writeTarget = (s, at) => ({ headers: s.headers ?? auth, ...cycle({ base: at, headers: auth, ...s }) });
+  // While one build of BENCH_BEFORE's pair is measured the other is stopped (SIGSTOP): both run a
+  // webhook worker on the same database, and the idle one, woken by the loaded one's commits,
+  // claimed that server's deliveries first (each build's runs showed the other's claims). The
+  // measured server drains what its run left due before the other resumes.
+  const alone = async (measured, run) => {
+    const other = measured === started.server ? started.before : started.server;
+    other.child.kill('SIGSTOP');
+    try {
+      await run();
+      const t = performance.now();
+      while (performance.now() - t < 30_000) {
+        const { n } = (await q.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND greatest(next_attempt_at, lease_until) <= now()`)).rows[0];
+        if (!n) break;
+        await sleep(200);
+      }
+    } finally {
+      other.child.kill('SIGCONT');
+    }
+  };
   // Each write row on this build's server; with BENCH_BEFORE, in BEFORE_ROUNDS rounds alternating
   // which build goes first (this, before; before, this; ...), each run kept in
   // results.beforeAfter[key] and the first of this build's as the row's figures.
@@ -496,12 +517,14 @@ async function main() {
     const runs = { name: s.name, this: [], before: [] };
     for (let round = 0; round < BEFORE_ROUNDS; round++) {
       for (const which of round % 2 ? ['before', 'this'] : ['this', 'before']) {
-        const [at, pid, label] = which === 'this' ? [base, serverPid, 'this build'] : [beforeBase, started.before.pid, before.label];
+        const [at, pid, label, proc] = which === 'this' ? [base, serverPid, 'this build', started.server] : [beforeBase, started.before.pid, before.label, started.before];
         await quietDatabase();
-        await measure(s.key, `${s.name} (${label}, round ${round + 1})`, writeTarget(s, at), pid, options, 'beforeAfterRun');
+        repairBase = at;
+        await alone(proc, () => measure(s.key, `${s.name} (${label}, round ${round + 1})`, writeTarget(s, at), pid, options, 'beforeAfterRun'));
         runs[which].push(results.beforeAfterRun);
       }
     }
+    repairBase = base;
     delete results.beforeAfterRun;
     results[s.key] = { ...runs.this[0], name: s.name };
     (results.beforeAfter ??= {})[s.key] = runs;

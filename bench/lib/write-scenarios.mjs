@@ -59,8 +59,9 @@ const step = (build, capture) => ({ build, capture });
  * (or null) authenticate as a second game whose name policy holds 1,000 words (EXTENSIONS X10).
  */
 export function writeScenarios({ base, headers, api, many, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders }) {
+  // `base` may be a function: the server to repair through can change between runs (BENCH_BEFORE).
   const tolerate = (...ok) => async (method, path, body) => {
-    const r = await fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+    const r = await fetch(`${typeof base === 'function' ? base() : base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
     if (!ok.includes(r.status)) throw new Error(`repair ${method} ${path}: ${r.status} ${await r.text()}`);
   };
   const leave = ({ groupId, userId }) => tolerate(200, 404)('POST', `/v1/groups/${groupId}/leave`, { userId });
