@@ -54,6 +54,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -492,6 +493,8 @@ async function main() {
   // webhook worker on the same database, and the idle one, woken by the loaded one's commits,
   // claimed that server's deliveries first (each build's runs showed the other's claims). The
   // measured server drains what its run left due before the other resumes.
+  // The service's own count of due deliveries (the backlog gauge's), from the build.
+  const { WEBHOOK_BACKLOG_SQL } = createRequire(join(ROOT, 'package.json'))(join(ROOT, 'dist/src/webhooks/webhooks.repository.js'));
   const alone = async (measured, run) => {
     const other = measured === started.server ? started.before : started.server;
     other.child.kill('SIGSTOP');
@@ -499,8 +502,8 @@ async function main() {
       await run();
       const t = performance.now();
       while (performance.now() - t < 30_000) {
-        const { n } = (await q.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND greatest(next_attempt_at, lease_until) <= now()`)).rows[0];
-        if (!n) break;
+        const { due } = (await q.query(WEBHOOK_BACKLOG_SQL)).rows[0];
+        if (!due) break;
         await sleep(200);
       }
     } finally {

@@ -50,7 +50,8 @@ export function cycle({ base, headers, items, steps, repair }) {
 const step = (build, capture) => ({ build, capture });
 
 /**
- * The scenarios, by key. `api(method, path, body, expect)` calls the server; `many` is a list of
+ * The scenarios, by key. `base()` is the server that repairs go through (with BENCH_BEFORE, the
+ * one being measured); `api(method, path, body, expect)` calls the server; `many` is a list of
  * { groupId, userId } over many public groups (the user, a seeded player, not a member), `hot` the same on one public
  * group; `members` and `hotMembers` are { groupId, userId, roleId } of active members, each with a
  * role of their group; `friendPairs` are { userId, otherId } of users who are not friends.
@@ -59,9 +60,8 @@ const step = (build, capture) => ({ build, capture });
  * (or null) authenticate as a second game whose name policy holds 1,000 words (EXTENSIONS X10).
  */
 export function writeScenarios({ base, headers, api, many, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders }) {
-  // `base` may be a function: the server to repair through can change between runs (BENCH_BEFORE).
   const tolerate = (...ok) => async (method, path, body) => {
-    const r = await fetch(`${typeof base === 'function' ? base() : base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+    const r = await fetch(`${base()}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
     if (!ok.includes(r.status)) throw new Error(`repair ${method} ${path}: ${r.status} ${await r.text()}`);
   };
   const leave = ({ groupId, userId }) => tolerate(200, 404)('POST', `/v1/groups/${groupId}/leave`, { userId });

@@ -24,7 +24,7 @@ export class Slots {
     }
   }
 
-  /** Runs now and runs waiting, for tests and gauges. */
+  /** Runs now and runs waiting: what its tests read (no gauge shows it yet). */
   load(): { running: number; waiting: number } {
     return { running: this.running, waiting: this.waiting.length };
   }
