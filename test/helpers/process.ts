@@ -1,10 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
-import { freePort } from '../../src/db/embedded-postgres';
-
-export { freePort };
 
 /**
  * Helpers for e2e tests that run the BUILT service (dist/) as separate processes: spawn with an
@@ -310,3 +307,41 @@ export function treeSnapshot(dir: string): Record<string, string> {
   walk(dir);
   return out;
 }
+
+const handedOut = new Set<number>();
+
+/**
+ * A port for a child process to listen on. The kernel's pick (port 0) comes from the ephemeral
+ * range, where any outgoing connection on this busy machine may take it in the moment before the
+ * child binds it (CI saw exactly that); a port below that range is taken only by a listener, so
+ * a random one checked free stays free until the child binds it.
+ */
+export async function freePort(): Promise<number> {
+  const top = ephemeralLow() - 1;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * (top - 10_000));
+    if (handedOut.has(port) || !(await bindable(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port between 10000 and ${top}`);
+}
+
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (low > 11_000) return low;
+  } catch {
+    // Not Linux: IANA's ephemeral range starts at 49152, and the defaults of macOS follow it.
+  }
+  return 49_152;
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const s = createServer();
+    s.once('error', () => res(false));
+    s.listen(port, '0.0.0.0', () => s.close(() => res(true)));
+  });
+}
+
