@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The journal of docs/design/write-path.md (section 3.1, step 5), measured before it is built: the
+# audit entry and the event of one join as the flush writes them today (two rows into audit_entries
+# and outbox_events, their keys, indexes and GIN expression indexes) against the same change as one
+# journal row (the design's table and indexes, a names array of 5 hashes, no keys), each a
+# transaction of its own, by pgbench on a scratch database, alternating, each run after a
+# checkpoint. Prints per transaction: WAL bytes (pg_stat_wal) and PostgreSQL CPU (every postgres
+# process on this machine, and what the postmaster reaped: run it on a quiet server of its own).
+#   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bench/experiments/journal-row.sh [rounds] [seconds] [clients]
+# Needs the build (dist/), psql and pgbench; the server must run on this machine.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROUNDS=${1:-3} SECONDS_EACH=${2:-15} CLIENTS=${3:-50}
+SERVER=${DATABASE_URL:?set DATABASE_URL to a server this user may create databases on}
+DB=gh_journal_row_$$
+URL="${SERVER%/*}/$DB"
+psql "$SERVER" -qc "CREATE DATABASE $DB"
+trap 'psql "$SERVER" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"' EXIT
+DATABASE_URL=$URL node dist/src/cli.js migrate up >/dev/null
+DATABASE_URL=$URL node dist/src/cli.js game:create "Journal row" >/dev/null
+GAME=$(psql "$URL" -Atc "SELECT id FROM games")
+GROUP="('01a22bc3-0000-7000-8000-' || lpad(to_hex(:g), 12, '0'))::uuid"
+psql "$URL" -q <<SQL
+INSERT INTO groups (id, game_id, kind, name, visibility, search_name)
+SELECT ('01a22bc3-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '$GAME', 'guild', 'g' || g, 'public', 'g' || g FROM generate_series(1, 1000) g;
+CREATE SEQUENCE journal_seq;
+CREATE TABLE journal (
+  id uuid PRIMARY KEY, game_id uuid NOT NULL, group_id uuid, created_at timestamptz(3) NOT NULL DEFAULT now(),
+  action text, actor_user_id uuid, actor_pseudonym text, target_id text, payload jsonb,
+  type text, body jsonb, trace_context jsonb,
+  era integer NOT NULL DEFAULT 1, xid xid8 NOT NULL DEFAULT pg_current_xact_id(), seq bigint NOT NULL DEFAULT nextval('journal_seq'),
+  names integer[] NOT NULL, legacy_event_id char(24)
+) WITH (fillfactor = 90);
+CREATE INDEX journal_game_audit ON journal (game_id, created_at DESC, id DESC) WHERE action IS NOT NULL;
+CREATE INDEX journal_group_audit ON journal (group_id, created_at DESC, id DESC) WHERE action IS NOT NULL AND group_id IS NOT NULL;
+CREATE INDEX journal_game_feed ON journal (game_id, era, xid, seq) WHERE type IS NOT NULL;
+CREATE INDEX journal_group_feed ON journal (group_id, era, xid, seq) WHERE type IS NOT NULL AND group_id IS NOT NULL;
+CREATE INDEX journal_names ON journal USING gin (names);
+CREATE UNIQUE INDEX journal_legacy_event ON journal (legacy_event_id) WHERE legacy_event_id IS NOT NULL;
+SQL
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"; psql "$SERVER" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"' EXIT
+PAYLOAD="jsonb_build_object('memberId', gen_random_uuid(), 'userId', 'player-:n', 'status', 'active', 'via', 'join')"
+BODY="jsonb_build_object('id', substr(md5(random()::text), 1, 24), 'type', 'member.joined', 'gameId', '$GAME', 'groupId', $GROUP, 'occurredAt', now(), 'data', jsonb_build_object('memberId', gen_random_uuid(), 'userId', 'player-:n', 'status', 'active', 'roles', '[]'::jsonb, 'joinedAt', now()))"
+cat > "$SCRATCH/today.sql" <<SQL
+\set g random(1, 1000)
+\set n random(1, 100000000)
+BEGIN;
+INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, action, target_id, payload) VALUES (gen_random_uuid(), '$GAME', $GROUP, NULL, 'member.joined', 'player-:n', $PAYLOAD);
+INSERT INTO outbox_events (id, game_id, group_id, type, body) VALUES (substr(md5(random()::text), 1, 24), '$GAME', $GROUP, 'member.joined', $BODY);
+COMMIT;
+SQL
+cat > "$SCRATCH/journal.sql" <<SQL
+\set g random(1, 1000)
+\set n random(1, 100000000)
+\set h1 random(-2147483648, 2147483647)
+\set h2 random(-2147483648, 2147483647)
+\set h3 random(-2147483648, 2147483647)
+BEGIN;
+INSERT INTO journal (id, game_id, group_id, actor_user_id, action, target_id, payload, type, body, names) VALUES (gen_random_uuid(), '$GAME', $GROUP, NULL, 'member.joined', 'player-:n', $PAYLOAD, 'member.joined', $BODY, ARRAY[:h1, :h2, :h3, 7, 11]);
+COMMIT;
+SQL
+POSTMASTER=$(psql "$URL" -Atc "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'" | xargs ps -o ppid= -p | tr -d ' ')
+cpu() { # clock ticks of every postgres process, and of those the postmaster reaped
+  local t=0 s
+  for p in $(pgrep -x postgres); do
+    read -r -a s < <(cut -d' ' -f14-17 "/proc/$p/stat" 2>/dev/null) || continue
+    t=$((t + s[0] + s[1])); [ "$p" = "$POSTMASTER" ] && t=$((t + s[2] + s[3]))
+  done
+  echo $t
+}
+TICK_MS=$((1000 / $(getconf CLK_TCK)))
+for round in $(seq "$ROUNDS"); do
+  for kind in today journal; do
+    psql "$URL" -qc CHECKPOINT; sleep 1
+    w0=$(psql "$URL" -Atc "SELECT wal_bytes FROM pg_stat_wal"); c0=$(cpu)
+    out=$(pgbench -n -c "$CLIENTS" -j 2 -T "$SECONDS_EACH" -f "$SCRATCH/$kind.sql" "$URL" 2>&1)
+    sleep 1
+    w1=$(psql "$URL" -Atc "SELECT wal_bytes FROM pg_stat_wal"); c1=$(cpu)
+    n=$(awk -F': ' '/actually processed/ { split($2, a, "/"); print a[1] }' <<<"$out")
+    tps=$(grep -o 'tps = [0-9]*' <<<"$out" | head -1 | cut -d' ' -f3)
+    awk -v r="$round" -v k="$kind" -v tps="$tps" -v n="$n" -v w=$((w1 - w0)) -v c=$((c1 - c0)) -v t="$TICK_MS" \
+      'BEGIN { printf "round %s %-8s %6d tx/s  %5d WAL bytes/tx  %.3f ms PostgreSQL CPU/tx\n", r, k, tps, w / n, c * t / n }'
+  done
+done
