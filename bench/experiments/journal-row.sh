@@ -3,9 +3,11 @@
 # audit entry and the event of one join as the flush writes them today (two rows into audit_entries
 # and outbox_events, their keys, indexes and GIN expression indexes) against the same change as one
 # journal row (the design's table and indexes, a names array of 5 hashes, no keys), each a
-# transaction of its own, by pgbench on a scratch database, alternating, each run after a
-# checkpoint. Prints per transaction: WAL bytes (pg_stat_wal) and PostgreSQL CPU (every postgres
-# process on this machine, and what the postmaster reaped: run it on a quiet server of its own).
+# transaction of its own; then both with the member row of a join or a leave in the transaction (an
+# upsert to active, then the update to left: one pgbench script, two requests). By pgbench on a
+# scratch database, alternating, each run after a checkpoint. Prints per request: WAL bytes
+# (pg_stat_wal) and PostgreSQL CPU (every postgres process on this machine, and what the postmaster
+# reaped: run it on a quiet server of its own).
 #   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bench/experiments/journal-row.sh [rounds] [seconds] [clients]
 # Needs the build (dist/), psql and pgbench; the server must run on this machine.
 set -euo pipefail
@@ -20,7 +22,8 @@ DATABASE_URL=$URL node dist/src/cli.js migrate up >/dev/null
 DATABASE_URL=$URL node dist/src/cli.js game:create "Journal row" >/dev/null
 GAME=$(psql "$URL" -Atc "SELECT id FROM games")
 GROUP="('01a22bc3-0000-7000-8000-' || lpad(to_hex(:g), 12, '0'))::uuid"
-psql "$URL" -q <<SQL
+psql "$URL" -q -v ON_ERROR_STOP=1 <<SQL
+INSERT INTO users (id) SELECT ('01a22bc3-1111-7000-8000-' || lpad(to_hex(u), 12, '0'))::uuid FROM generate_series(1, 100000) u;
 INSERT INTO groups (id, game_id, kind, name, visibility, search_name)
 SELECT ('01a22bc3-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '$GAME', 'guild', 'g' || g, 'public', 'g' || g FROM generate_series(1, 1000) g;
 CREATE SEQUENCE journal_seq;
@@ -60,6 +63,15 @@ BEGIN;
 INSERT INTO journal (id, game_id, group_id, actor_user_id, action, target_id, payload, type, body, names) VALUES (gen_random_uuid(), '$GAME', $GROUP, NULL, 'member.joined', 'player-:n', $PAYLOAD, 'member.joined', $BODY, ARRAY[:h1, :h2, :h3, 7, 11]);
 COMMIT;
 SQL
+USER_ID="('01a22bc3-1111-7000-8000-' || lpad(to_hex(:u), 12, '0'))::uuid"
+JOIN="INSERT INTO members AS m (id, group_id, user_id, external_user_id, status) VALUES (gen_random_uuid(), $GROUP, $USER_ID, 'player-:u', 'active')
+  ON CONFLICT (group_id, user_id) DO UPDATE SET status = 'active', left_at = NULL WHERE m.status IN ('left', 'kicked', 'invited');"
+LEAVE="UPDATE members m SET status = 'left', left_at = now() WHERE m.group_id = $GROUP AND m.user_id = $USER_ID AND m.status = 'active';"
+for kind in today journal; do
+  change=$(sed -n '/^INSERT/p' "$SCRATCH/$kind.sql")
+  { grep '^\\set' "$SCRATCH/$kind.sql"; echo '\set u random(1, 100000)'
+    printf 'BEGIN;\n%s\n%s\nCOMMIT;\nBEGIN;\n%s\n%s\nCOMMIT;\n' "$JOIN" "$change" "$LEAVE" "$change"; } > "$SCRATCH/$kind+member.sql"
+done
 POSTMASTER=$(psql "$URL" -Atc "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'" | xargs ps -o ppid= -p | tr -d ' ')
 cpu() { # clock ticks of every postgres process, and of those the postmaster reaped
   local t=0 s
@@ -71,15 +83,16 @@ cpu() { # clock ticks of every postgres process, and of those the postmaster rea
 }
 TICK_MS=$((1000 / $(getconf CLK_TCK)))
 for round in $(seq "$ROUNDS"); do
-  for kind in today journal; do
+  for kind in today journal today+member journal+member; do
     psql "$URL" -qc CHECKPOINT; sleep 1
     w0=$(psql "$URL" -Atc "SELECT wal_bytes FROM pg_stat_wal"); c0=$(cpu)
     out=$(pgbench -n -c "$CLIENTS" -j 2 -T "$SECONDS_EACH" -f "$SCRATCH/$kind.sql" "$URL" 2>&1)
     sleep 1
     w1=$(psql "$URL" -Atc "SELECT wal_bytes FROM pg_stat_wal"); c1=$(cpu)
-    n=$(awk -F': ' '/actually processed/ { split($2, a, "/"); print a[1] }' <<<"$out")
-    tps=$(grep -o 'tps = [0-9]*' <<<"$out" | head -1 | cut -d' ' -f3)
+    per=1; [[ $kind == *+member ]] && per=2 # a join and a leave, each a transaction
+    n=$(awk -F': ' -v per=$per '/actually processed/ { split($2, a, "/"); print a[1] * per }' <<<"$out")
+    tps=$(grep -o 'tps = [0-9]*' <<<"$out" | head -1 | cut -d' ' -f3); tps=$((tps * per))
     awk -v r="$round" -v k="$kind" -v tps="$tps" -v n="$n" -v w=$((w1 - w0)) -v c=$((c1 - c0)) -v t="$TICK_MS" \
-      'BEGIN { printf "round %s %-8s %6d tx/s  %5d WAL bytes/tx  %.3f ms PostgreSQL CPU/tx\n", r, k, tps, w / n, c * t / n }'
+      'BEGIN { printf "round %s %-15s %6d req/s  %5d WAL bytes a request  %.3f ms PostgreSQL CPU a request\n", r, k, tps, w / n, c * t / n }'
   done
 done
