@@ -313,8 +313,8 @@ const handedOut = new Set<number>();
 /**
  * A port for a child process to listen on. The kernel's pick (port 0) comes from the ephemeral
  * range, where any outgoing connection on this busy machine may take it in the moment before the
- * child binds it (CI saw exactly that); a port below that range is taken only by a listener, so
- * a random one checked free stays free until the child binds it.
+ * child binds it (a launcher in CI found its port taken so); a port below that range is taken only
+ * by a listener, so a random one checked free stays free until the child binds it.
  */
 export async function freePort(): Promise<number> {
   const top = ephemeralLow() - 1;
