@@ -16,8 +16,9 @@ ROUNDS=${1:-3} SECONDS_EACH=${2:-15} CLIENTS=${3:-50}
 SERVER=${DATABASE_URL:?set DATABASE_URL to a server this user may create databases on}
 DB=gh_journal_row_$$
 URL="${SERVER%/*}/$DB"
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"; psql "$SERVER" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"' EXIT
 psql "$SERVER" -qc "CREATE DATABASE $DB"
-trap 'psql "$SERVER" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"' EXIT
 DATABASE_URL=$URL node dist/src/cli.js migrate up >/dev/null
 DATABASE_URL=$URL node dist/src/cli.js game:create "Journal row" >/dev/null
 GAME=$(psql "$URL" -Atc "SELECT id FROM games")
@@ -41,8 +42,6 @@ CREATE INDEX journal_group_feed ON journal (group_id, era, xid, seq) WHERE type 
 CREATE INDEX journal_names ON journal USING gin (names);
 CREATE UNIQUE INDEX journal_legacy_event ON journal (legacy_event_id) WHERE legacy_event_id IS NOT NULL;
 SQL
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"; psql "$SERVER" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"' EXIT
 PAYLOAD="jsonb_build_object('memberId', gen_random_uuid(), 'userId', 'player-:n', 'status', 'active', 'via', 'join')"
 BODY="jsonb_build_object('id', substr(md5(random()::text), 1, 24), 'type', 'member.joined', 'gameId', '$GAME', 'groupId', $GROUP, 'occurredAt', now(), 'data', jsonb_build_object('memberId', gen_random_uuid(), 'userId', 'player-:n', 'status', 'active', 'roles', '[]'::jsonb, 'joinedAt', now()))"
 cat > "$SCRATCH/today.sql" <<SQL
