@@ -1,4 +1,4 @@
-import { eventId, isUuid, uuidv7 } from './ids';
+import { eventId, isUuid, journalKey, uuidv7 } from './ids';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const NOW = 1_700_000_000_000;
@@ -61,6 +61,24 @@ describe('eventId', () => {
 
   it('sorts in creation order as a string when made at increasing times', () => {
     const ids = [1, 16, NOW, NOW + 1].map((t) => eventId(t));
+
+    expect([...ids].sort()).toEqual(ids);
+  });
+});
+
+describe('journalKey', () => {
+  it('makes of an event id a UUID v7 that starts with it and ends in four zero bytes', () => {
+    for (let i = 0; i < 200; i++) {
+      const id = eventId();
+      const key = journalKey(id);
+
+      expect(key).toMatch(UUID_V7);
+      expect(key.replace(/-/g, '')).toBe(`${id}00000000`);
+    }
+  });
+
+  it('keeps the order of the event ids it is made of', () => {
+    const ids = [1, 16, NOW, NOW + 1].map((t) => journalKey(eventId(t)));
 
     expect([...ids].sort()).toEqual(ids);
   });

@@ -78,6 +78,8 @@ export async function startNewEraIfRestored(db: Queryable, announce: EraAnnounce
       // Players' notifications are streamed in the same order (EXTENSIONS X9). IF EXISTS: a database
       // not yet migrated that far has none; the migration that creates the table reads the era.
       await db.query(`ALTER TABLE IF EXISTS notifications ALTER COLUMN era SET DEFAULT ${era}`);
+      // The journal's changes without an event take its default; those with one copy their event's.
+      await db.query(`ALTER TABLE IF EXISTS journal ALTER COLUMN era SET DEFAULT ${era}`);
       await db.query('UPDATE feed_state SET era = $1', [era]);
       announce(era);
     }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { AuditAction } from '../audit/audit-actions';
 import { eventId, uuidv7 } from '../common/ids';
+import { auditIds } from './journal-pairing';
 import type { EventInput, SvcEvent } from '../events/event';
 import { EventBus, type NotifiedPlayer } from '../events/event-bus';
 import { EVENTS_CHANNEL } from '../events/event-notification';
@@ -161,7 +162,9 @@ export class UnitOfWork {
 }
 
 /**
- * Writes, in one round trip that also commits: the staged audit rows; the outbox rows; a webhook delivery for every
+ * Writes, in one round trip that also commits: the staged audit rows; the outbox rows; each change
+ * once more as a journal row, an audit entry and its paired event in one row (auditIds; nothing reads
+ * the journal in this release, docs/design/write-path.md step 5); a webhook delivery for every
  * enabled endpoint of the game whose filter matches (so a crash right after commit loses none);
  * the players' notifications (EXTENSIONS X9), each recipient named by external id looked up here;
  * and the NOTIFYs, the announcement of the events and one per player notified included, which
@@ -175,8 +178,9 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
   // One announcement per game: the streams read the events themselves, in feed order.
   const games = [...new Set(tx.events.map((e) => e.gameId))];
   const notifications = [...tx.notifications, ...games.map((gameId) => ({ channel: EVENTS_CHANNEL, payload: gameId }))];
-  const audit = tx.auditEntries.map((a) => ({
-    id: uuidv7(),
+  const auditIdList = auditIds(tx.auditEntries, tx.events);
+  const audit = tx.auditEntries.map((a, i) => ({
+    id: auditIdList[i],
     game_id: a.gameId,
     group_id: a.groupId ?? null,
     actor_user_id: a.actorUserId ?? null,
@@ -210,11 +214,23 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
        SELECT id, game_id, group_id, actor_user_id, action, target_id, payload
        FROM jsonb_to_recordset($1::jsonb)
          AS x(id uuid, game_id uuid, group_id uuid, actor_user_id uuid, action text, target_id text, payload jsonb)
+       RETURNING id, game_id, group_id, actor_user_id, action, target_id, payload
      ), events AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(id text, game_id uuid, group_id uuid, type text, body jsonb)
      ), outbox AS (
        INSERT INTO outbox_events (id, game_id, group_id, type, body, trace_context)
        SELECT id, game_id, group_id, type, body, $4::jsonb FROM events
+       RETURNING (id || '00000000')::uuid AS key, game_id, group_id, type, body, trace_context, era, xid, seq
+     ), journal_changes AS (
+       INSERT INTO journal (id, game_id, group_id, action, actor_user_id, target_id, payload, type, body, trace_context, era, xid, seq, names)
+       SELECT o.key, o.game_id, o.group_id, a.action, a.actor_user_id, a.target_id, a.payload, o.type, o.body, o.trace_context, o.era, o.xid, o.seq,
+              svc_journal_names(a.actor_user_id, a.target_id, a.payload, o.body)
+       FROM outbox o LEFT JOIN audit a ON a.id = o.key
+     ), journal_audit_only AS (
+       INSERT INTO journal (id, game_id, group_id, action, actor_user_id, target_id, payload, names)
+       SELECT a.id, a.game_id, a.group_id, a.action, a.actor_user_id, a.target_id, a.payload,
+              svc_journal_names(a.actor_user_id, a.target_id, a.payload, NULL)
+       FROM audit a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE (e.id || '00000000')::uuid = a.id)
      ), deliveries AS (
        INSERT INTO webhook_deliveries (id, endpoint_id, event_id)
        SELECT svc_uuidv7(), w.id, e.id

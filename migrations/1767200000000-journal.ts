@@ -1,0 +1,144 @@
+import type { QueryRunner } from 'typeorm';
+import { lockedStatement, lockedTransaction } from './online';
+import { expandIn, type ReleasedMigration } from './release';
+
+/**
+ * The journal, first release (docs/design/write-path.md, section 3.1 and step 5): one row per
+ * change that is at once its audit entry and its event, and the names the change holds as hashes
+ * (`names`, one GIN index) instead of expression indexes over whole documents.
+ *
+ * Expand. This release writes both: audit_entries and outbox_events exactly as before, which it
+ * still reads, and a copy of the same change in the journal, which nothing reads yet. A change's
+ * audit entry and event share one row and one key: the event id's 12 bytes followed by four zero
+ * bytes, which is also the audit entry's id (src/db/journal-pairing.ts). An event without an audit
+ * entry has the same key; an audit entry without an event keeps its own id.
+ *
+ * The previous release writes only the old tables, and runs beside this one: the release after this
+ * copies what has no journal row yet, in batches, before anything reads the journal. What the
+ * previous release (and this one) does to the old tables after the insert reaches the copies
+ * through the triggers below, so no copy keeps a player's id after an erasure, a purged group's
+ * history, or an event past its retention:
+ * - an update of an audit entry (an erasure's rewrite) rewrites the row's audit part and names;
+ * - an update of an event (an erasure's rewrite) rewrites the row's body and names;
+ * - a deleted event (retention) empties the row's event body, or deletes a row with no audit part;
+ * - a deleted audit entry (a purged group, through its key) empties the row's audit part, or deletes
+ *   a row whose event is gone.
+ * The row keeps its names when a part goes: they only make it a candidate for the erasure's and the
+ * export's exact test, and an update of no indexed column stays on its page (fillfactor 90).
+ *
+ * The table and its indexes are new and empty: created in one short transaction. A trigger takes a
+ * lock that blocks writes to its table while it is created: under a short lock_timeout, tried
+ * again (lockedStatement). No foreign keys: each would lock the shared `games` row on every insert
+ * (the design's open question 4).
+ */
+export class Journal1767200000000 implements ReleasedMigration {
+  name = 'Journal1767200000000';
+  readonly release = expandIn('1.2.0');
+  transaction = false;
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE OR REPLACE FUNCTION svc_name_hash(s text) RETURNS integer LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+      AS $$ SELECT ('x' || left(encode(sha256(convert_to(s, 'UTF8')), 'hex'), 8))::bit(32)::integer $$`);
+    // The strings svc_audit_names and svc_names return, hashed: what the erasure and the export
+    // look for in an audit entry and in an event, as one set.
+    await q.query(`
+      CREATE OR REPLACE FUNCTION svc_journal_names(actor uuid, target text, payload jsonb, body jsonb) RETURNS integer[]
+      LANGUAGE sql STABLE PARALLEL SAFE
+      AS $$
+        SELECT coalesce(array_agg(DISTINCT svc_name_hash(n)), '{}')
+        FROM jsonb_array_elements_text(
+          CASE WHEN payload IS NULL THEN '[]'::jsonb ELSE svc_audit_names(actor, target, payload) END
+          || coalesce(svc_names(body), '[]'::jsonb)) AS n
+        WHERE n IS NOT NULL
+      $$`);
+    await lockedTransaction(q, async () => {
+      const [{ era }] = (await q.query('SELECT era FROM feed_state FOR SHARE')) as { era: number }[];
+      await q.query('CREATE SEQUENCE IF NOT EXISTS journal_seq');
+      await q.query(`
+        CREATE TABLE IF NOT EXISTS journal (
+          id               uuid PRIMARY KEY,
+          game_id          uuid NOT NULL,
+          group_id         uuid,
+          created_at       timestamptz(3) NOT NULL DEFAULT now(),
+          action           text,
+          actor_user_id    uuid,
+          actor_pseudonym  text,
+          target_id        text,
+          payload          jsonb,
+          type             text,
+          body             jsonb,
+          trace_context    jsonb,
+          era              integer NOT NULL DEFAULT ${Number(era)},
+          xid              xid8 NOT NULL DEFAULT pg_current_xact_id(),
+          seq              bigint NOT NULL DEFAULT nextval('journal_seq'),
+          names            integer[] NOT NULL,
+          CONSTRAINT journal_has_a_part CHECK (action IS NOT NULL OR type IS NOT NULL)
+        ) WITH (fillfactor = 90)`);
+      await q.query('ALTER SEQUENCE journal_seq OWNED BY journal.seq');
+      for (const index of JOURNAL_INDEXES) await q.query(`CREATE INDEX IF NOT EXISTS ${index}`);
+    });
+    await q.query(TRIGGER_FUNCTIONS);
+    for (const trigger of TRIGGERS) {
+      await lockedStatement(q, `DROP TRIGGER IF EXISTS ${trigger.name} ON ${trigger.table}`);
+      await lockedStatement(
+        q,
+        `CREATE TRIGGER ${trigger.name} AFTER ${trigger.event} ON ${trigger.table}
+         REFERENCING ${trigger.event === 'UPDATE' ? 'NEW' : 'OLD'} TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION ${trigger.name}()`,
+      );
+    }
+  }
+
+  /** Rolled back to 1.1.0, nothing that runs reads or writes the journal: it goes, with what it copied. */
+  async down(q: QueryRunner): Promise<void> {
+    for (const trigger of [...TRIGGERS].reverse()) await lockedStatement(q, `DROP TRIGGER IF EXISTS ${trigger.name} ON ${trigger.table}`);
+    await lockedTransaction(q, async () => {
+      for (const trigger of TRIGGERS) await q.query(`DROP FUNCTION IF EXISTS ${trigger.name}()`);
+      await q.query('DROP TABLE IF EXISTS journal');
+      await q.query('DROP FUNCTION IF EXISTS svc_journal_names(uuid, text, jsonb, jsonb)');
+      await q.query('DROP FUNCTION IF EXISTS svc_name_hash(text)');
+    });
+  }
+}
+
+const JOURNAL_INDEXES = [
+  'journal_game_audit ON journal (game_id, created_at DESC, id DESC) WHERE action IS NOT NULL',
+  'journal_group_audit ON journal (group_id, created_at DESC, id DESC) WHERE action IS NOT NULL AND group_id IS NOT NULL',
+  'journal_game_feed ON journal (game_id, era, xid, seq) WHERE type IS NOT NULL',
+  'journal_group_feed ON journal (group_id, era, xid, seq) WHERE type IS NOT NULL AND group_id IS NOT NULL',
+  'journal_names ON journal USING gin (names)',
+];
+
+const TRIGGERS = [
+  { name: 'svc_journal_audit_updated', table: 'audit_entries', event: 'UPDATE' },
+  { name: 'svc_journal_audit_deleted', table: 'audit_entries', event: 'DELETE' },
+  { name: 'svc_journal_event_updated', table: 'outbox_events', event: 'UPDATE' },
+  { name: 'svc_journal_event_deleted', table: 'outbox_events', event: 'DELETE' },
+] as const;
+
+/** An event's row in the journal: its id's 12 bytes, then four zero bytes. */
+const EVENT_KEY = `(c.id || '00000000')::uuid`;
+
+const TRIGGER_FUNCTIONS = `
+  CREATE OR REPLACE FUNCTION svc_journal_audit_updated() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    UPDATE journal j SET action = c.action, actor_user_id = c.actor_user_id, actor_pseudonym = c.actor_pseudonym,
+      target_id = c.target_id, payload = c.payload, names = svc_journal_names(c.actor_user_id, c.target_id, c.payload, j.body)
+    FROM changed c WHERE j.id = c.id;
+    RETURN NULL;
+  END $$;
+  CREATE OR REPLACE FUNCTION svc_journal_audit_deleted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    DELETE FROM journal j USING changed c WHERE j.id = c.id AND j.body IS NULL;
+    UPDATE journal j SET action = NULL, actor_user_id = NULL, actor_pseudonym = NULL, target_id = NULL, payload = NULL
+    FROM changed c WHERE j.id = c.id;
+    RETURN NULL;
+  END $$;
+  CREATE OR REPLACE FUNCTION svc_journal_event_updated() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    UPDATE journal j SET body = c.body, names = svc_journal_names(j.actor_user_id, j.target_id, j.payload, c.body)
+    FROM changed c WHERE j.id = ${EVENT_KEY} AND j.body IS NOT NULL;
+    RETURN NULL;
+  END $$;
+  CREATE OR REPLACE FUNCTION svc_journal_event_deleted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    DELETE FROM journal j USING changed c WHERE j.id = ${EVENT_KEY} AND j.action IS NULL;
+    UPDATE journal j SET body = NULL, trace_context = NULL FROM changed c WHERE j.id = ${EVENT_KEY} AND j.body IS NOT NULL;
+    RETURN NULL;
+  END $$;`;

@@ -1,0 +1,186 @@
+import { createHash } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { removeExpiredEvents } from '../../src/sweeper/sweeper.service';
+import { AUTO, befriend, friendsGame, uid, type FriendsGame } from '../helpers/friends';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/**
+ * The journal's first release (migration Journal, docs/design/write-path.md step 5): every change
+ * is written to audit_entries and outbox_events as before and once more to the journal, an audit
+ * entry and its event in one row; what later happens to the old rows (an erasure, retention, a
+ * purged group) reaches the journal's copies.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ WEBHOOK_WORKER_ENABLED: 'false' });
+});
+afterAll(() => t.close());
+
+interface JournalRow {
+  id: string;
+  game_id: string;
+  group_id: string | null;
+  created_at: Date;
+  action: string | null;
+  actor_user_id: string | null;
+  actor_pseudonym: string | null;
+  target_id: string | null;
+  payload: unknown;
+  type: string | null;
+  body: unknown;
+  trace_context: unknown;
+  era: number;
+  xid: string;
+  seq: string;
+  names: number[];
+}
+
+const journalOf = (gameId: string) =>
+  t.db.query<JournalRow>(`SELECT *, xid::text AS xid, seq::text AS seq FROM journal WHERE game_id = $1 ORDER BY id`, [gameId]);
+
+/** The journal as the old tables say it should be: each audit entry and event under its key, paired when they share one. */
+async function expectedJournal(gameId: string) {
+  const rows = await t.db.query<JournalRow>(
+    `SELECT coalesce(a.id, (o.id || '00000000')::uuid) AS id, coalesce(a.game_id, o.game_id) AS game_id,
+            coalesce(a.group_id, o.group_id) AS group_id, coalesce(a.created_at, o.created_at) AS created_at,
+            a.action, a.actor_user_id, a.actor_pseudonym, a.target_id, a.payload, o.type, o.body, o.trace_context,
+            o.era, o.xid::text AS xid, o.seq::text AS seq,
+            svc_journal_names(a.actor_user_id, a.target_id, a.payload, o.body) AS names
+     FROM (SELECT * FROM audit_entries WHERE game_id = $1) a
+     FULL JOIN (SELECT * FROM outbox_events WHERE game_id = $1) o ON a.id = (o.id || '00000000')::uuid
+     ORDER BY 1`,
+    [gameId],
+  );
+  return rows;
+}
+
+/**
+ * A row's comparable form. The positions of an audit-only row are the journal's own; a row whose event
+ * has expired keeps its event's name and position (its feed index entries stay), and answers as a row
+ * without one.
+ */
+const comparable = (r: JournalRow) => ({
+  ...r,
+  names: [...r.names].sort((x, y) => x - y),
+  ...(r.body === null ? { type: null, era: 0, xid: '', seq: '' } : {}),
+});
+
+/**
+ * The journal matches the old tables row for row. Its names are those of the parts it holds, or,
+ * once a part has gone (`kept`), at least those: a part's removal leaves the row's names alone.
+ */
+async function expectMirrors(gameId: string, names: 'exact' | 'kept' = 'exact'): Promise<JournalRow[]> {
+  const [journal, expected] = [await journalOf(gameId), await expectedJournal(gameId)];
+  if (names === 'exact') {
+    expect(journal.map(comparable)).toEqual(expected.map(comparable));
+    return journal;
+  }
+  const without = ({ names: _n, ...r }: JournalRow) => comparable({ ...r, names: [] });
+  expect(journal.map(without)).toEqual(expected.map(without));
+  journal.forEach((row, i) => expect(row.names).toEqual(expect.arrayContaining(expected[i].names)));
+  return journal;
+}
+
+const hash = (s: string) => createHash('sha256').update(s, 'utf8').digest().readInt32BE(0);
+
+async function groupWith(g: FriendsGame, owner: string, members: string[]): Promise<string> {
+  const r = await g.post('/v1/groups', { kind: 'guild', name: `G ${uid()}`, visibility: 'public', creatorUserId: owner });
+  expect(r.status).toBe(201);
+  for (const userId of members) expect((await g.post(`/v1/groups/${r.body.id}/join`, { userId })).status).toBe(201);
+  return r.body.id as string;
+}
+
+it('writes each change once more to the journal: an audit entry and its event share one row and one key', async () => {
+  const g = await friendsGame(t, AUTO);
+  const groupId = await groupWith(g, 'ana', ['bob', 'cy']);
+  expect((await g.post(`/v1/groups/${groupId}/leave`, { userId: 'cy' })).status).toBeLessThan(300);
+
+  const journal = await expectMirrors(g.gameId);
+  const joins = journal.filter((r) => r.action === 'member.joined');
+  expect(joins.length).toBeGreaterThanOrEqual(2);
+  for (const row of joins) {
+    expect(row.type).toBe('member.joined');
+    expect(row.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{4}00000000$/);
+    expect(row.id.replace(/-/g, '').slice(0, 24)).toBe((row.body as { id: string }).id);
+  }
+  const [audit] = await t.db.query<{ id: string }>(`SELECT id FROM audit_entries WHERE game_id = $1 AND action = 'member.joined' ORDER BY id LIMIT 1`, [g.gameId]);
+  expect(journal.some((r) => r.id === audit.id)).toBe(true);
+});
+
+it('keeps a change with only an audit entry, or only an event, in a row of its own', async () => {
+  const g = await friendsGame(t, AUTO);
+  await befriend(g, 'dee', 'eli');
+  const hook = await g.post('/v1/webhooks', { url: 'https://example.com/hook', events: [] });
+  expect(hook.status).toBe(201);
+
+  const journal = await expectMirrors(g.gameId);
+  expect(journal.some((r) => r.type?.startsWith('friend.') && r.action === null)).toBe(true);
+  expect(journal.some((r) => r.action?.startsWith('webhook.') && r.type === null && r.body === null)).toBe(true);
+});
+
+it('holds, hashed, every string the erasure and the export look for in the change', async () => {
+  const g = await friendsGame(t, AUTO);
+  const groupId = await groupWith(g, 'fay', ['gus']);
+  const journal = await journalOf(g.gameId);
+  const join = journal.find((r) => r.action === 'member.joined' && (r.body as { member?: { userId?: string } }).member?.userId === 'gus');
+  expect(join).toBeDefined();
+  for (const s of ['gus', groupId, g.gameId, 'member.joined']) expect(join!.names).toContain(hash(s));
+  const [sqlHash] = await t.db.query<{ h: number }>(`SELECT svc_name_hash('gus') AS h`);
+  expect(sqlHash.h).toBe(hash('gus'));
+});
+
+it('an erasure rewrites the journal\'s copies as it rewrites the audit entries and events, names included', async () => {
+  const g = await friendsGame(t, AUTO);
+  const eve = uid('eve');
+  await groupWith(g, eve, ['hal']);
+  await groupWith(g, 'hal', [eve]);
+  const [internal] = await t.db.query<{ user_id: string }>(
+    `SELECT user_id FROM user_identities WHERE game_id = $1 AND external_id = $2`,
+    [g.gameId, eve],
+  );
+  const before = await journalOf(g.gameId);
+  expect(before.some((r) => r.names.includes(hash(eve)))).toBe(true);
+
+  expect((await g.del(`/v1/users/${eve}`)).status).toBeLessThan(300);
+
+  const after = await expectMirrors(g.gameId);
+  // The erasure's own event names the player, as the event feed says it does.
+  for (const row of after.filter((r) => r.type !== 'user.erased')) {
+    expect(JSON.stringify(row)).not.toContain(eve);
+    expect(JSON.stringify(row)).not.toContain(internal.user_id);
+    expect(row.names).not.toContain(hash(eve));
+    expect(row.names).not.toContain(hash(internal.user_id));
+  }
+});
+
+it('retention empties an event\'s copy, and deletes a row that has no audit part', async () => {
+  const g = await friendsGame(t, AUTO);
+  await groupWith(g, 'ivy', ['jo']);
+  await befriend(g, 'ivy', 'jo');
+  await t.db.query(`UPDATE outbox_events SET created_at = now() - interval '30 days' WHERE game_id = $1`, [g.gameId]);
+
+  await removeExpiredEvents(t.app.get(DataSource).manager, 7);
+
+  const journal = await expectMirrors(g.gameId, 'kept');
+  expect(journal.filter((r) => r.body !== null || r.trace_context !== null)).toEqual([]);
+  expect(journal.filter((r) => r.action === null)).toEqual([]);
+  expect(journal.length).toBe((await t.db.query(`SELECT 1 FROM audit_entries WHERE game_id = $1`, [g.gameId])).length);
+  expect(journal.filter((r) => r.type === 'member.joined').length).toBeGreaterThan(0);
+});
+
+it('a purged group\'s history leaves the journal; its events still within retention stay', async () => {
+  const g = await friendsGame(t, AUTO);
+  const groupId = await groupWith(g, 'kit', ['lu']);
+  await t.db.query(`UPDATE outbox_events SET created_at = now() - interval '30 days' WHERE game_id = $1 AND type = 'group.created'`, [g.gameId]);
+  await removeExpiredEvents(t.app.get(DataSource).manager, 7);
+
+  await t.db.query(`DELETE FROM groups WHERE id = $1`, [groupId]);
+
+  const journal = await journalOf(g.gameId);
+  expect(journal.filter((r) => r.group_id === groupId && r.action !== null)).toEqual([]);
+  expect(journal.filter((r) => r.type === 'group.created')).toEqual([]);
+  const kept = journal.filter((r) => r.group_id === groupId);
+  expect(kept.length).toBeGreaterThan(0);
+  expect(kept.every((r) => r.body !== null && r.actor_user_id === null && r.payload === null && r.target_id === null)).toBe(true);
+  await expectMirrors(g.gameId, 'kept');
+});
