@@ -97,6 +97,13 @@ describe('a database restored from another cluster', () => {
     const eras = await db.query<{ id: string; era: number }>('SELECT id, era FROM outbox_events WHERE game_id = $1', [g.gameId]);
     expect(eras.filter((r) => r.era === 1).map((r) => r.id).sort()).toEqual([...g.ids].sort());
     expect(eras.filter((r) => r.era === 2)).toHaveLength(2);
+    // The journal's copies of the events are in their events' eras, the new ones in the new era.
+    const copies = await db.query<{ outbox: number; journal: number }>(
+      `SELECT o.era AS outbox, j.era AS journal FROM outbox_events o JOIN journal j ON j.id = (o.id || '00000000')::uuid WHERE o.game_id = $1`,
+      [g.gameId],
+    );
+    expect(copies).toHaveLength(eras.length);
+    expect(copies.filter((c) => c.outbox !== c.journal)).toEqual([]);
 
     // The streams resume from the same saved position, across the two eras, then go on live.
     const stream = await openSse(after.base, '/v1/events', { ...g.auth, 'last-event-id': g.ids[1] });
@@ -133,12 +140,14 @@ describe('a database restored from another cluster', () => {
       await Promise.all(cs.map((c) => c.end()));
     }
     expect(await era(db)).toBe(2);
-    // The players' notifications are streamed in the same order: their era moves with the outbox's (EXTENSIONS X9).
+    // The players' notifications are streamed in the same order: their era moves with the outbox's
+    // (EXTENSIONS X9), and so does the journal's, whose changes without an event take its default.
     const defaults = await db.query<{ table: string; def: string }>(
       `SELECT d.adrelid::regclass::text AS table, pg_get_expr(d.adbin, d.adrelid) AS def FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
-       WHERE d.adrelid IN ('outbox_events'::regclass, 'notifications'::regclass) AND a.attname = 'era' ORDER BY 1`,
+       WHERE d.adrelid IN ('outbox_events'::regclass, 'notifications'::regclass, 'journal'::regclass) AND a.attname = 'era' ORDER BY 1`,
     );
     expect(defaults).toEqual([
+      { table: 'journal', def: '2' },
       { table: 'notifications', def: '2' },
       { table: 'outbox_events', def: '2' },
     ]);
