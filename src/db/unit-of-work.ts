@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { AuditAction } from '../audit/audit-actions';
 import { eventId, uuidv7 } from '../common/ids';
-import { auditIds } from './journal-pairing';
 import type { EventInput, SvcEvent } from '../events/event';
 import { EventBus, type NotifiedPlayer } from '../events/event-bus';
 import { EVENTS_CHANNEL } from '../events/event-notification';
@@ -12,6 +11,7 @@ import { NOTIFICATIONS_CHANNEL } from '../notifications/notification-channel';
 import type { NotificationKind } from '../notifications/notification-kinds';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
 import { internalIdSql } from '../identity/identity.repository';
+import { auditIds } from './journal-pairing';
 import { ServiceClient } from './prepared-client';
 import { transaction } from './transaction';
 
