@@ -196,3 +196,31 @@ it('a purged group\'s history leaves the journal; its events still within retent
   expect(kept.every((r) => r.body !== null && r.actor_user_id === null && r.payload === null && r.target_id === null)).toBe(true);
   await expectMirrors(g.gameId, 'kept');
 });
+
+it('rows an earlier release wrote without copies are erased, expired and purged as before, and gain none', async () => {
+  const g = await friendsGame(t, AUTO);
+  const old = uid('old');
+  const groupId = await groupWith(g, old, ['ned']);
+  // Release 1.1.0 writes only the old tables: its rows have no journal copy.
+  await t.db.query(`DELETE FROM journal WHERE game_id = $1`, [g.gameId]);
+  const counts = async () =>
+    (
+      await t.db.query<{ audit: number; events: number }>(
+        `SELECT (SELECT count(*) FROM audit_entries WHERE game_id = $1)::int AS audit, (SELECT count(*) FROM outbox_events WHERE game_id = $1)::int AS events`,
+        [g.gameId],
+      )
+    )[0];
+  const before = await counts();
+
+  const erased = await g.del(`/v1/users/${old}`);
+  expect(erased.status).toBeLessThan(300);
+  await t.db.query(`UPDATE outbox_events SET created_at = now() - interval '30 days' WHERE game_id = $1 AND type <> 'user.erased'`, [g.gameId]);
+  await removeExpiredEvents(t.app.get(DataSource).manager, 7);
+  await t.db.query(`DELETE FROM groups WHERE id = $1`, [groupId]);
+
+  const after = await counts();
+  expect(after.events).toBeLessThan(before.events);
+  expect(after.audit).toBeLessThan(before.audit);
+  const journal = await journalOf(g.gameId);
+  expect(journal.map((r) => r.action ?? r.type)).toEqual(['user.erased']);
+});
