@@ -92,10 +92,9 @@ export class Journal1767200000000 implements ReleasedMigration {
     });
     await q.query(TRIGGER_FUNCTIONS);
     for (const trigger of TRIGGERS) {
-      await lockedStatement(q, `DROP TRIGGER IF EXISTS ${trigger.name} ON ${trigger.table}`);
       await lockedStatement(
         q,
-        `CREATE TRIGGER ${trigger.name} AFTER ${trigger.event} ON ${trigger.table}
+        `CREATE OR REPLACE TRIGGER ${trigger.name} AFTER ${trigger.event} ON ${trigger.table}
          REFERENCING ${trigger.event === 'UPDATE' ? 'NEW' : 'OLD'} TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION ${trigger.name}()`,
       );
     }
