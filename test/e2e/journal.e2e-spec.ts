@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { removeExpiredEvents } from '../../src/sweeper/sweeper.service';
 import { AUTO, befriend, friendsGame, uid, type FriendsGame } from '../helpers/friends';
+import { expectJournalMirrors, journalRows } from '../helpers/journal';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -14,71 +15,6 @@ beforeAll(async () => {
   t = await startTestApp({ WEBHOOK_WORKER_ENABLED: 'false' });
 });
 afterAll(() => t.close());
-
-interface JournalRow {
-  id: string;
-  game_id: string;
-  group_id: string | null;
-  created_at: Date;
-  action: string | null;
-  actor_user_id: string | null;
-  actor_pseudonym: string | null;
-  target_id: string | null;
-  payload: unknown;
-  type: string | null;
-  body: unknown;
-  trace_context: unknown;
-  era: number;
-  xid: string;
-  seq: string;
-  names: number[];
-}
-
-const journalOf = (gameId: string) =>
-  t.db.query<JournalRow>(`SELECT *, xid::text AS xid, seq::text AS seq FROM journal WHERE game_id = $1 ORDER BY id`, [gameId]);
-
-/** The journal as the old tables say it should be: each audit entry and event under its key, paired when they share one. */
-async function expectedJournal(gameId: string) {
-  const rows = await t.db.query<JournalRow>(
-    `SELECT coalesce(a.id, (o.id || '00000000')::uuid) AS id, coalesce(a.game_id, o.game_id) AS game_id,
-            coalesce(a.group_id, o.group_id) AS group_id, coalesce(a.created_at, o.created_at) AS created_at,
-            a.action, a.actor_user_id, a.actor_pseudonym, a.target_id, a.payload, o.type, o.body, o.trace_context,
-            o.era, o.xid::text AS xid, o.seq::text AS seq,
-            svc_journal_names(a.actor_user_id, a.target_id, a.payload, o.body) AS names
-     FROM (SELECT * FROM audit_entries WHERE game_id = $1) a
-     FULL JOIN (SELECT * FROM outbox_events WHERE game_id = $1) o ON a.id = (o.id || '00000000')::uuid
-     ORDER BY 1`,
-    [gameId],
-  );
-  return rows;
-}
-
-/**
- * A row's comparable form. The positions of an audit-only row are the journal's own; a row whose event
- * has expired keeps its event's name and position (its feed index entries stay), and answers as a row
- * without one.
- */
-const comparable = (r: JournalRow) => ({
-  ...r,
-  names: [...r.names].sort((x, y) => x - y),
-  ...(r.body === null ? { type: null, era: 0, xid: '', seq: '' } : {}),
-});
-
-/**
- * The journal matches the old tables row for row. Its names are those of the parts it holds, or,
- * once a part has gone (`kept`), at least those: a part's removal leaves the row's names alone.
- */
-async function expectMirrors(gameId: string, names: 'exact' | 'kept' = 'exact'): Promise<JournalRow[]> {
-  const [journal, expected] = [await journalOf(gameId), await expectedJournal(gameId)];
-  if (names === 'exact') {
-    expect(journal.map(comparable)).toEqual(expected.map(comparable));
-    return journal;
-  }
-  const without = ({ names: _n, ...r }: JournalRow) => comparable({ ...r, names: [] });
-  expect(journal.map(without)).toEqual(expected.map(without));
-  journal.forEach((row, i) => expect(row.names).toEqual(expect.arrayContaining(expected[i].names)));
-  return journal;
-}
 
 /** A string's hash as the journal keeps it (svc_name_hash). */
 const hashes = new Map<string, number>();
@@ -99,7 +35,7 @@ it('writes each change once more to the journal: an audit entry and its event sh
   const groupId = await groupWith(g, 'ana', ['bob', 'cy']);
   expect((await g.post(`/v1/groups/${groupId}/leave`, { userId: 'cy' })).status).toBeLessThan(300);
 
-  const journal = await expectMirrors(g.gameId);
+  const journal = await expectJournalMirrors(t.db, g.gameId);
   const joins = journal.filter((r) => r.action === 'member.joined');
   expect(joins.length).toBeGreaterThanOrEqual(2);
   for (const row of joins) {
@@ -117,7 +53,7 @@ it('keeps a change with only an audit entry, or only an event, in a row of its o
   const hook = await g.post('/v1/webhooks', { url: 'https://example.com/hook', events: [] });
   expect(hook.status).toBe(201);
 
-  const journal = await expectMirrors(g.gameId);
+  const journal = await expectJournalMirrors(t.db, g.gameId);
   expect(journal.some((r) => r.type?.startsWith('friend.') && r.action === null)).toBe(true);
   expect(journal.some((r) => r.action?.startsWith('webhook.') && r.type === null && r.body === null)).toBe(true);
 });
@@ -125,7 +61,7 @@ it('keeps a change with only an audit entry, or only an event, in a row of its o
 it('holds, hashed, every string the erasure and the export look for in the change', async () => {
   const g = await friendsGame(t, AUTO);
   const groupId = await groupWith(g, 'fay', ['gus']);
-  const journal = await journalOf(g.gameId);
+  const journal = await journalRows(t.db, g.gameId);
   const join = journal.find((r) => r.action === 'member.joined' && (r.body as { member?: { userId?: string } }).member?.userId === 'gus');
   expect(join).toBeDefined();
   for (const s of ['gus', groupId, g.gameId, 'member.joined']) expect(join!.names).toContain(await hashOf(s));
@@ -149,13 +85,13 @@ it('an erasure rewrites the journal\'s copies as it rewrites the audit entries a
     `SELECT user_id FROM user_identities WHERE game_id = $1 AND external_id = $2`,
     [g.gameId, eve],
   );
-  const before = await journalOf(g.gameId);
+  const before = await journalRows(t.db, g.gameId);
   const [eveHash, internalHash] = [await hashOf(eve), await hashOf(internal.user_id)];
   expect(before.some((r) => r.names.includes(eveHash))).toBe(true);
 
   expect((await g.del(`/v1/users/${eve}`)).status).toBeLessThan(300);
 
-  const after = await expectMirrors(g.gameId);
+  const after = await expectJournalMirrors(t.db, g.gameId);
   // The erasure's own event names the player, as the event feed says it does.
   for (const row of after.filter((r) => r.type !== 'user.erased')) {
     expect(JSON.stringify(row)).not.toContain(eve);
@@ -173,7 +109,7 @@ it('retention empties an event\'s copy, and deletes a row that has no audit part
 
   await removeExpiredEvents(t.app.get(DataSource).manager, 7);
 
-  const journal = await expectMirrors(g.gameId, 'kept');
+  const journal = await expectJournalMirrors(t.db, g.gameId, 'kept');
   expect(journal.filter((r) => r.body !== null || r.trace_context !== null)).toEqual([]);
   expect(journal.filter((r) => r.action === null)).toEqual([]);
   expect(journal.length).toBe((await t.db.query(`SELECT 1 FROM audit_entries WHERE game_id = $1`, [g.gameId])).length);
@@ -188,13 +124,13 @@ it('a purged group\'s history leaves the journal; its events still within retent
 
   await t.db.query(`DELETE FROM groups WHERE id = $1`, [groupId]);
 
-  const journal = await journalOf(g.gameId);
+  const journal = await journalRows(t.db, g.gameId);
   expect(journal.filter((r) => r.group_id === groupId && r.action !== null)).toEqual([]);
   expect(journal.filter((r) => r.type === 'group.created')).toEqual([]);
   const kept = journal.filter((r) => r.group_id === groupId);
   expect(kept.length).toBeGreaterThan(0);
   expect(kept.every((r) => r.body !== null && r.actor_user_id === null && r.payload === null && r.target_id === null)).toBe(true);
-  await expectMirrors(g.gameId, 'kept');
+  await expectJournalMirrors(t.db, g.gameId, 'kept');
 });
 
 it('rows an earlier release wrote without copies are erased, expired and purged as before, and gain none', async () => {
@@ -221,6 +157,6 @@ it('rows an earlier release wrote without copies are erased, expired and purged 
   const after = await counts();
   expect(after.events).toBeLessThan(before.events);
   expect(after.audit).toBeLessThan(before.audit);
-  const journal = await journalOf(g.gameId);
+  const journal = await journalRows(t.db, g.gameId);
   expect(journal.map((r) => r.action ?? r.type)).toEqual(['user.erased']);
 });

@@ -24,10 +24,10 @@ import { eventKey, followFeed, followStream, writeLoad, type Promised } from './
  */
 
 /**
- * The release before this build's: release 1.1.0, the commit that cut it. At each release it moves
- * to the commit that cut the one before (1.0.0 was 119ca50, 0.0.0 was 65e135e).
+ * The release before this build's: release 1.2.0, the commit that cut it. At each release it moves
+ * to the commit that cut the one before (1.1.0 was a03c712, 1.0.0 119ca50, 0.0.0 65e135e).
  */
-const PREVIOUS_RELEASE = 'a03c712';
+const PREVIOUS_RELEASE = '0b11651';
 const FROM_REF = process.env.UPGRADE_FROM || PREVIOUS_RELEASE;
 const TO_REF = process.env.UPGRADE_TO || null;
 

@@ -1,0 +1,118 @@
+import type { QueryRunner } from 'typeorm';
+import { backfillInBatches, createIndexConcurrently, dropIndex, lockedStatement, lockedTransaction, type IndexDefinition } from './online';
+import { expandIn, type ReleasedMigration } from './release';
+
+/**
+ * The journal, second release (docs/design/write-path.md, section 4): the history copied, the
+ * readers' indexes built, so that this release can read the journal where 1.2.0 read the old tables.
+ *
+ * Expand. Release 1.2.0 runs beside it: it writes both the old tables and the journal, as this
+ * release does, and reads the old tables. Release 1.1.0 may not (this migration lets 1.2.0 and later
+ * run); it wrote only the old tables, and its rows are the history copied here.
+ *
+ * In order, each step able to run again:
+ * 1. Triggers after each INSERT statement into audit_entries and outbox_events copy a row that has
+ *    no copy once the statement is done. A 1.2.0 or later writer's own copy is already there (its
+ *    flush writes it in the same statement), so they copy only what a 1.1.0 instance writes in the
+ *    seconds before its schema watch stops it, and what anything else writes to the old tables
+ *    directly. Made first: every insert that commits after them has a copy, and every insert that
+ *    committed before them (CREATE TRIGGER waits for the writers in progress) is in the table the
+ *    copy walks next.
+ * 2. The history copied, in batches by key, each batch its own short transaction: rows without a
+ *    copy, each audit entry and each event a row of its own (history is not paired; the routes
+ *    answer the same), keyed as 1.2.0 keys them, with the old row's time and feed position. A batch
+ *    reads its rows FOR SHARE: an erasure, the retention sweep or a purge that reaches one of them
+ *    waits for the batch to commit, and then its trigger finds the copy to rewrite or remove.
+ * 3. The readers' indexes (design section 3.1), built CONCURRENTLY once the copy is done, which is
+ *    cheaper than keeping them up to date through it.
+ *
+ * The journal's sequence stays as it is: a feed position is ordered by (era, xid, seq), and the rows
+ * of one transaction all take their seq from one sequence, so the two never have to be compared.
+ */
+export class JournalHistory1767300000000 implements ReleasedMigration {
+  name = 'JournalHistory1767300000000';
+  readonly release = expandIn('1.3.0');
+  transaction = false;
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(COPY_FUNCTIONS);
+    for (const trigger of TRIGGERS) {
+      await lockedStatement(
+        q,
+        `CREATE OR REPLACE TRIGGER ${trigger.name} AFTER INSERT ON ${trigger.table}
+         REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION ${trigger.name}()`,
+      );
+    }
+    await backfillInBatches(q, { batch: HISTORY_BATCHES.events });
+    await backfillInBatches(q, { batch: HISTORY_BATCHES.audit });
+    for (const index of READERS_INDEXES) await createIndexConcurrently(q, index);
+  }
+
+  /** Rolled back to 1.2.0, which reads the old tables: the copies stay (1.2.0 keeps them up to date), the readers' indexes and the insert triggers go. */
+  async down(q: QueryRunner): Promise<void> {
+    for (const index of [...READERS_INDEXES].reverse()) await dropIndex(q, index.name);
+    for (const trigger of TRIGGERS) await lockedStatement(q, `DROP TRIGGER IF EXISTS ${trigger.name} ON ${trigger.table}`);
+    await lockedTransaction(q, async () => {
+      for (const trigger of TRIGGERS) await q.query(`DROP FUNCTION IF EXISTS ${trigger.name}()`);
+    });
+  }
+}
+
+const TRIGGERS = [
+  { name: 'svc_journal_audit_inserted', table: 'audit_entries' },
+  { name: 'svc_journal_event_inserted', table: 'outbox_events' },
+] as const;
+
+/** The journal row of an audit entry `c` alone, and of an event `c` alone (keyed by its id and four zero bytes). */
+const AUDIT_ROW = {
+  columns: 'id, game_id, group_id, created_at, action, actor_user_id, actor_pseudonym, target_id, payload, names',
+  values: 'c.id, c.game_id, c.group_id, c.created_at, c.action, c.actor_user_id, c.actor_pseudonym, c.target_id, c.payload, svc_journal_names(c.actor_user_id, c.target_id, c.payload, NULL)',
+  key: 'c.id',
+};
+const EVENT_ROW = {
+  columns: 'id, game_id, group_id, created_at, type, body, trace_context, era, xid, seq, names',
+  values: `(c.id || '00000000')::uuid, c.game_id, c.group_id, c.created_at, c.type, c.body, c.trace_context, c.era, c.xid, c.seq, svc_journal_names(NULL, NULL, NULL, c.body)`,
+  key: `(c.id || '00000000')::uuid`,
+};
+
+/** Copies the rows of `changed` (aliased `c`) that have no copy; the names are computed only for those. */
+const copyMissing = (row: typeof AUDIT_ROW, from: string) => `
+  INSERT INTO journal (${row.columns})
+  SELECT ${row.values} FROM ${from} c WHERE NOT EXISTS (SELECT 1 FROM journal j WHERE j.id = ${row.key})
+  ON CONFLICT (id) DO NOTHING`;
+
+const COPY_FUNCTIONS = `
+  CREATE OR REPLACE FUNCTION svc_journal_audit_inserted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    ${copyMissing(AUDIT_ROW, 'changed')};
+    RETURN NULL;
+  END $$;
+  CREATE OR REPLACE FUNCTION svc_journal_event_inserted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    ${copyMissing(EVENT_ROW, 'changed')};
+    RETURN NULL;
+  END $$;`;
+
+/**
+ * One batch of the copy ($1 the last key copied, $2 the batch size): the next rows by key, read
+ * FOR SHARE, those without a copy copied; answers the batch's last key (PostgreSQL 15 has no
+ * max(uuid): the last by order), null when none are left.
+ */
+const copyBatch = (table: string, row: typeof AUDIT_ROW, keyType: string) => `
+  WITH c AS MATERIALIZED (
+    SELECT * FROM ${table} WHERE $1::${keyType} IS NULL OR id > $1::${keyType} ORDER BY id LIMIT $2 FOR SHARE
+  ), copied AS (${copyMissing(row, 'c')})
+  SELECT (SELECT id FROM c ORDER BY id DESC LIMIT 1) AS last`;
+
+/** The copy's batches, events first, then audit entries. */
+export const HISTORY_BATCHES = {
+  events: copyBatch('outbox_events', EVENT_ROW, 'bpchar'),
+  audit: copyBatch('audit_entries', AUDIT_ROW, 'uuid'),
+};
+
+/** What the readers walk (design section 3.1): the audit routes newest first, the feed and streams in feed order, the erasure and export by name. */
+export const READERS_INDEXES: IndexDefinition[] = [
+  { name: 'journal_game_audit', table: 'journal', definition: '(game_id, created_at DESC, id DESC) WHERE action IS NOT NULL' },
+  { name: 'journal_group_audit', table: 'journal', definition: '(group_id, created_at DESC, id DESC) WHERE action IS NOT NULL AND group_id IS NOT NULL' },
+  { name: 'journal_game_feed', table: 'journal', definition: '(game_id, era, xid, seq) WHERE type IS NOT NULL' },
+  { name: 'journal_group_feed', table: 'journal', definition: '(group_id, era, xid, seq) WHERE type IS NOT NULL AND group_id IS NOT NULL' },
+  { name: 'journal_names', table: 'journal', definition: 'USING gin (names)' },
+];

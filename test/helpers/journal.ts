@@ -1,0 +1,66 @@
+import type { TestDatabase } from './test-db';
+
+/** A journal row as the tests compare it (positions as text). */
+export interface JournalRow {
+  id: string;
+  game_id: string;
+  group_id: string | null;
+  created_at: Date;
+  action: string | null;
+  actor_user_id: string | null;
+  actor_pseudonym: string | null;
+  target_id: string | null;
+  payload: unknown;
+  type: string | null;
+  body: unknown;
+  trace_context: unknown;
+  era: number;
+  xid: string;
+  seq: string;
+  names: number[];
+}
+
+/** A game's journal, by key. */
+export const journalRows = (db: TestDatabase, gameId: string) =>
+  db.query<JournalRow>(`SELECT *, xid::text AS xid, seq::text AS seq FROM journal WHERE game_id = $1 ORDER BY id`, [gameId]);
+
+/** The journal as the old tables say it should be: each audit entry and event under its key, paired when they share one. */
+const expectedJournal = (db: TestDatabase, gameId: string) =>
+  db.query<JournalRow>(
+    `SELECT coalesce(a.id, (o.id || '00000000')::uuid) AS id, coalesce(a.game_id, o.game_id) AS game_id,
+            coalesce(a.group_id, o.group_id) AS group_id, coalesce(a.created_at, o.created_at) AS created_at,
+            a.action, a.actor_user_id, a.actor_pseudonym, a.target_id, a.payload, o.type, o.body, o.trace_context,
+            o.era, o.xid::text AS xid, o.seq::text AS seq,
+            svc_journal_names(a.actor_user_id, a.target_id, a.payload, o.body) AS names
+     FROM (SELECT * FROM audit_entries WHERE game_id = $1) a
+     FULL JOIN (SELECT * FROM outbox_events WHERE game_id = $1) o ON a.id = (o.id || '00000000')::uuid
+     ORDER BY 1`,
+    [gameId],
+  );
+
+/**
+ * A row's comparable form. The positions of an audit-only row are the journal's own; a row whose event
+ * has expired keeps its event's name and position (its feed index entries stay), and answers as a row
+ * without one.
+ */
+const comparable = (r: JournalRow) => ({
+  ...r,
+  names: [...r.names].sort((x, y) => x - y),
+  ...(r.body === null ? { type: null, era: 0, xid: '', seq: '' } : {}),
+});
+
+/**
+ * The game's journal matches the old tables row for row. Its names are those of the parts it holds,
+ * or, once a part has gone (`kept`), at least those: a part's removal leaves the row's names alone.
+ */
+export async function expectJournalMirrors(db: TestDatabase, gameId: string, names: 'exact' | 'kept' = 'exact'): Promise<JournalRow[]> {
+  const [journal, expected] = [await journalRows(db, gameId), await expectedJournal(db, gameId)];
+  if (names === 'exact') {
+    expect(journal.map(comparable)).toEqual(expected.map(comparable));
+    return journal;
+  }
+  const without = ({ names: _n, ...r }: JournalRow) => comparable({ ...r, names: [] });
+  expect(journal.map(without)).toEqual(expected.map(without));
+  journal.forEach((row, i) => expect(row.names).toEqual(expect.arrayContaining(expected[i].names)));
+  return journal;
+}
