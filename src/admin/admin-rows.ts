@@ -20,7 +20,7 @@ export const ADMIN_AUDIT_COLUMNS = `a.id, a.action, a.game_id AS "gameId", ga.na
   gr.name AS "groupName", coalesce(gr.soft_deleted_at IS NOT NULL, false) AS "groupSoftDeleted",
   coalesce(a.actor_user_id::text, a.actor_pseudonym) AS "actorUserId", a.target_id AS "targetId", a.payload, a.created_at AS "createdAt"`;
 
-/** The joins ADMIN_AUDIT_COLUMNS reads from; `a` is audit_entries. */
+/** The joins ADMIN_AUDIT_COLUMNS reads from; `a` is the journal, its audit entries only (`a.action IS NOT NULL`). */
 export const ADMIN_AUDIT_JOINS = `JOIN games ga ON ga.id = a.game_id LEFT JOIN groups gr ON gr.id = a.group_id`;
 
 export interface StatsRow {

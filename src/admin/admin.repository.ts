@@ -24,8 +24,8 @@ export interface AuditSearch {
 export class AdminRepository {
   /**
    * One statement, one snapshot. The member total sums each live group's trigger-kept counter; the
-   * 24-hour count sums each game's range of audit_entries_game_order (every entry has a game), so
-   * the audit log needs no service-wide index for it.
+   * 24-hour count sums each game's range of journal_game_audit (every entry has a game), so the
+   * audit log needs no service-wide index for it.
    */
   async stats(m: EntityManager): Promise<StatsRow> {
     const [row] = await sqlRows<StatsRow>(
@@ -33,7 +33,7 @@ export class AdminRepository {
       `SELECT (SELECT count(*) FROM games)::int AS "totalGames",
               g.total_groups AS "totalGroups", g.total_active_members AS "totalActiveMembers",
               (SELECT coalesce(sum(day.n), 0) FROM games ga
-                CROSS JOIN LATERAL (SELECT count(*) AS n FROM audit_entries a WHERE a.game_id = ga.id
+                CROSS JOIN LATERAL (SELECT count(*) AS n FROM journal a WHERE a.game_id = ga.id AND a.action IS NOT NULL
                                       AND a.created_at >= now() - interval '24 hours' AND a.created_at <= now()) day)::int
                 AS "totalAuditEntriesLast24h"
        FROM (SELECT count(*)::int AS total_groups, coalesce(sum(${memberCountSql('g')}), 0)::int AS total_active_members
@@ -44,7 +44,7 @@ export class AdminRepository {
 
   /**
    * The newest entries of every game, soft-deleted groups included: each game's newest `limit` from
-   * its range of audit_entries_game_order (index-only), merged newest first, and only the `limit`
+   * its range of journal_game_audit (index-only), merged newest first, and only the `limit`
    * kept read in full. Every entry has a game, so no entry is left out.
    */
   latestAudit(m: EntityManager, limit: number): Promise<AdminAuditRow[]> {
@@ -52,10 +52,10 @@ export class AdminRepository {
       m,
       `SELECT ${ADMIN_AUDIT_COLUMNS}
        FROM (SELECT e.id FROM games g
-             CROSS JOIN LATERAL (SELECT x.id, x.created_at FROM audit_entries x WHERE x.game_id = g.id
+             CROSS JOIN LATERAL (SELECT x.id, x.created_at FROM journal x WHERE x.game_id = g.id AND x.action IS NOT NULL
                                  ORDER BY x.created_at DESC, x.id DESC LIMIT $1) e
              ORDER BY e.created_at DESC, e.id DESC LIMIT $1) newest
-       JOIN audit_entries a ON a.id = newest.id ${ADMIN_AUDIT_JOINS}
+       JOIN journal a ON a.id = newest.id AND a.action IS NOT NULL ${ADMIN_AUDIT_JOINS}
        ORDER BY a.created_at DESC, a.id DESC`,
       [limit],
     );
@@ -66,15 +66,16 @@ export class AdminRepository {
     const [column, value] = 'gameId' in scope ? ['game_id', scope.gameId] : ['group_id', scope.groupId];
     const [row] = await sqlRows<{ createdAt: Date }>(
       m,
-      `SELECT created_at AS "createdAt" FROM audit_entries WHERE id = $1 AND ${column} = $2`,
+      `SELECT a.created_at AS "createdAt" FROM journal a WHERE a.id = $1 AND a.${column} = $2 AND a.action IS NOT NULL`,
       [id, value],
     );
     return row?.createdAt ?? null;
   }
 
   /**
-   * A page newest first, `limit + 1` rows, on audit_entries_game_order or audit_entries_group_order;
-   * the filters narrow the walk down that index.
+   * A page newest first, `limit + 1` rows, on journal_game_audit or journal_group_audit; the filters
+   * narrow the walk down that index. `a.action IS NOT NULL`, written out, is what lets the planner use
+   * those partial indexes, and keeps out the rows that are events only.
    */
   search(m: EntityManager, s: AuditSearch): Promise<AdminAuditRow[]> {
     const params: unknown[] = [s.limit + 1];
@@ -95,8 +96,8 @@ export class AdminRepository {
     if (s.targetId !== undefined) where.push(`a.target_id = ${add(s.targetId)}`);
     return sqlRows<AdminAuditRow>(
       m,
-      `SELECT ${ADMIN_AUDIT_COLUMNS} FROM audit_entries a ${ADMIN_AUDIT_JOINS}
-       WHERE ${where.join(' AND ')}
+      `SELECT ${ADMIN_AUDIT_COLUMNS} FROM journal a ${ADMIN_AUDIT_JOINS}
+       WHERE a.action IS NOT NULL AND ${where.join(' AND ')}
        ORDER BY a.created_at DESC, a.id DESC LIMIT $1`,
       params,
     );

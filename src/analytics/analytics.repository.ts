@@ -187,7 +187,8 @@ export class AnalyticsRepository {
    * Audit entries of the game's groups (soft-deleted ones included) per UTC weekday and hour.
    * The entries are first counted per hour since the epoch (plain arithmetic on the epoch, no
    * time zone in play), then those few hours are folded into the 7 × 24 grid; 1970-01-01 was a
-   * Thursday (day 4).
+   * Thursday (day 4). The game's range of journal_game_audit, whose predicate `a.action IS NOT NULL`
+   * is written out for the planner to use it (and keeps out the rows that are events only).
    */
   async activity(m: EntityManager, gameId: string, range: TimeRange): Promise<ActivityRow> {
     const params: unknown[] = [gameId];
@@ -195,8 +196,8 @@ export class AnalyticsRepository {
       m,
       `WITH hours AS (
          SELECT floor(date_part('epoch', a.created_at) / 3600)::bigint AS hour, count(*) AS n
-         FROM audit_entries a
-         WHERE a.game_id = $1 AND a.group_id IS NOT NULL${rangeClause('a.created_at', range, params)}
+         FROM journal a
+         WHERE a.game_id = $1 AND a.action IS NOT NULL AND a.group_id IS NOT NULL${rangeClause('a.created_at', range, params)}
          GROUP BY 1
        ), counts AS (
          SELECT ((hour / 24 + 4) % 7)::int AS d, (hour % 24)::int AS h, sum(n) AS n FROM hours GROUP BY 1, 2

@@ -14,22 +14,24 @@ type PageRow = AuditRow & { found: boolean; beforeFound: boolean };
 @Injectable()
 export class AuditRepository {
   /**
-   * Newest first on audit_entries_group_order, in ONE statement: the group check (live, this
-   * game), the entry a `before` id names (it must be of this group) and the page itself. A page of
-   * a long history costs one index descent wherever it starts.
+   * Newest first on journal_group_audit, in ONE statement: the group check (live, this game), the
+   * entry a `before` id names (it must be of this group) and the page itself. A page of a long
+   * history costs one index descent wherever it starts. `action IS NOT NULL` is written on every
+   * journal alias: it keeps out the rows that are events only, and it is what lets the planner use
+   * the partial index.
    */
   async groupPage(
     ds: DataSource,
     opts: { gameId: string; groupId: string; start: AuditStart; actions?: string[]; limit: number },
   ): Promise<GroupAuditPage> {
     const params: unknown[] = [opts.groupId, opts.gameId, opts.limit + 1];
-    const where = ['f.found', 'a.group_id = $1'];
+    const where = ['f.found', 'a.group_id = $1', 'a.action IS NOT NULL'];
     let variant = '';
     let before = 'NULL::timestamptz AS b_at, NULL::uuid AS b_id, true AS "beforeFound" FROM (SELECT 1) one';
     if ('beforeId' in opts.start) {
       params.push(opts.start.beforeId);
       before = `b.created_at AS b_at, b.id AS b_id, b.id IS NOT NULL AS "beforeFound"
-        FROM (SELECT 1) one LEFT JOIN audit_entries b ON b.id = $${params.length} AND b.group_id = $1`;
+        FROM (SELECT 1) one LEFT JOIN journal b ON b.id = $${params.length} AND b.group_id = $1 AND b.action IS NOT NULL`;
       where.push('(a.created_at, a.id) < (f.b_at, f.b_id)');
       variant += 'i';
     } else if ('beforeAt' in opts.start) {
@@ -50,7 +52,7 @@ export class AuditRepository {
        FROM (SELECT EXISTS (SELECT 1 FROM groups g WHERE g.id = $1 AND g.game_id = $2 AND g.soft_deleted_at IS NULL) AS found,
                     ${before}) f
        LEFT JOIN LATERAL (
-         SELECT ${AUDIT_COLUMNS} FROM audit_entries a WHERE ${where.join(' AND ')}
+         SELECT ${AUDIT_COLUMNS} FROM journal a WHERE ${where.join(' AND ')}
          ORDER BY a.created_at DESC, a.id DESC LIMIT $3) p ON true`,
       params,
     );

@@ -66,4 +66,19 @@ describe('admin audit across games: the merge of per-game ranges', () => {
     expect(r.status).toBe(200);
     expect(r.body.totalAuditEntriesLast24h).toBe(inLast24h);
   });
+
+  it('both read the journal, its audit entries only', async () => {
+    const [{ game_id }] = await t.db.query<{ game_id: string }>('SELECT game_id FROM audit_entries WHERE id = $1', [entries[1].id]);
+    // the newest entry in the window, which audit_entries still holds: only a reader of the journal leaves it out
+    await t.db.query('DELETE FROM journal WHERE id = $1', [entries[1].id]);
+    // the newest row in the window, an event only: never an audit entry
+    await t.db.query(
+      `INSERT INTO journal (id, game_id, created_at, type, body, names)
+       VALUES (gen_random_uuid(), $1, now() - interval '1 minute', 'member.joined', '{}', '{}')`,
+      [game_id],
+    );
+    const r = await t.http.get('/v1/admin/audit?limit=5').set(asAdmin);
+    expect(r.body.items.map((i: { id: string }) => i.id)).toEqual([entries[0], ...entries.slice(2, 6)].map((e) => e.id));
+    expect((await t.http.get('/v1/admin/stats').set(asAdmin)).body.totalAuditEntriesLast24h).toBe(inLast24h - 1);
+  });
 });

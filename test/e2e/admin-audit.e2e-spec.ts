@@ -198,6 +198,35 @@ describe('GET /v1/admin/games/:gameId/audit', () => {
     expectError(await audit(`?before=${randomUUID()}`), 400, 'bad_request', 'before');
   });
 
+  it('the game and group routes read the journal, its audit entries only', async () => {
+    const game = (await newGame(t, 'journal')).gameId;
+    const group = randomUUID();
+    await t.db.query(`INSERT INTO groups (id, game_id, kind, name, visibility) VALUES ($1, $2, 'guild', 'Read', 'public')`, [group, game]);
+    const entries = [randomUUID(), randomUUID(), randomUUID()];
+    for (const [i, id] of entries.entries()) {
+      await t.db.query(`INSERT INTO audit_entries (id, game_id, group_id, action, created_at) VALUES ($1, $2, $3, 'member.joined', $4)`, [
+        id,
+        game,
+        group,
+        T(i),
+      ]);
+    }
+    // audit_entries still holds it: only a reader of the journal leaves it out
+    await t.db.query('DELETE FROM journal WHERE id = $1', [entries[1]]);
+    // the newest row of the group, an event only: never an audit entry
+    const [event] = await t.db.query<{ id: string }>(
+      `INSERT INTO journal (id, game_id, group_id, created_at, type, body, names)
+       VALUES (gen_random_uuid(), $1, $2, $3, 'member.joined', '{}', '{}') RETURNING id`,
+      [game, group, T(9)],
+    );
+    for (const path of [`/v1/admin/games/${game}/audit`, `/v1/admin/games/${game}/groups/${group}/audit`]) {
+      expect(ids((await t.http.get(path).set(asAdmin)).body.items)).toEqual([entries[2], entries[0]]);
+      for (const before of [entries[1], event.id]) {
+        expectError(await t.http.get(`${path}?before=${before}`).set(asAdmin), 400, 'bad_request', 'before');
+      }
+    }
+  });
+
   it('404 only for an unknown (or malformed) game; a game with no entries is 200 with items []', async () => {
     expectError(await audit('', randomUUID()), 404, 'not_found');
     expectError(await audit('', 'not-a-uuid'), 404, 'not_found');

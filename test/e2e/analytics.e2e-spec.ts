@@ -415,6 +415,30 @@ describe('admin analytics', () => {
       );
     });
 
+    it("reads the journal's audit entries only", async () => {
+      const [{ id, group_id }] = await t.db.query<{ id: string; group_id: string }>(
+        `SELECT id, group_id FROM audit_entries WHERE game_id = $1 AND created_at = '2024-06-05T07:00:00.000Z'`,
+        [gameId],
+      );
+      // audit_entries still holds it: only a reader of the journal leaves it out
+      await t.db.query('DELETE FROM journal WHERE id = $1', [id]);
+      // an event only, in a group of the game: never an audit entry
+      await t.db.query(
+        `INSERT INTO journal (id, game_id, group_id, created_at, type, body, names)
+         VALUES (gen_random_uuid(), $1, $2, '2024-06-05T08:00:00.000Z', 'member.joined', '{}', '{}')`,
+        [gameId, group_id],
+      );
+      const r = await activity();
+      expect(r.body.totalEvents).toBe(4);
+      expect(r.body.cells).toEqual(
+        grid([
+          [0, 0, 2],
+          [6, 23, 1],
+          [1, 13, 1],
+        ]),
+      );
+    });
+
     it('an empty game has an all-zero 7 × 24 grid', async () => {
       const empty = await game('activity empty');
       const r = await get(`/v1/admin/games/${empty}/analytics/member-activity`);

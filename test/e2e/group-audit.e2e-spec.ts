@@ -286,6 +286,22 @@ describe('GET /v1/groups/:id/audit', () => {
       expectError(await audit(a.id, `?before=${theirEntry}`), 400, 'bad_request');
     });
 
+    it('the log is read from the journal, its audit entries only', async () => {
+      const g = await createGroup();
+      await insertEntries(g.id, 3, '2030-01-01T00:00:00.000Z');
+      const [gone, ...kept] = await dbEntries(g.id);
+      // audit_entries still holds it: only a reader of the journal leaves it out
+      await t.db.query('DELETE FROM journal WHERE id = $1', [gone]);
+      // the newest row of the group, an event only: never an audit entry
+      const [event] = await t.db.query<{ id: string }>(
+        `INSERT INTO journal (id, game_id, group_id, created_at, type, body, names)
+         VALUES (gen_random_uuid(), $1, $2, '2031-01-01T00:00:00.000Z', 'member.joined', '{}', '{}') RETURNING id`,
+        [gameId, g.id],
+      );
+      expect((await walk(g.id, 2)).ids).toEqual(kept);
+      for (const before of [gone, event.id]) expectError(await audit(g.id, `?before=${before}`), 400, 'bad_request');
+    });
+
     it.each([['garbage'], ['12345'], ['2024-13-45T00:00:00Z'], ['yesterday'], [''], ['2024-06-01T12:00:00Zjunk']])(
       'a garbage before %p is 400 naming before',
       async (before) => {
