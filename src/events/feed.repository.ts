@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { journalKey } from '../common/ids';
 import { SETTINGS } from '../config/settings.module';
 import type { Settings } from '../config/settings';
+import { eventIdSql, isEventSql } from '../db/journal-sql';
 import { confirmedRows, sqlRows } from '../db/sql';
 import type { SvcEvent } from './event';
 import { comparePositions, FEED_START, parseSnapshot, positionOf, type FeedPosition, type TxSnapshot } from './feed-position';
@@ -88,7 +90,7 @@ const toEvent = (r: Row): FeedEvent => ({ body: r.body, position: positionOf(r),
 const POSITION = (o: string) => `${o}.era, ${o}.xid::text AS xid, ${o}.seq::text AS seq`;
 const STORED_AT = (o: string) => `extract(epoch FROM ${o}.created_at)::float8 * 1000 AS stored_at`;
 
-/** The feed's queries, each on an index whose order is the feed's: (game_id | group_id, xid, seq). */
+/** The feed's queries, each on a journal index whose order is the feed's: (game_id | group_id, era, xid, seq). */
 @Injectable()
 export class FeedRepository {
   constructor(
@@ -100,9 +102,9 @@ export class FeedRepository {
   async positionOfEvent(gameId: string, eventId: string): Promise<FeedPosition | null> {
     const [row] = await sqlRows<{ era: number; xid: string; seq: string }>(
       this.ds.manager,
-      `SELECT ${POSITION('o')} FROM outbox_events o
-       WHERE o.id = $1 AND o.game_id = $2 AND o.created_at >= now() - make_interval(days => $3)`,
-      [eventId, gameId, this.settings.eventRetentionDays],
+      `SELECT ${POSITION('o')} FROM journal o
+       WHERE o.id = $1 AND o.game_id = $2 AND ${isEventSql('o')} AND o.created_at >= now() - make_interval(days => $3)`,
+      [journalKey(eventId), gameId, this.settings.eventRetentionDays],
     );
     return row ? positionOf(row) : null;
   }
@@ -117,7 +119,7 @@ export class FeedRepository {
    * rather than parsing a thousand bodies only to serialise them again, and reads nothing else.
    */
   pageText(scope: FeedScope, after: FeedPosition, limit: number): Promise<{ id: string; json: string }[]> {
-    return this.pageRows('p.id, p.body::text AS json', scope, after, limit);
+    return this.pageRows(`${eventIdSql('p')} AS id, p.body::text AS json`, scope, after, limit);
   }
 
   private pageRows<R>(columns: string, scope: FeedScope, after: FeedPosition, limit: number): Promise<R[]> {
@@ -136,8 +138,8 @@ export class FeedRepository {
       // event of the game instead of walking the index, and that must not also decode every body.
       // Ordered by the columns, not by the text the select list gives the same names.
       `SELECT ${columns} FROM (
-         SELECT o.id, o.body, o.era, o.xid, o.seq, o.created_at FROM outbox_events o
-         WHERE ${scopeCondition} AND (o.era, o.xid, o.seq) > ($6::int, $2::xid8, $3::bigint) AND ${VISIBLE('o')}
+         SELECT o.id, o.body, o.era, o.xid, o.seq, o.created_at FROM journal o
+         WHERE ${scopeCondition} AND ${isEventSql('o')} AND (o.era, o.xid, o.seq) > ($6::int, $2::xid8, $3::bigint) AND ${VISIBLE('o')}
            AND o.created_at >= now() - make_interval(days => $5) ${typeCondition}
          ORDER BY o.era, o.xid, o.seq
          LIMIT $4
@@ -151,8 +153,8 @@ export class FeedRepository {
   async head(gameId: string): Promise<{ position: FeedPosition; id: string; storedAt: number } | null> {
     const [row] = await confirmedRows<{ id: string; era: number; xid: string; seq: string; stored_at: number }>(
       this.ds,
-      `SELECT o.id, ${POSITION('o')}, ${STORED_AT('o')} FROM outbox_events o
-       WHERE o.game_id = $1 AND ${VISIBLE('o')}
+      `SELECT ${eventIdSql('o')} AS id, ${POSITION('o')}, ${STORED_AT('o')} FROM journal o
+       WHERE o.game_id = $1 AND ${isEventSql('o')} AND ${VISIBLE('o')}
        ORDER BY o.era DESC, o.xid DESC, o.seq DESC LIMIT 1`,
       [gameId],
     );
@@ -183,23 +185,23 @@ export class FeedRepository {
        ), h AS MATERIALIZED (SELECT s.era, ${HORIZON} AS horizon FROM feed_state s)
        SELECT c.game_id AS "gameId", 'event' AS kind, e.body, ${POSITION('e')}, ${STORED_AT('e')}
        FROM c CROSS JOIN h CROSS JOIN LATERAL (
-         SELECT o.body, o.era, o.xid, o.seq, o.created_at FROM outbox_events o
-         WHERE o.game_id = c.game_id AND (o.era, o.xid, o.seq) > (c.era, c.xid, c.seq) AND (o.era, o.xid) < (h.era, h.horizon)
+         SELECT o.body, o.era, o.xid, o.seq, o.created_at FROM journal o
+         WHERE o.game_id = c.game_id AND ${isEventSql('o')} AND (o.era, o.xid, o.seq) > (c.era, c.xid, c.seq) AND (o.era, o.xid) < (h.era, h.horizon)
          ORDER BY o.era, o.xid, o.seq LIMIT $5
        ) e
        UNION ALL
        SELECT c.game_id, 'held', NULL, NULL, NULL, NULL, NULL
        FROM c CROSS JOIN h
        WHERE EXISTS (
-         SELECT 1 FROM outbox_events o
-         WHERE o.game_id = c.game_id AND (o.era, o.xid) >= (h.era, h.horizon) AND (o.era, o.xid, o.seq) > (c.era, c.xid, c.seq)
+         SELECT 1 FROM journal o
+         WHERE o.game_id = c.game_id AND ${isEventSql('o')} AND (o.era, o.xid) >= (h.era, h.horizon) AND (o.era, o.xid, o.seq) > (c.era, c.xid, c.seq)
        )
        UNION ALL
        SELECT c.game_id, 'lost', NULL, NULL, NULL, NULL, NULL
        FROM c
        WHERE c.sent_era > 0 AND c.sent_at >= extract(epoch FROM now() - make_interval(days => $10)) * 1000
          AND NOT EXISTS (
-           SELECT 1 FROM outbox_events o WHERE o.game_id = c.game_id AND (o.era, o.xid, o.seq) = (c.sent_era, c.sent_xid, c.sent_seq)
+           SELECT 1 FROM journal o WHERE o.game_id = c.game_id AND ${isEventSql('o')} AND (o.era, o.xid, o.seq) = (c.sent_era, c.sent_xid, c.sent_seq)
          )`,
       [
         cursors.map((c) => c.gameId),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Keyset } from '../common/pagination/keyset';
+import { eventKeySql, eventTypeSql } from '../db/journal-sql';
 import { sqlRows } from '../db/sql';
 import { readyAtSql } from './webhooks.repository';
 import type { DeliveryStatus } from './dto/delivery-log.dto';
@@ -28,7 +29,7 @@ export interface AttemptLogRow {
   durationMs: number;
 }
 
-const DELIVERY_COLUMNS = `x.id, x.event_id AS "eventId", o.type AS "eventType", x.status, x.attempts, x.created_at AS "createdAt",
+const DELIVERY_COLUMNS = `x.id, x.event_id AS "eventId", ${eventTypeSql('o')} AS "eventType", x.status, x.attempts, x.created_at AS "createdAt",
   ${readyAtSql('x')} AS "nextAttemptAt", x.last_attempt_at AS "lastAttemptAt", x.completed_at AS "completedAt",
   x.last_status AS "lastStatus", x.last_error AS "lastError"`;
 
@@ -52,7 +53,7 @@ export class DeliveryLogRepository {
     return sqlRows<DeliveryLogRow>(
       m,
       `SELECT ${DELIVERY_COLUMNS} FROM (${runs.join(' UNION ALL ')}) x
-       LEFT JOIN outbox_events o ON o.id = x.event_id
+       LEFT JOIN journal o ON o.id = ${eventKeySql('x.event_id')}
        ORDER BY x.created_at DESC, x.id DESC LIMIT $2`,
       params,
     );
@@ -64,7 +65,7 @@ export class DeliveryLogRepository {
       m,
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries x
        JOIN webhook_endpoints w ON w.id = x.endpoint_id
-       LEFT JOIN outbox_events o ON o.id = x.event_id
+       LEFT JOIN journal o ON o.id = ${eventKeySql('x.event_id')}
        WHERE x.id = $1 AND x.endpoint_id = $2 AND w.game_id = $3`,
       [deliveryId, endpointId, gameId],
     );

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
+import { eventKeySql } from '../db/journal-sql';
 import { sqlRows } from '../db/sql';
 import { AUTO_DISABLE_AFTER } from './backoff';
 import type { WebhookFormat } from './payload-formats';
@@ -188,7 +189,7 @@ export class WebhooksRepository {
               o.trace_context AS "traceContext"
        FROM claimed c
        JOIN webhook_endpoints w ON w.id = c.endpoint_id
-       LEFT JOIN outbox_events o ON o.id = c.event_id`,
+       LEFT JOIN journal o ON o.id = ${eventKeySql('c.event_id')}`,
       [room.endpointIds, room.inFlight, room.share, room.fairFree, room.borrowFree],
     );
   }

@@ -42,9 +42,11 @@ async function stop(t: TestApp): Promise<void> {
   await t.close();
 }
 
-/** Every stored event as if it had been dumped from a cluster ten million transactions further on. */
-const restoreFromFurtherOn = (db: TestDatabase) =>
-  db.query(`UPDATE outbox_events SET xid = (xid::text::bigint + 10000000)::text::xid8`);
+/** Every stored event (and its journal row, which the feed reads) as if dumped from a cluster ten million transactions further on. */
+const restoreFromFurtherOn = async (db: TestDatabase) => {
+  await db.query(`UPDATE outbox_events SET xid = (xid::text::bigint + 10000000)::text::xid8`);
+  await db.query(`UPDATE journal SET xid = (xid::text::bigint + 10000000)::text::xid8`);
+};
 
 const era = async (db: TestDatabase) => (await db.query<{ era: number }>('SELECT era FROM feed_state'))[0].era;
 
@@ -227,7 +229,7 @@ describe('a database that went back in time under a running instance', () => {
     const db = await database();
     const { t, base } = await app(db, { EVENT_RETENTION_DAYS: '1' });
     const g = await busyGame(t);
-    await db.query(`UPDATE outbox_events SET created_at = now() - interval '2 days' WHERE game_id = $1`, [g.gameId]);
+    for (const table of ['outbox_events', 'journal']) await db.query(`UPDATE ${table} SET created_at = now() - interval '2 days' WHERE game_id = $1`, [g.gameId]);
     const stream = await openSse(base, '/v1/events', g.auth);
     streams.push(stream);
     // As the hourly sweep would: the head the stream opened at is gone, stored before the window.

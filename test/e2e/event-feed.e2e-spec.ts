@@ -118,6 +118,7 @@ describe('GET /v1/events/feed', () => {
     expectError(await feed(g.auth, `?after=${'0'.repeat(24)}`), 410, 'events_expired');
     expectError(await feed(g.auth, `?after=${other.ids[0]}`), 410, 'events_expired');
     await t.db.query(`UPDATE outbox_events SET created_at = now() - interval '8 days' WHERE id = $1`, [g.ids[0]]);
+    await t.db.query(`UPDATE journal SET created_at = now() - interval '8 days' WHERE id = ($1 || '00000000')::uuid`, [g.ids[0]]);
     expectError(await feed(g.auth, `?after=${g.ids[0]}`), 410, 'events_expired');
     // The expired event is no longer served either, so a reader starting over never meets it again.
     expect((await settled(g.auth, '', 4)).body.items.map((e: { id: string }) => e.id)).toEqual(g.ids.slice(1));

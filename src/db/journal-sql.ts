@@ -1,0 +1,19 @@
+/**
+ * How the readers find an event in the journal (migration JournalHistory, docs/design/write-path.md
+ * section 3.1): its row is keyed by the event id's 12 bytes and four zero bytes.
+ */
+
+/** The journal key of the event whose 24-hex id the SQL expression `eventId` holds. */
+export const eventKeySql = (eventId: string): string => `(${eventId} || '00000000')::uuid`;
+
+/** The event id of journal row `j`: the first 12 bytes of its key. */
+export const eventIdSql = (j: string): string => `left(replace(${j}.id::text, '-', ''), 24)`;
+
+/**
+ * Journal row `j` holds an event still kept. `type` is what the feed indexes hold (an expired event
+ * keeps its type and place in them while its audit part stays); `body` is gone once it expired.
+ */
+export const isEventSql = (j: string): string => `${j}.type IS NOT NULL AND ${j}.body IS NOT NULL`;
+
+/** The event type of journal row `j`, null once the event expired (as when its row was gone). */
+export const eventTypeSql = (j: string): string => `CASE WHEN ${j}.body IS NOT NULL THEN ${j}.type END`;
