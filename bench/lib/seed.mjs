@@ -215,6 +215,17 @@ export async function seed(clients, s) {
       [s.longHistory, s.audit, GAME_ID, params.base, s.groups, s.users, actions],
     );
   });
+  // The readers read the journal, which holds the history as the migration JournalHistory copied it:
+  // each entry a row of its own under its id, with its names.
+  await step('the audit entries in the journal', () =>
+    c.query(
+      `INSERT INTO journal (id, game_id, group_id, created_at, action, actor_user_id, actor_pseudonym, target_id, payload, names)
+       SELECT id, game_id, group_id, created_at, action, actor_user_id, actor_pseudonym, target_id, payload,
+              svc_journal_names(actor_user_id, target_id, payload, NULL)
+       FROM audit_entries WHERE game_id = $1`,
+      [GAME_ID],
+    ),
+  );
 
   const offsets = friendOffsets(s);
   const friendRows = s.users * offsets.length * 2;

@@ -248,38 +248,55 @@ export class UserErasureRepository {
 }
 
 /**
- * The statement of {@link UserErasureRepository.pseudonymiseHistory}. The rows are found by the
- * indexes of their names (migration MentionNames: every string value and every object key, and an
- * audit entry's actor and target), and the JSON text's string tokens equal to an id are swapped
- * whole, object keys included (a token is quoted, so a longer string that contains the id is left
- * alone): ids, order and counts stay. Parameters: $1 game, $2 pseudonym, then the user's ids.
+ * The statement of {@link UserErasureRepository.pseudonymiseHistory}. The JSON text's string tokens
+ * equal to an id are swapped whole, object keys included (a token is quoted, so a longer string that
+ * contains the id is left alone): ids, order and counts stay. Parameters: $1 game, $2 pseudonym,
+ * then the user's ids.
+ *
+ * The journal, which this release reads, is rewritten directly: its candidates are the rows whose
+ * names hold an id's hash (journal_names), each decided exactly per part, which gives the counts
+ * (an audit entry that named the user; an event still kept that did). Every candidate's names are
+ * computed again from what it holds after the rewrite, so no hash of an id stays behind, even on a
+ * row that named the user only in an event already expired. audit_entries and outbox_events,
+ * which release 1.2.0 reads, are rewritten as before, found by the indexes of their names
+ * (migration MentionNames); their triggers then write the same parts into the journal again.
  */
 export function pseudonymiseStatement(s: Subject): { sql: string; params: unknown[] } {
   const ids = idsOf(s);
   const refs = ids.map((_, i) => `$${i + 3}::text`);
   const named = (names: string) => refs.map((r) => `${names} @> jsonb_build_array(${r})`).join(' OR ');
   const swap = (doc: string) => refs.reduce((text, r) => `replace(${text}, to_jsonb(${r})::text, to_jsonb($2::text)::text)`, `${doc}::text`) + '::jsonb';
-  const actor = s.svcUserId ? `a.actor_user_id = $4::uuid` : 'false';
+  const actorIs = (a: string) => (s.svcUserId ? `${a}.actor_user_id = $4::uuid` : 'false');
+  const target = (a: string) => `CASE WHEN ${a}.target_id IN (${refs.join(', ')}) THEN $2 ELSE ${a}.target_id END`;
+  const actor = (a: string) => `CASE WHEN ${actorIs(a)} THEN NULL ELSE ${a}.actor_user_id END`;
+  const pseudonym = (a: string) => `CASE WHEN ${actorIs(a)} THEN $2 ELSE ${a}.actor_pseudonym END`;
   return {
-    sql: `WITH audit AS (
+    sql: `WITH candidates AS MATERIALIZED (
+         SELECT j.id,
+                j.action IS NOT NULL AND (${named('svc_audit_names(j.actor_user_id, j.target_id, j.payload)')}) AS in_audit,
+                j.body IS NOT NULL AND (${named('svc_names(j.body)')}) AS in_event
+         FROM journal j
+         WHERE j.names && ARRAY[${refs.map((r) => `svc_name_hash(${r})`).join(', ')}] AND j.game_id = $1
+       ), journal_rows AS (
+         UPDATE journal j SET
+           payload = ${swap('j.payload')}, target_id = ${target('j')}, actor_pseudonym = ${pseudonym('j')}, actor_user_id = ${actor('j')},
+           body = ${swap('j.body')},
+           names = svc_journal_names(${actor('j')}, ${target('j')}, ${swap('j.payload')}, ${swap('j.body')})
+         FROM candidates c WHERE j.id = c.id
+       ), audit AS (
          UPDATE audit_entries a SET
-           payload = ${swap('a.payload')},
-           target_id = CASE WHEN a.target_id IN (${refs.join(', ')}) THEN $2 ELSE a.target_id END,
-           actor_pseudonym = CASE WHEN ${actor} THEN $2 ELSE a.actor_pseudonym END,
-           actor_user_id = CASE WHEN ${actor} THEN NULL ELSE a.actor_user_id END
+           payload = ${swap('a.payload')}, target_id = ${target('a')}, actor_pseudonym = ${pseudonym('a')}, actor_user_id = ${actor('a')}
          WHERE a.game_id = $1 AND (${named('svc_audit_names(a.actor_user_id, a.target_id, a.payload)')})
-         RETURNING 1
        ), events AS (
          UPDATE outbox_events o SET body = ${swap('o.body')}
          WHERE o.game_id = $1 AND (${named('svc_names(o.body)')})
-         RETURNING 1
        ), operator_actions AS (
          UPDATE operator_audit x SET
            details = ${swap('x.details')},
            target_id = CASE WHEN x.target_id IN (${refs.join(', ')}) THEN $2 ELSE x.target_id END
          WHERE x.game_id = $1 AND (x.target_id IN (${refs.join(', ')}) OR ${named('svc_names(x.details)')})
        )
-       SELECT (SELECT count(*) FROM audit)::int AS audit, (SELECT count(*) FROM events)::int AS events`,
+       SELECT count(*) FILTER (WHERE in_audit)::int AS audit, count(*) FILTER (WHERE in_event)::int AS events FROM candidates`,
     params: [s.gameId, s.pseudonym, ...ids],
   };
 }

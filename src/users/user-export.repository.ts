@@ -126,11 +126,11 @@ export const exportQueries = {
 
   /**
    * Entries naming the user (external id, or internal id as text) as their actor, their target, or
-   * a string value or object key of their payload (audit_entries_names), of this game, oldest
-   * first; the writer keeps those that are the user's (names-user.ts). See {@link mentioning}.
+   * a string value or object key of their payload, of this game, oldest first; the writer keeps
+   * those that are the user's (names-user.ts). See {@link mentioning}.
    */
   audit: (s: ExportSubject): SectionQuery => {
-    const found = mentioning('audit_entries', 'svc_audit_names(a.actor_user_id, a.target_id, a.payload)', 'a', s);
+    const found = mentioning('a.payload IS NOT NULL', 'svc_audit_names(a.actor_user_id, a.target_id, a.payload)', 'a', s);
     return {
       sql: `WITH named AS MATERIALIZED (${found.sql})
             SELECT ${AUDIT_COLUMNS} FROM named a WHERE a.game_id = $1 ORDER BY a.created_at, a.id`,
@@ -139,9 +139,9 @@ export const exportQueries = {
   },
 
   /**
-   * Events whose body holds the external or internal id as a string value or an object key anywhere
-   * (outbox_events_names), of this game, in feed order, as the stored text; the writer keeps those
-   * that are the user's (names-user.ts). See {@link mentioning}.
+   * Events still kept whose body holds the external or internal id as a string value or an object
+   * key anywhere, of this game, in feed order, as the stored text; the writer keeps those that are
+   * the user's (names-user.ts). See {@link mentioning}.
    */
   /** Reports the user filed (reports_reporter), oldest first. */
   reportsFiled: (s: ExportSubject): SectionQuery => ({
@@ -165,7 +165,7 @@ export const exportQueries = {
   }),
 
   events: (s: ExportSubject): SectionQuery => {
-    const found = mentioning('outbox_events', 'svc_names(o.body)', 'o', s);
+    const found = mentioning('o.body IS NOT NULL', 'svc_names(o.body)', 'o', s);
     return {
       sql: `WITH named AS MATERIALIZED (${found.sql})
             SELECT o.body::text AS json FROM named o WHERE o.game_id = $1 ORDER BY o.era, o.xid, o.seq`,
@@ -175,20 +175,24 @@ export const exportQueries = {
 };
 
 /**
- * The rows of `table` whose names hold the user's external id or internal id (as text), found by
- * the table's GIN index of names, by that condition alone. The game and the order are applied
- * to what it found, in the query around it (a MATERIALIZED CTE, planned on its own): with the game
- * or the order in the same statement, the planner may prefer walking the game's whole history in
- * order and testing each row, its estimate of the containment being a guess. Rows naming the same
+ * The journal rows whose part names the user's external id or internal id (as text) among
+ * `mentions`. Found by the journal's GIN index of the names' hashes (journal_names), by that
+ * condition alone, then tested exactly on those candidates: a row's names are those of both its
+ * parts, and a hash may collide. `part` says the row holds the part by the column it never lacks
+ * (an audit entry's payload, a kept event's body), not by the audit's or the feed's partial index
+ * predicate, which leads the planner to add a walk of that whole index to the search by names.
+ * The game and the order are applied to what it found, in the query around it (a MATERIALIZED
+ * CTE, planned on its own): with the game or the order in the same statement, the planner may
+ * prefer walking the game's whole history in order and testing each row. Rows naming the same
  * ids in another game are read and dropped, which costs only when the ids recur across games.
  * Parameters: $1 game, $2 external id, $3 internal id (when the user has one).
  */
-function mentioning(table: string, mentions: string, alias: string, s: ExportSubject): SectionQuery {
-  const named = s.svcUserId
-    ? `${mentions} @> jsonb_build_array($2::text) OR ${mentions} @> jsonb_build_array($3::text)`
-    : `${mentions} @> jsonb_build_array($2::text)`;
+function mentioning(part: string, mentions: string, alias: string, s: ExportSubject): SectionQuery {
+  const refs = s.svcUserId ? ['$2::text', '$3::text'] : ['$2::text'];
   return {
-    sql: `SELECT ${alias}.* FROM ${table} ${alias} WHERE ${named}`,
+    sql: `SELECT ${alias}.* FROM journal ${alias}
+          WHERE ${alias}.names && ARRAY[${refs.map((r) => `svc_name_hash(${r})`).join(', ')}] AND ${part}
+            AND (${refs.map((r) => `${mentions} @> jsonb_build_array(${r})`).join(' OR ')})`,
     params: s.svcUserId ? [s.gameId, s.userId, s.svcUserId] : [s.gameId, s.userId],
   };
 }

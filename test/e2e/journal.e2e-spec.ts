@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { removeExpiredEvents } from '../../src/sweeper/sweeper.service';
 import { AUTO, befriend, friendsGame, uid, type FriendsGame } from '../helpers/friends';
-import { expectJournalMirrors, journalRows } from '../helpers/journal';
+import { expectJournalMirrors, journalRows, type JournalRow } from '../helpers/journal';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -99,6 +99,34 @@ it('an erasure rewrites the journal\'s copies as it rewrites the audit entries a
     expect(row.names).not.toContain(eveHash);
     expect(row.names).not.toContain(internalHash);
   }
+});
+
+it('the export and the erasure read a change that only the journal holds, as a release writing the journal alone leaves it', async () => {
+  const g = await friendsGame(t, AUTO);
+  const eve = uid('eve');
+  await groupWith(g, eve, ['hal']);
+  const [{ id }] = await t.db.query<{ id: string }>(
+    `INSERT INTO journal (id, game_id, action, target_id, payload, type, body, names)
+     SELECT k, $1, 'game.user.banned', $2, p, 'game.user.banned', b, svc_journal_names(NULL, $2, p, b)
+     FROM (SELECT svc_uuidv7() AS k, jsonb_build_object('userId', $2::text) AS p, jsonb_build_object('type', 'game.user.banned', 'userId', $2::text) AS b) x
+     RETURNING id`,
+    [g.gameId, eve],
+  );
+  const eveHash = await hashOf(eve);
+
+  const exported = await g.get(`/v1/users/${eve}/export`);
+  expect(exported.status).toBe(200);
+  expect(exported.body.audit.map((a: { id: string }) => a.id)).toContain(id);
+  expect(exported.body.events.map((e: { type: string }) => e.type)).toContain('game.user.banned');
+
+  expect((await g.del(`/v1/users/${eve}`)).status).toBeLessThan(300);
+
+  const [row] = await t.db.query<JournalRow>(`SELECT * FROM journal WHERE id = $1`, [id]);
+  expect(JSON.stringify(row)).not.toContain(eve);
+  expect(row.target_id).toMatch(/^erased_/);
+  expect(row.body).toEqual({ type: 'game.user.banned', userId: row.target_id });
+  expect(row.names).not.toContain(eveHash);
+  expect(row.names).toContain(await hashOf(row.target_id!));
 });
 
 it('retention empties an event\'s copy, and deletes a row that has no audit part', async () => {

@@ -312,15 +312,15 @@ describe('the rows to rewrite are found by the indexes of names', () => {
     // Other players' history, and some of eve's: each table as a game's history is, mostly about others.
     await t.db.query(
       `INSERT INTO audit_entries (id, game_id, group_id, action, target_id, payload)
-       SELECT svc_uuidv7(), $1, $2, 'member.updated', CASE WHEN n % 50 = 0 THEN 'eve' ELSE 'p' || n END,
+       SELECT svc_uuidv7(), $1, $2, 'member.updated', CASE WHEN n % 400 = 0 THEN 'eve' ELSE 'p' || n END,
          jsonb_build_object('memberId', gen_random_uuid(), 'after', jsonb_build_object('metadata', jsonb_build_object('rivals', jsonb_build_object('p' || (n + 1), 'sworn'))))
-       FROM generate_series(1, 8000) n`,
+       FROM generate_series(1, 30000) n`,
       [g.gameId, groupId],
     );
     await t.db.query(
       `INSERT INTO outbox_events (id, game_id, group_id, type, body)
-       SELECT e.id, $1, $2, 'member.updated', jsonb_build_object('id', e.id, 'type', 'member.updated', 'member', jsonb_build_object('userId', CASE WHEN n % 50 = 0 THEN 'eve' ELSE 'p' || n END))
-       FROM generate_series(1, 8000) n, LATERAL (SELECT substr(md5(random()::text || n), 1, 24) AS id) e`,
+       SELECT e.id, $1, $2, 'member.updated', jsonb_build_object('id', e.id, 'type', 'member.updated', 'member', jsonb_build_object('userId', CASE WHEN n % 400 = 0 THEN 'eve' ELSE 'p' || n END))
+       FROM generate_series(1, 30000) n, LATERAL (SELECT substr(md5(random()::text || n), 1, 24) AS id) e`,
       [g.gameId, groupId],
     );
     await t.db.query(
@@ -328,7 +328,7 @@ describe('the rows to rewrite are found by the indexes of names', () => {
        SELECT 'root', 'member.kicked', $1, 'p' || n, jsonb_build_object('groupId', $2::text, 'reason', 'spam') FROM generate_series(1, 3000) n`,
       [g.gameId, groupId],
     );
-    await t.db.query('ANALYZE audit_entries, outbox_events, operator_audit');
+    await t.db.query('ANALYZE journal, audit_entries, outbox_events, operator_audit');
 
     const { sql, params } = pseudonymiseStatement({ gameId: g.gameId, externalUserId: 'eve', svcUserId, pseudonym: 'erased_00000000000000000000000000000000' });
     const [row] = await t.db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
@@ -336,7 +336,7 @@ describe('the rows to rewrite are found by the indexes of names', () => {
     if (process.env.SHOW_PLANS) console.log(JSON.stringify(row['QUERY PLAN'][0].Plan, null, 1));
     expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name'])).toEqual([]);
     const indexes = new Set(nodes.map((n) => n['Index Name']).filter(Boolean));
-    expect([...indexes].filter((i) => /_names$/.test(i!)).sort()).toEqual(['audit_entries_names', 'operator_audit_names', 'outbox_events_names']);
+    expect([...indexes].filter((i) => /_names$/.test(i!)).sort()).toEqual(['audit_entries_names', 'journal_names', 'operator_audit_names', 'outbox_events_names']);
   });
 });
 
