@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { GroupsRepository } from '../../src/groups/groups.repository';
 import { removeExpiredEvents } from '../../src/sweeper/sweeper.service';
 import { AUTO, befriend, friendsGame, uid, type FriendsGame } from '../helpers/friends';
 import { expectJournalMirrors, journalRows, type JournalRow } from '../helpers/journal';
@@ -107,8 +108,10 @@ it('the export and the erasure read a change that only the journal holds, as a r
   await groupWith(g, eve, ['hal']);
   const [{ id }] = await t.db.query<{ id: string }>(
     `INSERT INTO journal (id, game_id, action, target_id, payload, type, body, names)
-     SELECT k, $1, 'game.user.banned', $2, p, 'game.user.banned', b, svc_journal_names(NULL, $2, p, b)
-     FROM (SELECT svc_uuidv7() AS k, jsonb_build_object('userId', $2::text) AS p, jsonb_build_object('type', 'game.user.banned', 'userId', $2::text) AS b) x
+     SELECT (e || '00000000')::uuid, $1::uuid, 'game.user.banned', $2, p, 'game.user.banned', b, svc_journal_names(NULL, $2, p, b)
+     FROM (SELECT left(replace(svc_uuidv7()::text, '-', ''), 24) AS e) k,
+       LATERAL (SELECT jsonb_build_object('userId', $2::text) AS p,
+         jsonb_build_object('id', e, 'type', 'game.user.banned', 'gameId', $1::text, 'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'userId', $2::text) AS b) x
      RETURNING id`,
     [g.gameId, eve],
   );
@@ -124,7 +127,7 @@ it('the export and the erasure read a change that only the journal holds, as a r
   const [row] = await t.db.query<JournalRow>(`SELECT * FROM journal WHERE id = $1`, [id]);
   expect(JSON.stringify(row)).not.toContain(eve);
   expect(row.target_id).toMatch(/^erased_/);
-  expect(row.body).toEqual({ type: 'game.user.banned', userId: row.target_id });
+  expect(row.body).toMatchObject({ type: 'game.user.banned', userId: row.target_id });
   expect(row.names).not.toContain(eveHash);
   expect(row.names).toContain(await hashOf(row.target_id!));
 });
@@ -149,8 +152,15 @@ it('a purged group\'s history leaves the journal; its events still within retent
   const groupId = await groupWith(g, 'kit', ['lu']);
   await t.db.query(`UPDATE outbox_events SET created_at = now() - interval '30 days' WHERE game_id = $1 AND type = 'group.created'`, [g.gameId]);
   await removeExpiredEvents(t.app.get(DataSource).manager, 7);
+  // And an entry only the journal holds, as a release writing the journal alone leaves it.
+  await t.db.query(
+    `INSERT INTO journal (id, game_id, group_id, action, target_id, payload, names) VALUES (svc_uuidv7(), $1, $2::uuid, 'group.updated', $2::text, '{}', '{}')`,
+    [g.gameId, groupId],
+  );
 
-  await t.db.query(`DELETE FROM groups WHERE id = $1`, [groupId]);
+  await t.db.query(`UPDATE groups SET soft_deleted_at = now() - interval '1 minute' WHERE id = $1`, [groupId]);
+  const purged = await t.app.get(GroupsRepository).purgeSoftDeleted(t.app.get(DataSource).manager, 0);
+  expect(purged).toBeGreaterThan(0);
 
   const journal = await journalRows(t.db, g.gameId);
   expect(journal.filter((r) => r.group_id === groupId && r.action !== null)).toEqual([]);
