@@ -532,7 +532,7 @@ describe('scale-out: two server processes on one database', () => {
       const [s] = await db.query<Snapshot>(
         `SELECT
            (SELECT coalesce(array_agg(pid), '{}') FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'DELETE FROM groups%') AS deleting,
+             WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query ILIKE '%DELETE FROM groups%') AS deleting,
            (SELECT coalesce(array_agg(pid), '{}') FROM pg_locks
              WHERE locktype = 'advisory' AND classid = $1::oid AND objid = $2::oid AND objsubid = 1 AND granted
                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS holders,

@@ -68,7 +68,7 @@ describe('hourly sweeper', () => {
         (r) => r,
         (err: unknown) => err,
       );
-      await waitFor(async () => (await backends(`wait_event_type = 'Lock' AND query LIKE 'DELETE FROM groups%'`)).length === 1);
+      await waitFor(async () => (await backends(`wait_event_type = 'Lock' AND query LIKE '%DELETE FROM groups%'`)).length === 1);
       return { sweeping, blocker };
     }
 
@@ -87,7 +87,7 @@ describe('hourly sweeper', () => {
       const { sweeping, blocker } = await sweepHeldByPurge();
       try {
         // One connection holds the sweep lock and runs the purge.
-        const [sweeper] = await backends(`wait_event_type = 'Lock' AND query LIKE 'DELETE FROM groups%'`);
+        const [sweeper] = await backends(`wait_event_type = 'Lock' AND query LIKE '%DELETE FROM groups%'`);
         await t.db.query('SELECT pg_terminate_backend($1)', [sweeper]);
         const err = await sweeping;
         expect(err).toBeInstanceOf(Error);
