@@ -63,8 +63,8 @@ describe('per-game bulkheads of expensive reads', () => {
 
   const reads: [string, string, (after: string) => string][] = [
     ['a search', 'groups', () => '/v1/groups/search?q=dawn'],
-    ['a feed page', 'outbox_events', () => '/v1/events/feed'],
-    ['a stream replay', 'outbox_events', (after) => `/v1/events?after=${after}`],
+    ['a feed page', 'journal', () => '/v1/events/feed'],
+    ['a stream replay', 'journal', (after) => `/v1/events?after=${after}`],
   ];
   it.each(reads)('%s: a game past its slots and its line is told 429 at once; another game keeps its own; the line is served after', async (_what, table, path) => {
     const { held, other } = await withTableLocked(table, async () => {
