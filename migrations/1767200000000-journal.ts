@@ -122,7 +122,8 @@ const TRIGGERS = [
 /** An event's row in the journal: its id's 12 bytes, then four zero bytes. */
 const EVENT_KEY = `(c.id || '00000000')::uuid`;
 
-const TRIGGER_FUNCTIONS = `
+/** The trigger functions as this release makes them (JournalHistory replaces the two update ones, and its down puts these back). */
+export const TRIGGER_FUNCTIONS = `
   CREATE OR REPLACE FUNCTION svc_journal_audit_updated() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
     UPDATE journal j SET action = c.action, actor_user_id = c.actor_user_id, actor_pseudonym = c.actor_pseudonym,
       target_id = c.target_id, payload = c.payload, names = svc_journal_names(c.actor_user_id, c.target_id, c.payload, j.body)

@@ -1,5 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import { backfillInBatches, createIndexConcurrently, dropIndex, lockedStatement, lockedTransaction, type IndexDefinition } from './online';
+import { TRIGGER_FUNCTIONS as JOURNAL_TRIGGER_FUNCTIONS } from './1767200000000-journal';
 import { expandIn, type ReleasedMigration } from './release';
 
 /**
@@ -36,6 +37,7 @@ export class JournalHistory1767300000000 implements ReleasedMigration {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(COPY_FUNCTIONS);
+    await q.query(UPDATE_FUNCTIONS);
     for (const trigger of TRIGGERS) {
       await lockedStatement(
         q,
@@ -48,12 +50,13 @@ export class JournalHistory1767300000000 implements ReleasedMigration {
     for (const index of READERS_INDEXES) await createIndexConcurrently(q, index);
   }
 
-  /** Rolled back to 1.2.0, which reads the old tables: the copies stay (1.2.0 keeps them up to date), the readers' indexes and the insert triggers go. */
+  /** Rolled back to 1.2.0, which reads the old tables: the copies stay (1.2.0 keeps them up to date), the readers' indexes and the insert triggers go, and the update triggers are 1.2.0's again. */
   async down(q: QueryRunner): Promise<void> {
     for (const index of [...READERS_INDEXES].reverse()) await dropIndex(q, index.name);
     for (const trigger of TRIGGERS) await lockedStatement(q, `DROP TRIGGER IF EXISTS ${trigger.name} ON ${trigger.table}`);
     await lockedTransaction(q, async () => {
       for (const trigger of TRIGGERS) await q.query(`DROP FUNCTION IF EXISTS ${trigger.name}()`);
+      await q.query(JOURNAL_TRIGGER_FUNCTIONS);
     });
   }
 }
@@ -88,6 +91,28 @@ const COPY_FUNCTIONS = `
   END $$;
   CREATE OR REPLACE FUNCTION svc_journal_event_inserted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
     ${copyMissing(EVENT_ROW, 'changed')};
+    RETURN NULL;
+  END $$;`;
+
+/**
+ * The update triggers of Journal1767200000000, made to leave a copy alone when it already holds what
+ * the statement wrote: this release's erasure rewrites the journal itself, in the same statement as
+ * the old tables, and rewriting each row again (its names walked again, a new version) made an
+ * erasure of 120,000 rows take 12.7 s instead of 8.0 s. A copy that differs (a 1.2.0 erasure) is
+ * rewritten as before.
+ */
+const UPDATE_FUNCTIONS = `
+  CREATE OR REPLACE FUNCTION svc_journal_audit_updated() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    UPDATE journal j SET action = c.action, actor_user_id = c.actor_user_id, actor_pseudonym = c.actor_pseudonym,
+      target_id = c.target_id, payload = c.payload, names = svc_journal_names(c.actor_user_id, c.target_id, c.payload, j.body)
+    FROM changed c WHERE j.id = c.id
+      AND (j.action, j.actor_user_id, j.actor_pseudonym, j.target_id, j.payload)
+          IS DISTINCT FROM (c.action, c.actor_user_id, c.actor_pseudonym, c.target_id, c.payload);
+    RETURN NULL;
+  END $$;
+  CREATE OR REPLACE FUNCTION svc_journal_event_updated() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    UPDATE journal j SET body = c.body, names = svc_journal_names(j.actor_user_id, j.target_id, j.payload, c.body)
+    FROM changed c WHERE j.id = (c.id || '00000000')::uuid AND j.body IS NOT NULL AND j.body IS DISTINCT FROM c.body;
     RETURN NULL;
   END $$;`;
 

@@ -57,11 +57,11 @@ export async function seedSubject(q, gameId, users, groups, size = ERASURE_SIZE)
             jsonb_build_object('id', e.id, 'type', 'member.updated', 'gameId', $1::text, 'groupId', g::text,
               'member', jsonb_build_object('userId', $3::text, 'svcUserId', $2::uuid::text, 'groupId', g::text, 'status', 'active'))
      FROM generate_series(0, $5::int - 1) n
-     CROSS JOIN LATERAL (SELECT 'er' || substr(replace($2::uuid::text, '-', ''), 1, 8) || lpad(to_hex(n), 14, '0') AS id, ($4::uuid[])[1 + n % cardinality($4::uuid[])] AS g) e`,
+     CROSS JOIN LATERAL (SELECT 'ea' || substr(replace($2::uuid::text, '-', ''), 1, 8) || lpad(to_hex(n), 14, '0') AS id, ($4::uuid[])[1 + n % cardinality($4::uuid[])] AS g) e`,
     [gameId, svcUserId, externalId, groups.map(groupUuid), size.events],
   );
   await q.query('COMMIT');
-  await q.query('ANALYZE user_relationships, members, audit_entries, outbox_events');
+  await q.query('ANALYZE user_relationships, members, audit_entries, outbox_events, journal');
   return externalId;
 }
 

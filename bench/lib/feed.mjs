@@ -27,7 +27,7 @@ export async function seedFeed(db, gameId, { count, chunk = 250_000, groupId }) 
       [gameId, groupId, from + 1, from + n],
     );
   }
-  await db.query('ANALYZE outbox_events');
+  await db.query('ANALYZE outbox_events, journal');
   const ms = performance.now() - t0;
   log(`  seed: ${count.toLocaleString('en-US')} feed events in ${(ms / 1000).toFixed(1)} s`);
   return ms;

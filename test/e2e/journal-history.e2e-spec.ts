@@ -105,6 +105,14 @@ it('copies, in the same statement, a row an earlier release writes once it has r
   expect(journal.filter((r) => own.some((o) => o.id === r.id))).toEqual(own);
 });
 
+it('a rewrite of the old tables alone, as 1.2.0\'s erasure makes, still reaches the copies and their names', async () => {
+  const g = await playedGame();
+  await t.db.query(`UPDATE audit_entries SET target_id = 'renamed', payload = payload || '{"renamed": "yes"}' WHERE game_id = $1`, [g.gameId]);
+  await t.db.query(`UPDATE outbox_events SET body = body || '{"renamed": "yes"}' WHERE game_id = $1`, [g.gameId]);
+  const journal = await expectJournalMirrors(t.db, g.gameId);
+  expect(journal.every((r) => JSON.stringify(r).includes('renamed'))).toBe(true);
+});
+
 it('an erasure that reaches a row while a batch copies it waits for the batch, then rewrites the copy', async () => {
   await run('down');
   expect(await insertTriggers()).toEqual([]);
