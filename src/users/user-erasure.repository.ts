@@ -259,7 +259,8 @@ export class UserErasureRepository {
  * computed again from what it holds after the rewrite, so no hash of an id stays behind, even on a
  * row that named the user only in an event already expired. audit_entries and outbox_events,
  * which release 1.2.0 reads, are rewritten as before, found by the indexes of their names
- * (migration MentionNames); their triggers then write the same parts into the journal again.
+ * (migration MentionNames); their triggers then find the journal holding what they would write, and
+ * leave it (migration JournalHistory).
  */
 export function pseudonymiseStatement(s: Subject): { sql: string; params: unknown[] } {
   const ids = idsOf(s);

@@ -280,17 +280,17 @@ describe('exports whose clients stop reading', () => {
         (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_entries WHERE action = 'user.exported' AND target_id = $1`, [hoarder]))[0].n;
       const before = await exported();
       const reading = startStalled(path, game.auth);
-      // Once the export is recorded its snapshot opens; its audit entries and events, read from the
-      // journal last, are held behind a lock the test takes, and the export's connection is ended
-      // while it waits there.
+      // Once the export is recorded its snapshot opens; its notifications, read after the audit
+      // entries and events (both from the journal, which the snapshot may already hold a lock on),
+      // are held behind a lock the test takes, and the export's connection is ended while it waits there.
       expect(await within(5_000, async () => (await exported()) > before)).toBe(true);
       await locker.query('BEGIN');
-      await locker.query('LOCK TABLE journal IN ACCESS EXCLUSIVE MODE');
+      await locker.query('LOCK TABLE notifications IN ACCESS EXCLUSIVE MODE');
       let victim: number | undefined;
       expect(
         await within(10_000, async () => {
           const [row] = await t.db.query<{ pid: number }>(
-            `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ~ '^DECLARE export_(audit|events)'`,
+            `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DECLARE export_notifications%'`,
           );
           victim = row?.pid;
           return victim !== undefined;
