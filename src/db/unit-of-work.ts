@@ -12,6 +12,7 @@ import type { NotificationKind } from '../notifications/notification-kinds';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
 import { internalIdSql } from '../identity/identity.repository';
 import { auditIds } from './journal-pairing';
+import { eventKeySql } from './journal-sql';
 import { ServiceClient } from './prepared-client';
 import { transaction } from './transaction';
 
@@ -220,7 +221,7 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
      ), outbox AS (
        INSERT INTO outbox_events (id, game_id, group_id, type, body, trace_context)
        SELECT id, game_id, group_id, type, body, $4::jsonb FROM events
-       RETURNING (id || '00000000')::uuid AS key, game_id, group_id, type, body, trace_context, era, xid, seq
+       RETURNING ${eventKeySql('id')} AS key, game_id, group_id, type, body, trace_context, era, xid, seq
      ), journal_changes AS (
        INSERT INTO journal (id, game_id, group_id, action, actor_user_id, target_id, payload, type, body, trace_context, era, xid, seq, names)
        SELECT o.key, o.game_id, o.group_id, a.action, a.actor_user_id, a.target_id, a.payload, o.type, o.body, o.trace_context, o.era, o.xid, o.seq,
@@ -230,7 +231,7 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
        INSERT INTO journal (id, game_id, group_id, action, actor_user_id, target_id, payload, names)
        SELECT a.id, a.game_id, a.group_id, a.action, a.actor_user_id, a.target_id, a.payload,
               svc_journal_names(a.actor_user_id, a.target_id, a.payload, NULL)
-       FROM audit a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE (e.id || '00000000')::uuid = a.id)
+       FROM audit a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE ${eventKeySql('e.id')} = a.id)
      ), deliveries AS (
        INSERT INTO webhook_deliveries (id, endpoint_id, event_id)
        SELECT svc_uuidv7(), w.id, e.id

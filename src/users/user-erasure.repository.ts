@@ -275,14 +275,15 @@ export function pseudonymiseStatement(s: Subject): { sql: string; params: unknow
     sql: `WITH candidates AS MATERIALIZED (
          SELECT j.id,
                 j.action IS NOT NULL AND (${named('svc_audit_names(j.actor_user_id, j.target_id, j.payload)')}) AS in_audit,
-                j.body IS NOT NULL AND (${named('svc_names(j.body)')}) AS in_event
+                j.body IS NOT NULL AND (${named('svc_names(j.body)')}) AS in_event,
+                ${swap('j.payload')} AS payload, ${target('j')} AS target_id, ${pseudonym('j')} AS actor_pseudonym,
+                ${actor('j')} AS actor_user_id, ${swap('j.body')} AS body
          FROM journal j
          WHERE j.names && ARRAY[${refs.map((r) => `svc_name_hash(${r})`).join(', ')}] AND j.game_id = $1
        ), journal_rows AS (
          UPDATE journal j SET
-           payload = ${swap('j.payload')}, target_id = ${target('j')}, actor_pseudonym = ${pseudonym('j')}, actor_user_id = ${actor('j')},
-           body = ${swap('j.body')},
-           names = svc_journal_names(${actor('j')}, ${target('j')}, ${swap('j.payload')}, ${swap('j.body')})
+           payload = c.payload, target_id = c.target_id, actor_pseudonym = c.actor_pseudonym, actor_user_id = c.actor_user_id, body = c.body,
+           names = svc_journal_names(c.actor_user_id, c.target_id, c.payload, c.body)
          FROM candidates c WHERE j.id = c.id
        ), audit AS (
          UPDATE audit_entries a SET
