@@ -44,12 +44,12 @@
 // on the second, with the standby's CPU, transactions and replay lag; the table "Reads with and
 // without a replica (same run)" is printed and goes into the report; the standby and the second
 // server stop after the read rows, both clusters at the end; bench/lib/replica*.mjs);
-// BENCH_BEFORE=<commit> (every write row before and after, same run: that commit is built once in a
-// cache (bench/lib/baseline-build.mjs), a server of it runs beside this build's on the same database
-// with MIGRATE_ON_BOOT=false, and each write row is measured on both servers in
+// BENCH_BEFORE=<commit> (every write and read row, and the feed page, before and after, same run:
+// that commit is built once in a cache (bench/lib/baseline-build.mjs), a server of it runs beside
+// this build's on the same database with MIGRATE_ON_BOOT=false, and each such row is measured on both servers in
 // BENCH_BEFORE_ROUNDS rounds (default 2) that alternate which goes first, each run started once
 // autovacuum is idle and right after a checkpoint, so that the machine's drift falls on both alike;
-// the table "Write rows before and after" goes into the report).
+// the table "Rows before and after" goes into the report).
 // Exit code 1 when something failed to run (a missed target is reported, not a failure).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -249,7 +249,8 @@ async function main() {
   if (REPLICA) delete serviceEnv.DATABASE_READ_URL;
   // startNode's arguments for a server of this build and these settings on `port` (`node` flags first).
   const serverArgs = (port, extra, nodeFlags = []) => [[...nodeFlags, join(ROOT, 'dist/src/main.js')], { cwd: ROOT, env: { ...serviceEnv, PORT: String(port), ...extra } }];
-  started.server = startNode('guildhall', ...serverArgs(port, {}, process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []));
+  const startServer = () => startNode('guildhall', ...serverArgs(port, {}, process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []));
+  started.server = startServer();
   const httpCeiling = startNode('HTTP ceiling', [join(ROOT, 'bench/ceilings/http-server.mjs')], { cwd: ROOT, env: { ...process.env, PORT: String(httpPort) } });
   const nestCeiling = startNode('framework ceiling', [join(ROOT, 'bench/ceilings/minimal-nest-app.mjs')], {
     cwd: ROOT,
@@ -261,15 +262,16 @@ async function main() {
     waitHttp(httpCeiling, `http://127.0.0.1:${httpPort}/`),
     waitHttp(nestCeiling, `http://127.0.0.1:${nestPort}/v1/permissions/check`),
   ]);
-  const serverPid = started.server.pid;
+  let serverPid = started.server.pid;
   log(`server pid ${serverPid} on ${base}`);
   // BENCH_BEFORE: the earlier commit's server, on the schema this build migrated (an earlier build
-  // of the same release runs on it, as in a rolling upgrade), for the write rows only.
+  // of the same release runs on it, as in a rolling upgrade), for the rows measured in pairs (runPaired).
   let beforeBase = null;
   if (before) {
     const beforePort = await freePort();
     beforeBase = `http://127.0.0.1:${beforePort}`;
-    started.before = startNode(`guildhall ${before.label}`, [before.main], { cwd: before.dir, env: { ...serviceEnv, PORT: String(beforePort), MIGRATE_ON_BOOT: 'false' } });
+    started.startBefore = () => startNode(`guildhall ${before.label}`, [before.main], { cwd: before.dir, env: { ...serviceEnv, PORT: String(beforePort), MIGRATE_ON_BOOT: 'false' } });
+    started.before = started.startBefore();
     await waitHttp(started.before, `${beforeBase}/`);
     log(`the server of ${before.label} (BENCH_BEFORE), pid ${started.before.pid}, on ${beforeBase}`);
   }
@@ -510,28 +512,40 @@ async function main() {
       other.child.kill('SIGCONT');
     }
   };
-  // Each write row on this build's server; with BENCH_BEFORE, in BEFORE_ROUNDS rounds alternating
-  // which build goes first (this, before; before, this; ...), each run kept in
-  // results.beforeAfter[key] and the first of this build's as the row's figures.
-  const runWrite = async (s, extra = {}) => {
-    const options = { statements: writeStatementStats, counters: writeCounts, ...extra };
-    if (!started.before) return measure(s.key, s.name, writeTarget(s, base), serverPid, options);
-    if (!wanted(s.key)) return;
-    const runs = { name: s.name, this: [], before: [] };
+  // A row on this build's server; with BENCH_BEFORE, in BEFORE_ROUNDS rounds alternating which
+  // build goes first (this, before; before, this; ...), each run kept in results.beforeAfter[key]
+  // and the first of this build's as the row's figures. `targetAt(base)`: the row's target on a server.
+  // Both servers start afresh before a pair: a process's past work moves its figures. This build's
+  // server, which answers the bench's setup (a walk of 1,000 member pages, the write rows' groups),
+  // spent 0.15 ms more CPU a request of the group audit than one that had not, whatever the build
+  // (its minor garbage collections took five times as long: V8's heap keeps what that work taught it).
+  const restartPair = async () => {
+    await Promise.all([stopNode(started.server), stopNode(started.before)]);
+    [started.server, started.before] = [startServer(), started.startBefore()];
+    await Promise.all([waitHttp(started.server, `${base}/`), waitHttp(started.before, `${beforeBase}/`)]);
+    serverPid = started.server.pid;
+  };
+  const runPaired = async (key, name, targetAt, options) => {
+    if (!started.before) return measure(key, name, targetAt(base), serverPid, options);
+    if (!wanted(key)) return;
+    await restartPair();
+    const runs = { name, this: [], before: [] };
     for (let round = 0; round < BEFORE_ROUNDS; round++) {
       for (const which of round % 2 ? ['before', 'this'] : ['this', 'before']) {
         const [at, pid, label, proc] = which === 'this' ? [base, serverPid, 'this build', started.server] : [beforeBase, started.before.pid, before.label, started.before];
         await quietDatabase();
         repairBase = at;
-        await alone(proc, () => measure(s.key, `${s.name} (${label}, round ${round + 1})`, writeTarget(s, at), pid, options, 'beforeAfterRun'));
+        await alone(proc, () => measure(key, `${name} (${label}, round ${round + 1})`, targetAt(at), pid, options, 'beforeAfterRun'));
         runs[which].push(results.beforeAfterRun);
       }
     }
     repairBase = base;
     delete results.beforeAfterRun;
-    results[s.key] = { ...runs.this[0], name: s.name };
-    (results.beforeAfter ??= {})[s.key] = runs;
+    results[key] = { ...runs.this[0], name };
+    (results.beforeAfter ??= {})[key] = runs;
   };
+  const runWrite = (s, extra = {}) =>
+    runPaired(s.key, s.name, (at) => writeTarget(s, at), { statements: writeStatementStats, counters: writeCounts, ...extra });
   const deliveredBefore = receiver.state.requests;
   // The join row's WAL by record over its whole run too: what concurrency adds to the dissected join.
   await runWrite(scenarios[0], (await canDissect(q)) ? { walWindow: walWindow(q) } : {});
@@ -553,7 +567,8 @@ async function main() {
       ? await startReplicaReads({ primary: started.clusters, db, serverArgs, rowsFor, measureOpts: opts(serverPid), started })
       : null;
   for (const row of readRows) {
-    await measure(row.key, row.name, row.target, serverPid, replicaReads?.standbyOpts);
+    if (started.before) await runPaired(row.key, row.name, (at) => (at === base ? row : rowsFor(at).find((r) => r.key === row.key)).target);
+    else await measure(row.key, row.name, row.target, serverPid, replicaReads?.standbyOpts);
     await replicaReads?.measure(row, results[row.key]);
     if (!row.search) await sqlAlone(row.key, row.target);
     // Group search: then the same queries' statements alone through pgbench -f on as many connections.
@@ -646,18 +661,13 @@ async function main() {
       const afters = await feedPositions(q, GAME_ID, 1000, 1000);
       const first = await api('GET', `/v1/events/feed?limit=1000&after=${afters[0]}`, undefined, 200);
       if (first.items.length !== 1000) throw new Error(`feed page: ${first.items.length} items`);
-      log(`measuring: feed page of 1000 events, ${CONF.feedConnections} connections`);
-      results.feedPage = {
-        name: `Event feed, a page of 1000 events at a random position (${retained.toLocaleString('en-US')} retained; ${CONF.feedConnections} connections)`,
-        ...(await measureHttp(
-          {
-            url: base,
-            headers: auth,
-            requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/events/feed?limit=1000&after=${afters[Math.floor(Math.random() * afters.length)]}` }) }],
-          },
-          { ...opts(serverPid), connections: CONF.feedConnections },
-        )),
-      };
+      const name = `Event feed, a page of 1000 events at a random position (${retained.toLocaleString('en-US')} retained; ${CONF.feedConnections} connections)`;
+      const pageAt = (at) => ({
+        url: at,
+        headers: auth,
+        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/events/feed?limit=1000&after=${afters[Math.floor(Math.random() * afters.length)]}` }) }],
+      });
+      await runPaired('feedPage', name, pageAt, { connections: CONF.feedConnections });
       const f = results.feedPage;
       log(`  ${Math.round(f.rps)} pages/s (${Math.round(f.rps * 1000)} events/s), p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, alone p50 ${f.aloneP50.toFixed(1)} ms, errors ${f.errors}`);
     }

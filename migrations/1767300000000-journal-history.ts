@@ -26,6 +26,8 @@ import { expandIn, type ReleasedMigration } from './release';
  *    waits for the batch to commit, and then its trigger finds the copy to rewrite or remove.
  * 3. The readers' indexes (design section 3.1), built CONCURRENTLY once the copy is done, which is
  *    cheaper than keeping them up to date through it.
+ * Before the copy, an event's expiry is made to take its name off the row too (EXPIRED_EVENT), and
+ * the rows 1.2.0 expired lose theirs, in batches by key.
  *
  * The journal's sequence stays as it is: a feed position is ordered by (era, xid, seq), and the rows
  * of one transaction all take their seq from one sequence, so the two never have to be compared.
@@ -37,7 +39,7 @@ export class JournalHistory1767300000000 implements ReleasedMigration {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(COPY_FUNCTIONS);
-    await q.query(UPDATE_FUNCTIONS);
+    await q.query(REWRITE_FUNCTIONS);
     for (const trigger of TRIGGERS) {
       await lockedStatement(
         q,
@@ -45,6 +47,7 @@ export class JournalHistory1767300000000 implements ReleasedMigration {
          REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION ${trigger.name}()`,
       );
     }
+    await backfillInBatches(q, { batch: EXPIRED_NAMES_BATCH });
     await backfillInBatches(q, { batch: HISTORY_BATCHES.events });
     await backfillInBatches(q, { batch: HISTORY_BATCHES.audit });
     for (const index of READERS_INDEXES) await createIndexConcurrently(q, index);
@@ -95,13 +98,36 @@ const COPY_FUNCTIONS = `
   END $$;`;
 
 /**
- * The update triggers of Journal1767200000000, made to leave a copy alone when it already holds what
+ * What an event's expiry leaves of a row that keeps its audit part: no event at all, its name
+ * included. The row then leaves the feed indexes, whose predicate is the name: one that kept it
+ * (1.2.0 did) stays in them for as long as the audit entry is kept, and every read of a game's feed
+ * from its start walks past each such row (the page at the start, the tail of a new stream, the
+ * restore check, the sweep's own walk), more of them every day. This update changes an indexed
+ * column and so is not HOT; it is the sweep's, off every request's path.
+ */
+export const EXPIRED_EVENT = 'type = NULL, body = NULL, trace_context = NULL';
+
+/**
+ * One batch of the walk by key that takes the name off the rows whose event 1.2.0 expired ($1 the
+ * last key walked, $2 the batch size). Run before the readers' indexes exist, so they never hold such a row.
+ */
+export const EXPIRED_NAMES_BATCH = `
+  WITH c AS MATERIALIZED (
+    SELECT id FROM journal WHERE $1::uuid IS NULL OR id > $1::uuid ORDER BY id LIMIT $2
+  ), cleared AS (
+    UPDATE journal j SET type = NULL FROM c WHERE j.id = c.id AND j.type IS NOT NULL AND j.body IS NULL
+  )
+  SELECT (SELECT id FROM c ORDER BY id DESC LIMIT 1) AS last`;
+
+/**
+ * The trigger functions of Journal1767200000000 this release changes. The event's delete trigger
+ * expires a copy as EXPIRED_EVENT says. The update triggers are made to leave a copy alone when it already holds what
  * the statement wrote: this release's erasure rewrites the journal itself, in the same statement as
  * the old tables, and rewriting each row again (its names walked again, a new version) made an
  * erasure of 120,000 rows take 12.7 s instead of 8.0 s. A copy that differs (a 1.2.0 erasure) is
  * rewritten as before.
  */
-const UPDATE_FUNCTIONS = `
+const REWRITE_FUNCTIONS = `
   CREATE OR REPLACE FUNCTION svc_journal_audit_updated() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
     UPDATE journal j SET action = c.action, actor_user_id = c.actor_user_id, actor_pseudonym = c.actor_pseudonym,
       target_id = c.target_id, payload = c.payload, names = svc_journal_names(c.actor_user_id, c.target_id, c.payload, j.body)
@@ -113,6 +139,11 @@ const UPDATE_FUNCTIONS = `
   CREATE OR REPLACE FUNCTION svc_journal_event_updated() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
     UPDATE journal j SET body = c.body, names = svc_journal_names(j.actor_user_id, j.target_id, j.payload, c.body)
     FROM changed c WHERE j.id = (c.id || '00000000')::uuid AND j.body IS NOT NULL AND j.body IS DISTINCT FROM c.body;
+    RETURN NULL;
+  END $$;
+  CREATE OR REPLACE FUNCTION svc_journal_event_deleted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    DELETE FROM journal j USING changed c WHERE j.id = (c.id || '00000000')::uuid AND j.action IS NULL;
+    UPDATE journal j SET ${EXPIRED_EVENT} FROM changed c WHERE j.id = (c.id || '00000000')::uuid AND j.type IS NOT NULL;
     RETURN NULL;
   END $$;`;
 

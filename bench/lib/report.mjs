@@ -26,8 +26,8 @@ const READ_P99_MS = 50;
 const ON_STANDBY_MIN_SHARE = 0.8;
 
 /**
- * BENCH_BEFORE: "Write rows before and after", as markdown lines, from `runs` (run.mjs's
- * results.beforeAfter: per write row, its runs on this build's server and on the earlier commit's,
+ * BENCH_BEFORE: "Rows before and after", as markdown lines, from `runs` (run.mjs's
+ * results.beforeAfter: per row measured in pairs, its runs on this build's server and on the earlier commit's,
  * in rounds that alternate which went first). Each build's figures pool its runs: requests, CPU,
  * WAL and buffers summed over them, p99 their mean. The bench prints it too when BENCH_ONLY leaves
  * the report alone.
@@ -50,9 +50,9 @@ export function renderBeforeAfter(runs, label) {
   };
   const ratio = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) : '—');
   const out = [
-    `## Write rows before and after (BENCH_BEFORE=${label})`,
+    `## Rows before and after (BENCH_BEFORE=${label})`,
     '',
-    `Each write row on this build's server and on a server of ${label} beside it, same database, dataset and settings, in rounds that alternate which goes first, each run started with autovacuum idle and right after a checkpoint; ` +
+    `Each write row, each read row and the feed page on this build's server and on a server of ${label} beside it, same database, dataset and settings, in rounds that alternate which goes first, each run started with autovacuum idle and right after a checkpoint; ` +
       "each build's figures pool its runs (req/s and p99 their means; CPU from the processes' CPU time, WAL from pg_stat_wal (the whole cluster) and buffers from pg_stat_statements, per request over all its runs). " +
       'The last column gives this build ÷ before for req/s, PostgreSQL CPU a request and WAL a request, then req/s round by round.',
     '',

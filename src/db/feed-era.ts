@@ -22,14 +22,14 @@ const toLog: EraAnnouncer = (era) => logger.warn(newEraMessage(era));
  */
 const RESTORED = `
   WITH RECURSIVE games AS (
-    (SELECT game_id FROM outbox_events ORDER BY game_id LIMIT 1)
+    (SELECT game_id FROM journal WHERE type IS NOT NULL ORDER BY game_id LIMIT 1)
     UNION ALL
-    SELECT (SELECT o.game_id FROM outbox_events o WHERE o.game_id > g.game_id ORDER BY o.game_id LIMIT 1)
+    SELECT (SELECT o.game_id FROM journal o WHERE o.type IS NOT NULL AND o.game_id > g.game_id ORDER BY o.game_id LIMIT 1)
     FROM games g WHERE g.game_id IS NOT NULL
   )
   SELECT s.era, EXISTS (
     SELECT 1 FROM games g CROSS JOIN LATERAL (
-      SELECT o.xid FROM outbox_events o WHERE o.game_id = g.game_id AND o.era = s.era ORDER BY o.xid DESC LIMIT 1
+      SELECT o.xid FROM journal o WHERE o.type IS NOT NULL AND o.game_id = g.game_id AND o.era = s.era ORDER BY o.xid DESC LIMIT 1
     ) newest
     WHERE newest.xid >= pg_snapshot_xmax(pg_current_snapshot())
   ) AS restored

@@ -58,19 +58,19 @@ const VISIBLE = (o: string) => `(${o}.era, ${o}.xid) < ((SELECT era FROM feed_st
  * of a transaction still open is not counted (it is not committed). Hidden rows sort at the end of
  * each game's feed index, so one probe per game finds them: the games are walked as the restore
  * check walks them (feed-era.ts), one index step each. The probe is ordered as that index: a plain
- * min(created_at) is planned on outbox_events_created instead, which reads every event per game.
+ * min(created_at) is planned on an index by time instead, which reads every event per game.
  */
 export const HORIZON_LAG_SQL = `WITH RECURSIVE games AS (
-    (SELECT game_id FROM outbox_events ORDER BY game_id LIMIT 1)
+    (SELECT game_id FROM journal WHERE type IS NOT NULL ORDER BY game_id LIMIT 1)
     UNION ALL
-    SELECT (SELECT o.game_id FROM outbox_events o WHERE o.game_id > g.game_id ORDER BY o.game_id LIMIT 1)
+    SELECT (SELECT o.game_id FROM journal o WHERE o.type IS NOT NULL AND o.game_id > g.game_id ORDER BY o.game_id LIMIT 1)
     FROM games g WHERE g.game_id IS NOT NULL
   ), h AS MATERIALIZED (SELECT s.era, ${HORIZON} AS horizon FROM feed_state s)
   SELECT coalesce(greatest(0, extract(epoch FROM now() - min(hidden.at))), 0)::float8 AS lag
   FROM games g CROSS JOIN h CROSS JOIN LATERAL (
     SELECT min(x.created_at) AS at FROM (
-      SELECT o.created_at FROM outbox_events o
-      WHERE o.game_id = g.game_id AND (o.era, o.xid) >= (h.era, h.horizon)
+      SELECT o.created_at FROM journal o
+      WHERE o.type IS NOT NULL AND o.game_id = g.game_id AND (o.era, o.xid) >= (h.era, h.horizon)
       ORDER BY o.era, o.xid, o.seq
     ) x
   ) hidden

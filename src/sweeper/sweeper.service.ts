@@ -10,6 +10,7 @@ import { sqlRows } from '../db/sql';
 import { ConnectionLoss } from '../db/transaction';
 import { GroupsRepository } from '../groups/groups.repository';
 import { RESTORE_WINDOW_DAYS } from '../groups/groups.service';
+import { expireJournalEvents } from './journal-expiry';
 import { removeExpiredNotifications, removeNotificationsBeyondCap } from '../notifications/notification-retention';
 import { clearExpiredPreviousSecrets, removeExpiredDeliveries } from '../webhooks/webhook-retention';
 
@@ -22,7 +23,7 @@ export const EVENT_SWEEP_BATCH = 5000;
 export interface SweepResult {
   swept: boolean;
   groupsRemoved: number;
-  outboxEventsRemoved: number;
+  eventsExpired: number;
   webhookDeliveriesRemoved: number;
   previousSecretsCleared: number;
   /** Players' notifications past their retention or beyond a player's newest 1,000 (EXTENSIONS X9). */
@@ -66,23 +67,25 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
     let unlockFailure: Error | undefined;
     try {
       const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [SWEEPER_LOCK]);
-      if (!locked) return { swept: false, groupsRemoved: 0, outboxEventsRemoved: 0, webhookDeliveriesRemoved: 0, previousSecretsCleared: 0, notificationsRemoved: 0 };
+      if (!locked) return { swept: false, groupsRemoved: 0, eventsExpired: 0, webhookDeliveriesRemoved: 0, previousSecretsCleared: 0, notificationsRemoved: 0 };
       try {
         // SPEC §3: soft-deleted groups past the restore window go, with everything that cascades.
         const groupsRemoved = await runner.manager.transaction((m) => this.groups.purgeSoftDeleted(m, RESTORE_WINDOW_DAYS));
         // The delivery log is kept as long as the events it delivered, and goes first so that a
         // listed delivery still names its event's type.
         const { removed: webhookDeliveriesRemoved } = await removeExpiredDeliveries(runner.manager, this.settings.eventRetentionDays);
-        const { removed: outboxEventsRemoved } = await removeExpiredEvents(runner.manager, this.settings.eventRetentionDays);
+        const { removed } = await removeExpiredEvents(runner.manager, this.settings.eventRetentionDays);
+        const { expired } = await expireJournalEvents(runner.manager, this.settings.eventRetentionDays, EVENT_SWEEP_BATCH);
+        const eventsExpired = removed + expired;
         const previousSecretsCleared = await clearExpiredPreviousSecrets(runner.manager);
         const notificationsRemoved =
           (await removeExpiredNotifications(runner.manager, this.settings.notificationRetentionDays)) + (await removeNotificationsBeyondCap(runner.manager));
-        if (groupsRemoved || outboxEventsRemoved || webhookDeliveriesRemoved || notificationsRemoved) {
+        if (groupsRemoved || eventsExpired || webhookDeliveriesRemoved || notificationsRemoved) {
           this.logger.log(
-            `removed ${groupsRemoved} soft-deleted groups, ${outboxEventsRemoved} expired events, ${webhookDeliveriesRemoved} expired webhook deliveries and ${notificationsRemoved} notifications`,
+            `removed ${groupsRemoved} soft-deleted groups, ${eventsExpired} expired events, ${webhookDeliveriesRemoved} expired webhook deliveries and ${notificationsRemoved} notifications`,
           );
         }
-        return { swept: true, groupsRemoved, outboxEventsRemoved, webhookDeliveriesRemoved, previousSecretsCleared, notificationsRemoved };
+        return { swept: true, groupsRemoved, eventsExpired, webhookDeliveriesRemoved, previousSecretsCleared, notificationsRemoved };
       } finally {
         // A connection that died took its session lock with it; the error that killed it is the
         // sweep's failure, not this unlock's. One that lives but cannot unlock is closed below

@@ -116,6 +116,23 @@ describe('a database restored from another cluster', () => {
     expect(stream.ids()).toEqual([...all.slice(2), ...(await feedIds(after.t, g.auth, 7)).slice(6)]);
   });
 
+  it('detects a restore whose events only the journal holds (as the release writing the journal alone leaves them)', async () => {
+    const db = await database();
+    const before = await app(db);
+    const g = await busyGame(before.t);
+    await stop(before.t);
+    // TRUNCATE fires no delete trigger: the journal keeps its copies, the old table holds nothing.
+    await db.query('TRUNCATE outbox_events');
+    await restoreFromFurtherOn(db);
+
+    const after = await app(db);
+    expect(await era(db)).toBe(2);
+    await joinOk(after.t, g.auth, g.groupId, 'n1');
+    const all = await feedIds(after.t, g.auth, 5);
+    expect(all.slice(0, 4)).toEqual(g.ids);
+    expect(all).toHaveLength(5);
+  });
+
   it('an ordinary database never starts one, however many connections open', async () => {
     const db = await database();
     const { t } = await app(db, { DATABASE_POOL_MAX: '10' });

@@ -48,7 +48,7 @@ it('the hourly sweep applies EVENT_RETENTION_DAYS', async () => {
   await insertEvents(g.gameId, 4, 1.5, 'd0');
   const r = await t.app.get(SweeperService).sweep();
   expect(r).toMatchObject({ swept: true });
-  expect(r.outboxEventsRemoved).toBeGreaterThanOrEqual(10);
+  expect(r.eventsExpired).toBeGreaterThanOrEqual(10);
   expect(await remaining(g.gameId)).toBe(4);
 });
 
@@ -83,4 +83,32 @@ it('an event past the window, swept or not, is 410 events_expired as after, and 
   const r = await t.http.get('/v1/events/feed').set(g.auth);
   expect(r.body.items.map((e: { id: string }) => e.id)).toEqual([recent]);
   expect((await t.http.get(`/v1/events/feed?after=${recent}`).set(g.auth)).body).toEqual({ items: [], nextAfter: recent });
+});
+
+it('expires the events only the journal holds (as a release writing the journal alone leaves them): one with an audit entry keeps the entry alone, one without goes', async () => {
+  const g = await authedGame(t);
+  const [withAudit, alone, recent] = ['da', 'db', 'dc'].map((k) => `${k}${'0'.repeat(22)}`);
+  const write = (id: string, daysAgo: number, action: string | null) =>
+    t.db.query(
+      `INSERT INTO journal (id, game_id, created_at, action, payload, type, body, names)
+       VALUES (($1 || '00000000')::uuid, $2, now() - $3::float8 * interval '1 day', $4, CASE WHEN $4::text IS NOT NULL THEN '{}'::jsonb END,
+               'game.user.banned', jsonb_build_object('id', $1::text, 'type', 'game.user.banned', 'gameId', $2::uuid::text,
+                 'occurredAt', to_char((now() - $3::float8 * interval '1 day') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), '{}')`,
+      [id, g.gameId, daysAgo, action],
+    );
+  await write(withAudit, 3, 'game.user.banned');
+  await write(alone, 3, null);
+  await write(recent, 1, null);
+
+  const r = await t.app.get(SweeperService).sweep();
+  expect(r.eventsExpired).toBeGreaterThanOrEqual(2);
+  const rows = await t.db.query<{ id: string; action: string | null; type: string | null; body: unknown }>(
+    `SELECT left(replace(id::text, '-', ''), 24) AS id, action, type, body FROM journal WHERE game_id = $1 ORDER BY id`,
+    [g.gameId],
+  );
+  expect(rows).toEqual([
+    { id: withAudit, action: 'game.user.banned', type: null, body: null },
+    { id: recent, action: null, type: 'game.user.banned', body: expect.objectContaining({ id: recent, type: 'game.user.banned' }) },
+  ]);
+  expect((await t.http.get('/v1/events/feed').set(g.auth)).body.items.map((e: { id: string }) => e.id)).toEqual([recent]);
 });

@@ -145,3 +145,22 @@ it('an erasure that reaches a row while a batch copies it waits for the batch, t
   await run('up');
   await expectJournalMirrors(t.db, g.gameId);
 });
+
+it('takes the type off the rows whose event 1.2.0 expired, and an expiry from then on takes it off too: the feed indexes hold no expired event', async () => {
+  await run('down');
+  const g = await playedGame();
+  const expire = (type: string) => t.db.query(`DELETE FROM outbox_events WHERE game_id = $1 AND type = $2`, [g.gameId, type]);
+  const expiredRows = () =>
+    t.db.query<{ action: string | null; type: string | null }>(`SELECT action, type FROM journal WHERE game_id = $1 AND group_id IS NOT NULL AND body IS NULL ORDER BY id`, [g.gameId]);
+  // 1.2.0's trigger keeps the type of an expired event whose row keeps its audit entry.
+  await expire('group.created');
+  expect(await expiredRows()).toEqual([{ action: 'group.created', type: 'group.created' }]);
+
+  await run('up');
+  expect(await expiredRows()).toEqual([{ action: 'group.created', type: null }]);
+  await expire('member.joined');
+  const expired = await expiredRows();
+  expect(expired.map((r) => r.type)).toEqual(expired.map(() => null));
+  expect(expired.filter((r) => r.action === 'member.joined')).toHaveLength(3);
+  await expectJournalMirrors(t.db, g.gameId, 'kept');
+});

@@ -20,7 +20,7 @@ describe('hourly sweeper', () => {
       [gameId],
     );
     const result = await t.app.get(SweeperService).sweep();
-    expect(result).toEqual({ swept: true, groupsRemoved: 0, outboxEventsRemoved: 1, webhookDeliveriesRemoved: 0, previousSecretsCleared: 0, notificationsRemoved: 0 });
+    expect(result).toEqual({ swept: true, groupsRemoved: 0, eventsExpired: 1, webhookDeliveriesRemoved: 0, previousSecretsCleared: 0, notificationsRemoved: 0 });
     const left = await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE game_id = $1`, [gameId]);
     expect(left.map((r) => r.id)).toEqual(['bbbbbbbbbbbbbbbbbbbbbbbb']);
   });
@@ -31,7 +31,7 @@ describe('hourly sweeper', () => {
     try {
       await other.query('BEGIN');
       await other.query('SELECT pg_advisory_xact_lock(7310422002)');
-      await expect(t.app.get(SweeperService).sweep()).resolves.toEqual({ swept: false, groupsRemoved: 0, outboxEventsRemoved: 0, webhookDeliveriesRemoved: 0, previousSecretsCleared: 0, notificationsRemoved: 0 });
+      await expect(t.app.get(SweeperService).sweep()).resolves.toEqual({ swept: false, groupsRemoved: 0, eventsExpired: 0, webhookDeliveriesRemoved: 0, previousSecretsCleared: 0, notificationsRemoved: 0 });
       await other.query('COMMIT');
       await expect(t.app.get(SweeperService).sweep()).resolves.toMatchObject({ swept: true });
     } finally {

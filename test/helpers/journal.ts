@@ -64,3 +64,17 @@ export async function expectJournalMirrors(db: TestDatabase, gameId: string, nam
   journal.forEach((row, i) => expect(row.names).toEqual(expect.arrayContaining(expected[i].names)));
   return journal;
 }
+
+/**
+ * The events the journal keeps, with the columns and values of the old `outbox_events` table, as a
+ * FROM item named `alias`: what a test reads to see what the service stored (the journal is the
+ * record the service reads, and from 1.4.0 the only one it writes). An expired event is absent.
+ */
+export const journalEvents = (alias = 'e'): string =>
+  `(SELECT left(replace(id::text, '-', ''), 24) AS id, game_id, group_id, type, body, trace_context, created_at, era, xid, seq
+    FROM journal WHERE type IS NOT NULL AND body IS NOT NULL) AS ${alias}`;
+
+/** The audit entries the journal keeps, with the columns and values of the old `audit_entries` table, as a FROM item named `alias`. */
+export const journalAudit = (alias = 'a'): string =>
+  `(SELECT id, game_id, group_id, actor_user_id, actor_pseudonym, action, target_id, payload, created_at
+    FROM journal WHERE action IS NOT NULL) AS ${alias}`;
