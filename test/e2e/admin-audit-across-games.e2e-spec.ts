@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { journalAudit } from '../helpers/journal';
 import { asAdmin, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -68,7 +69,7 @@ describe('admin audit across games: the merge of per-game ranges', () => {
   });
 
   it('both read the journal, its audit entries only', async () => {
-    const [{ game_id }] = await t.db.query<{ game_id: string }>('SELECT game_id FROM audit_entries WHERE id = $1', [entries[1].id]);
+    const [{ game_id }] = await t.db.query<{ game_id: string }>(`SELECT game_id FROM ${journalAudit()} WHERE id = $1`, [entries[1].id]);
     // the newest entry in the window, which audit_entries still holds: only a reader of the journal leaves it out
     await t.db.query('DELETE FROM journal WHERE id = $1', [entries[1].id]);
     // the newest row in the window, an event only: never an audit entry

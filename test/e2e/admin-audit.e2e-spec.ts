@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { journalAudit } from '../helpers/journal';
 import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -67,7 +68,7 @@ describe('GET /v1/admin/games/:gameId/audit', () => {
     );
     expected = (
       await t.db.query<{ id: string }>(
-        'SELECT id FROM audit_entries WHERE game_id = $1 ORDER BY created_at DESC, id DESC',
+        `SELECT id FROM ${journalAudit()} WHERE game_id = $1 ORDER BY created_at DESC, id DESC`,
         [gameId],
       )
     ).map((r) => ({ id: r.id }) as Item);

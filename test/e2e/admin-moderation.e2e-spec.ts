@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { expectError } from '../helpers/errors';
 import { joinOk, postGroup } from '../helpers/groups';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { asAdmin, authedGame, bearer, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -70,18 +71,18 @@ interface AuditRow {
 }
 
 const auditRows = (gameId: string, action: string) =>
-  t.db.query<AuditRow>('SELECT group_id, actor_user_id, target_id, payload FROM audit_entries WHERE game_id = $1 AND action = $2 ORDER BY created_at, id', [gameId, action]);
+  t.db.query<AuditRow>(`SELECT group_id, actor_user_id, target_id, payload FROM ${journalAudit()} WHERE game_id = $1 AND action = $2 ORDER BY created_at, id`, [gameId, action]);
 
 const eventBodies = async (gameId: string, type: string) =>
-  (await t.db.query<{ body: Record<string, unknown> }>('SELECT body FROM outbox_events WHERE game_id = $1 AND type = $2 ORDER BY created_at, id', [gameId, type])).map(
+  (await t.db.query<{ body: Record<string, unknown> }>(`SELECT body FROM ${journalEvents()} WHERE game_id = $1 AND type = $2 ORDER BY created_at, id`, [gameId, type])).map(
     (r) => r.body,
   );
 
 /** How many audit entries, events and operator audit entries the game has: unchanged by a refusal. */
 async function traces(gameId: string): Promise<number[]> {
   const [row] = await t.db.query<{ audit: number; events: number; ops: number }>(
-    `SELECT (SELECT count(*) FROM audit_entries WHERE game_id = $1)::int AS audit,
-            (SELECT count(*) FROM outbox_events WHERE game_id = $1)::int AS events,
+    `SELECT (SELECT count(*) FROM ${journalAudit()} WHERE game_id = $1)::int AS audit,
+            (SELECT count(*) FROM ${journalEvents()} WHERE game_id = $1)::int AS events,
             (SELECT count(*) FROM operator_audit WHERE game_id = $1)::int AS ops`,
     [gameId],
   );

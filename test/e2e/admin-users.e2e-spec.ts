@@ -4,6 +4,7 @@ import { block, friendsClient, sendPending, befriend, type FriendsGame } from '.
 import { identityOf } from '../helpers/identities';
 import { seqUid } from '../helpers/ids';
 import { joinOk, postGroup } from '../helpers/groups';
+import { journalAudit } from '../helpers/journal';
 import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -353,8 +354,8 @@ describe('GET /v1/admin/games/:gameId/users/:externalUserId', () => {
     expect((await ok(t.http.put(userPath(other.gameId, linked)).set(asAdmin).send({ svcUserId }))).body).toEqual({ gameId: other.gameId, externalUserId: linked, svcUserId });
     const r = await ok(getUser(other.gameId, linked));
     expect(r.body).toMatchObject({ userId: linked, svcUserId, memberships: { items: [], nextCursor: null } });
-    const audits = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_entries WHERE game_id = $1', [g.gameId]);
+    const audits = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${journalAudit()} WHERE game_id = $1`, [g.gameId]);
     await ok(getUser(g.gameId, first));
-    expect((await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_entries WHERE game_id = $1', [g.gameId]))[0].n).toBe(audits[0].n);
+    expect((await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${journalAudit()} WHERE game_id = $1`, [g.gameId]))[0].n).toBe(audits[0].n);
   });
 });

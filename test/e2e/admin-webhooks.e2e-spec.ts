@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { expectError } from '../helpers/errors';
+import { journalAudit } from '../helpers/journal';
 import { asAdmin, authedGame, bearer, startTestApp, type TestApp } from '../helpers/test-app';
 import { recordingReceiver, type RecordingReceiver } from '../helpers/webhook-receiver';
 
@@ -144,17 +145,22 @@ describe('credentials in a webhook url', () => {
       expect(text).not.toContain(USER);
     }
     // The row written is what the operator's audit read answers: nothing is masked only on the way out.
-    const [row] = await t.db.query<{ payload: unknown }>(`SELECT payload FROM audit_entries WHERE action = 'webhook.created' AND target_id = $1`, [id]);
+    const [row] = await t.db.query<{ payload: unknown }>(`SELECT payload FROM ${journalAudit()} WHERE action = 'webhook.created' AND target_id = $1`, [id]);
     expect(JSON.stringify(row.payload)).not.toContain(PASSWORD);
   });
 
   it('are masked on the way out too, in entries written before they were masked on the way in', async () => {
     const g = await authedGame(t);
     const h = await hook(g.auth, 'https://hooks.example.com/old');
-    await t.db.query(`UPDATE audit_entries SET payload = jsonb_set(payload, '{url}', to_jsonb($2::text)) WHERE action = 'webhook.created' AND target_id = $1`, [
-      h.id,
-      `https://old-user:${PASSWORD}@hooks.example.com/old`,
-    ]);
+    const old = [h.id, `https://old-user:${PASSWORD}@hooks.example.com/old`];
+    await t.db.query(`UPDATE audit_entries SET payload = jsonb_set(payload, '{url}', to_jsonb($2::text)) WHERE action = 'webhook.created' AND target_id = $1`, old);
+    // and the journal's copy, which the routes read (its names as the rewritten payload gives them)
+    await t.db.query(
+      `UPDATE journal SET payload = jsonb_set(payload, '{url}', to_jsonb($2::text)),
+         names = svc_journal_names(actor_user_id, target_id, jsonb_set(payload, '{url}', to_jsonb($2::text)), body)
+       WHERE action = 'webhook.created' AND target_id = $1`,
+      old,
+    );
     const operator = await ok(admin(`${A(g.gameId)}/audit`, { targetId: h.id }));
     expect(operator.body.items[0].payload.url).toBe('https://***:***@hooks.example.com/old');
     expect(operator.text).not.toContain(PASSWORD);

@@ -1,5 +1,6 @@
 import { expectError } from '../helpers/errors';
 import { postGroup, postJoin } from '../helpers/groups';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -19,8 +20,8 @@ const activeCount = async (groupId: string) =>
   (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM members WHERE group_id = $1 AND status = 'active'`, [groupId]))[0].n;
 const groupRows = async (groupId: string) => ({
   members: (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM members WHERE group_id = $1', [groupId]))[0].n,
-  audit: (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_entries WHERE group_id = $1', [groupId]))[0].n,
-  events: (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox_events WHERE group_id = $1', [groupId]))[0].n,
+  audit: (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${journalAudit()} WHERE group_id = $1`, [groupId]))[0].n,
+  events: (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${journalEvents()} WHERE group_id = $1`, [groupId]))[0].n,
 });
 const identityCount = async (gameId: string) =>
   (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM user_identities WHERE game_id = $1', [gameId]))[0].n;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { journalAudit } from '../helpers/journal';
 import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -417,7 +418,7 @@ describe('admin analytics', () => {
 
     it("reads the journal's audit entries only", async () => {
       const [{ id, group_id }] = await t.db.query<{ id: string; group_id: string }>(
-        `SELECT id, group_id FROM audit_entries WHERE game_id = $1 AND created_at = '2024-06-05T07:00:00.000Z'`,
+        `SELECT id, group_id FROM ${journalAudit()} WHERE game_id = $1 AND created_at = '2024-06-05T07:00:00.000Z'`,
         [gameId],
       );
       // audit_entries still holds it: only a reader of the journal leaves it out

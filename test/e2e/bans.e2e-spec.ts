@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expectError } from '../helpers/errors';
 import { postGroup, postJoin } from '../helpers/groups';
 import { identityOf } from '../helpers/identities';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { seqUid as uid } from '../helpers/ids';
 import { EVENT_ID, ISO_MS, UUID } from '../helpers/shapes';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
@@ -118,12 +119,12 @@ describe('bans', () => {
   }
   const gameOutbox = (game: string, type: string) =>
     t.db.query<{ group_id: string | null; body: Record<string, unknown> }>(
-      'SELECT group_id, body FROM outbox_events WHERE game_id = $1 AND type = $2 ORDER BY created_at, id',
+      `SELECT group_id, body FROM ${journalEvents()} WHERE game_id = $1 AND type = $2 ORDER BY created_at, id`,
       [game, type],
     );
   const gameAudits = (game: string, action: string) =>
     t.db.query<{ group_id: string | null; actor_user_id: string | null; target_id: string | null; payload: Record<string, unknown> }>(
-      'SELECT group_id, actor_user_id, target_id, payload FROM audit_entries WHERE game_id = $1 AND action = $2 ORDER BY created_at, id',
+      `SELECT group_id, actor_user_id, target_id, payload FROM ${journalAudit()} WHERE game_id = $1 AND action = $2 ORDER BY created_at, id`,
       [game, action],
     );
 
@@ -618,14 +619,14 @@ describe('bans', () => {
         expect.objectContaining({ scope: 'group', groupId: g, kind: 'set', reason: 'afk', expiresAt: until, actorUserId: 'mod-1' }),
       ]);
       const events = await t.db.query<{ type: string; group_id: string; body: Record<string, unknown> }>(
-        `SELECT type, group_id, body FROM outbox_events WHERE group_id = $1 AND type IN ('member.banned', 'member.unbanned') ORDER BY created_at, id`,
+        `SELECT type, group_id, body FROM ${journalEvents()} WHERE group_id = $1 AND type IN ('member.banned', 'member.unbanned') ORDER BY created_at, id`,
         [g],
       );
       expect(events.map((e) => e.type)).toEqual(['member.banned', 'member.unbanned']);
       expect(events[0].body).toMatchObject({ type: 'member.banned', gameId, groupId: g, member: banned });
       expect(events[1].body).toMatchObject({ type: 'member.unbanned', gameId, groupId: g, member: r.body });
       const audit = await t.db.query<{ action: string; target_id: string }>(
-        `SELECT action, target_id FROM audit_entries WHERE group_id = $1 AND action IN ('member.banned', 'member.unbanned') ORDER BY created_at, id`,
+        `SELECT action, target_id FROM ${journalAudit()} WHERE group_id = $1 AND action IN ('member.banned', 'member.unbanned') ORDER BY created_at, id`,
         [g],
       );
       expect(audit).toEqual([

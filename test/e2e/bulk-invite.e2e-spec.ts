@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expectError } from '../helpers/errors';
 import { postGroup } from '../helpers/groups';
 import { seqUid as uid } from '../helpers/ids';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { ISO_MS, type Invitation } from '../helpers/shapes';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -38,9 +39,9 @@ describe('bulk invite', () => {
   const invitationRows = (groupId: string) =>
     t.db.query<{ code: string; target_user_id: string | null }>('SELECT code, target_user_id FROM invitations WHERE group_id = $1', [groupId]);
   const auditCount = async (groupId: string) =>
-    (await t.db.query('SELECT 1 FROM audit_entries WHERE group_id = $1 AND action = $2', [groupId, 'member.invited'])).length;
+    (await t.db.query(`SELECT 1 FROM ${journalAudit()} WHERE group_id = $1 AND action = $2`, [groupId, 'member.invited'])).length;
   const eventCount = async (groupId: string) =>
-    (await t.db.query('SELECT 1 FROM outbox_events WHERE group_id = $1 AND type = $2', [groupId, 'invitation.created'])).length;
+    (await t.db.query(`SELECT 1 FROM ${journalEvents()} WHERE group_id = $1 AND type = $2`, [groupId, 'invitation.created'])).length;
 
   it('1000 rows are accepted: 200 with 1000 results in row order, 1000 targeted invitations', async () => {
     const g = await createGroup();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres';
 import { subscribe, type StreamClient, type StreamFrame } from '../helpers/event-stream';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import {
   http,
   killAll,
@@ -295,8 +296,8 @@ describe('database outage (built dist/src/main.js against its own Postgres)', ()
         out[name] = [
           await count(`SELECT count(*) AS n FROM groups WHERE name = $1`, name),
           await count(`SELECT count(*) AS n FROM members m JOIN groups g ON g.id = m.group_id WHERE g.name = $1`, name),
-          await count(`SELECT count(*) AS n FROM audit_entries WHERE action = 'group.created' AND payload->>'name' = $1`, name),
-          await count(`SELECT count(*) AS n FROM outbox_events WHERE type = 'group.created' AND body->'group'->>'name' = $1`, name),
+          await count(`SELECT count(*) AS n FROM ${journalAudit()} WHERE action = 'group.created' AND payload->>'name' = $1`, name),
+          await count(`SELECT count(*) AS n FROM ${journalEvents()} WHERE type = 'group.created' AND body->'group'->>'name' = $1`, name),
         ];
       }
       return out;

@@ -3,6 +3,7 @@ import { CLAIM_LEASE_SECONDS, readyAtSql } from '../../src/webhooks/webhooks.rep
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { subscribe as subscribeStream, type StreamClient } from '../helpers/event-stream';
+import { journalEvents } from '../helpers/journal';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 import { listenLocal, socketOwner, type LocalServer } from '../helpers/webhook-receiver';
 import {
@@ -249,9 +250,9 @@ async function waitForRows(db: TestDatabase, endpointId: string, cond: (rows: De
   }
 }
 
-/** The ids of the events this game published, from the outbox. */
+/** The ids of the events this game published, from the journal. */
 async function outboxIds(db: TestDatabase, gameId: string, type = 'member.joined'): Promise<string[]> {
-  const rows = await db.query<{ id: string }>(`SELECT trim(id) AS id FROM outbox_events WHERE game_id = $1 AND type = $2`, [gameId, type]);
+  const rows = await db.query<{ id: string }>(`SELECT trim(id) AS id FROM ${journalEvents()} WHERE game_id = $1 AND type = $2`, [gameId, type]);
   return rows.map((r) => r.id).sort();
 }
 
@@ -463,7 +464,7 @@ describe('webhook delivery durability and the live stream across processes (buil
       const [u1] = await joins(a.url, f, 1);
       await onB.until((fr) => fr.some((x) => x.event === 'member.joined'), 5_000, 'member.joined on B');
       // Caused on B, with a user id long enough that the event exceeds a NOTIFY payload and is
-      // relayed by reference to its outbox row.
+      // relayed by reference to its journal row.
       const longUser = `long-${'x'.repeat(9_000)}`;
       await expectStatus(
         http(`${b.url}/v1/groups/${f.groupId}/join`, { method: 'POST', headers: { authorization: `Bearer ${f.key}` }, body: { userId: longUser } }),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
+import { journalEvents } from '../helpers/journal';
 import { openSse, type SseStream } from '../helpers/sse';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -56,7 +57,7 @@ it('a paging consumer and a reconnecting stream consumer both get every committe
     const r = await a.http.post('/v1/groups').set(g.auth).send({ kind: 'guild', name: `G${i}`, visibility: 'public' });
     groups.push(r.body.id);
   }
-  const [{ id: start }] = await a.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE game_id = $1 ORDER BY era DESC, xid DESC, seq DESC LIMIT 1`, [g.gameId]);
+  const [{ id: start }] = await a.db.query<{ id: string }>(`SELECT id FROM ${journalEvents()} WHERE game_id = $1 ORDER BY era DESC, xid DESC, seq DESC LIMIT 1`, [g.gameId]);
 
   // ---- consumer 1: pages the feed on instance a, random page sizes, until told to stop ----
   let stop = false;
@@ -174,7 +175,7 @@ it('a paging consumer and a reconnecting stream consumer both get every committe
   // ---- everything committed: both consumers must catch up to exactly it ----
   const committed = (
     await a.db.query<{ id: string }>(
-      `SELECT o.id FROM outbox_events o, outbox_events s
+      `SELECT o.id FROM ${journalEvents('o')}, ${journalEvents('s')}
        WHERE s.id = $2 AND o.game_id = $1 AND (o.era, o.xid, o.seq) > (s.era, s.xid, s.seq) ORDER BY o.era, o.xid, o.seq`,
       [g.gameId, start],
     )

@@ -1,4 +1,5 @@
 import { openSse, type SseStream } from '../helpers/sse';
+import { journalEvents } from '../helpers/journal';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 import { http, killAll, requireBuild, sleep, startServerProcess, TEST_ADMIN_TOKEN, type RunningServer } from '../helpers/process';
 
@@ -47,7 +48,7 @@ it('an event caused on one instance is paged and streamed by the other, in the s
   await call(one.url, key, 'POST', '/v1/bans', { userId: 'p9', reason: 'x' });
   await live.waitFor(() => live.ids().length === 7, 20_000, 'the seven live events on instance two');
 
-  const ids = (await db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE game_id = $1 ORDER BY era, xid, seq`, [game.id])).map((r) => r.id);
+  const ids = (await db.query<{ id: string }>(`SELECT id FROM ${journalEvents()} WHERE game_id = $1 ORDER BY era, xid, seq`, [game.id])).map((r) => r.id);
   expect(live.ids()).toEqual(ids.slice(1));
   let page = await call(two.url, key, 'GET', '/v1/events/feed?limit=1000', undefined, 200);
   for (let i = 0; page.items.length < ids.length && i < 100; i++) {
@@ -62,7 +63,7 @@ it('an event caused on one instance is paged and streamed by the other, in the s
   const resumed = await openSse(one.url, '/v1/events', { ...auth, 'last-event-id': ids[3] });
   streams.push(groupStream, resumed);
   await call(two.url, key, 'POST', `/v1/groups/${group.id}/leave`, { userId: 'p0' }, 200);
-  const all = (await db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE game_id = $1 ORDER BY era, xid, seq`, [game.id])).map((r) => r.id);
+  const all = (await db.query<{ id: string }>(`SELECT id FROM ${journalEvents()} WHERE game_id = $1 ORDER BY era, xid, seq`, [game.id])).map((r) => r.id);
   await resumed.waitFor(() => resumed.ids().length === all.length - 4, 20_000, 'replay and live on instance one');
   await groupStream.waitFor(() => groupStream.ids().length === 6, 20_000, 'the group replay and the leave');
   expect(resumed.ids()).toEqual(all.slice(4));

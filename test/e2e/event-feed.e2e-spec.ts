@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { expectError } from '../helpers/errors';
 import { postGroup, joinOk } from '../helpers/groups';
+import { journalEvents } from '../helpers/journal';
 import { openSse, type SseStream } from '../helpers/sse';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -44,7 +45,7 @@ async function settled(auth: Auth, query: string, count: number) {
   }
 }
 const outboxIds = async (gameId: string) =>
-  (await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE game_id = $1 ORDER BY era, xid, seq`, [gameId])).map((r) => r.id);
+  (await t.db.query<{ id: string }>(`SELECT id FROM ${journalEvents()} WHERE game_id = $1 ORDER BY era, xid, seq`, [gameId])).map((r) => r.id);
 
 /** A game with a public group, a few joins and a game-wide ban: 1 + 3 + 1 events. */
 async function busyGame() {
@@ -66,7 +67,7 @@ describe('GET /v1/events/feed', () => {
     expect(r.status).toBe(200);
     expect(r.body.items.map((e: { id: string }) => e.id)).toEqual(g.ids);
     expect(r.body.items.map((e: { type: string }) => e.type)).toEqual(['group.created', 'member.joined', 'member.joined', 'member.joined', 'game.user.banned']);
-    const stored = await t.db.query<{ body: unknown }>(`SELECT body FROM outbox_events WHERE game_id = $1 ORDER BY era, xid, seq`, [g.gameId]);
+    const stored = await t.db.query<{ body: unknown }>(`SELECT body FROM ${journalEvents()} WHERE game_id = $1 ORDER BY era, xid, seq`, [g.gameId]);
     expect(r.body.items).toEqual(stored.map((s) => s.body));
     expect(r.body.nextAfter).toBe(g.ids[4]);
   });
@@ -128,9 +129,11 @@ describe('GET /v1/events/feed', () => {
     const g = await authedGame(t);
     const stream = await sse('/v1/events', g.auth);
     await t.db.query(`SELECT setval(pg_get_serial_sequence('outbox_events', 'seq'), 9998)`);
+    // the journal's own sequence too, which numbers its events once the outbox is no longer written
+    await t.db.query(`SELECT setval(pg_get_serial_sequence('journal', 'seq'), 9998)`);
     // One transaction, two events: sequence numbers 9999 and 10000, which sort the other way as text.
     await postGroup(t, g.auth, { kind: 'guild', name: 'Digits', visibility: 'public', creatorUserId: 'founder' });
-    const rows = await t.db.query<{ id: string; seq: string }>(`SELECT id, seq::text AS seq FROM outbox_events WHERE game_id = $1 ORDER BY outbox_events.seq`, [g.gameId]);
+    const rows = await t.db.query<{ id: string; seq: string }>(`SELECT id, seq::text AS seq FROM ${journalEvents()} WHERE game_id = $1 ORDER BY e.seq`, [g.gameId]);
     expect(rows.map((x) => x.seq)).toEqual(['9999', '10000']);
     const r = await settled(g.auth, '', 2);
     expect(r.body.items.map((e: { id: string }) => e.id)).toEqual(rows.map((x) => x.id));
@@ -234,7 +237,7 @@ describe('GET /v1/events (the game\'s stream)', () => {
     expect(frames.map((f) => f.event)).toEqual(['member.joined', 'game.user.unbanned']);
     // Before them, with no data, the id of the game's last event when the stream began.
     expect(s.frames.filter((f) => f.id !== undefined && f.data === undefined).map((f) => f.id)).toEqual([ids[4]]);
-    const stored = await t.db.query<{ body: unknown }>(`SELECT body FROM outbox_events WHERE id = $1`, [frames[1].id]);
+    const stored = await t.db.query<{ body: unknown }>(`SELECT body FROM ${journalEvents()} WHERE id = $1`, [frames[1].id]);
     expect(JSON.parse(frames[1].data!)).toEqual(stored[0].body);
   });
 
@@ -315,7 +318,7 @@ describe('GET /v1/events/:groupId?after=', () => {
     await joinOk(t, g.auth, g.groupId, 'u7');
     await s.waitFor(() => s.ids().length === 4, 10_000, 'the live event');
     const groupIds = (
-      await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE group_id = $1 ORDER BY era, xid, seq`, [g.groupId])
+      await t.db.query<{ id: string }>(`SELECT id FROM ${journalEvents()} WHERE group_id = $1 ORDER BY era, xid, seq`, [g.groupId])
     ).map((r) => r.id);
     expect(s.ids()).toEqual(groupIds.slice(1));
     const expired = await sse(`/v1/events/${g.groupId}?after=${'f'.repeat(24)}`, g.auth);

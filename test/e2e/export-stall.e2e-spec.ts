@@ -12,6 +12,7 @@ import { expectError } from '../helpers/errors';
 import { joinOk, postGroup } from '../helpers/groups';
 import { identityOf } from '../helpers/identities';
 import { seqUid as uid } from '../helpers/ids';
+import { journalAudit } from '../helpers/journal';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -183,7 +184,7 @@ async function seedHistory(gameId: string, groupId: string, userId: string, entr
      FROM generate_series(1, $4::int) n, LATERAL (SELECT substr(md5(random()::text || n), 1, 24) AS id) e`,
     [gameId, groupId, userId, events],
   );
-  await t.db.query('ANALYZE audit_entries, outbox_events');
+  await t.db.query('ANALYZE audit_entries, outbox_events, journal');
 }
 
 describe('exports whose clients stop reading', () => {
@@ -277,7 +278,7 @@ describe('exports whose clients stop reading', () => {
     await locker.connect();
     try {
       const exported = async () =>
-        (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_entries WHERE action = 'user.exported' AND target_id = $1`, [hoarder]))[0].n;
+        (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${journalAudit()} WHERE action = 'user.exported' AND target_id = $1`, [hoarder]))[0].n;
       const before = await exported();
       const reading = startStalled(path, game.auth);
       // Once the export is recorded its snapshot opens; its notifications, read after the audit

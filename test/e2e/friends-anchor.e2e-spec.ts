@@ -1,6 +1,7 @@
 import { expectError } from '../helpers/errors';
 import { friendsGame, send, svcId, U, uid, type FriendsGame } from '../helpers/friends';
 import { identityOf } from '../helpers/identities';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -35,8 +36,8 @@ describe('friends writes anchor a user the game has never seen', () => {
   };
   const trail = async (gameId: string): Promise<{ audit: number; events: number }> => {
     const [row] = await t.db.query<{ audit: number; events: number }>(
-      `SELECT (SELECT count(*)::int FROM audit_entries WHERE game_id = $1) AS audit,
-              (SELECT count(*)::int FROM outbox_events WHERE game_id = $1) AS events`,
+      `SELECT (SELECT count(*)::int FROM ${journalAudit()} WHERE game_id = $1) AS audit,
+              (SELECT count(*)::int FROM ${journalEvents()} WHERE game_id = $1) AS events`,
       [gameId],
     );
     return row;

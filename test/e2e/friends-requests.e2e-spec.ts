@@ -16,6 +16,7 @@ import {
   uid,
   type FriendsGame,
 } from '../helpers/friends';
+import { journalAudit } from '../helpers/journal';
 import { ISO_MS } from '../helpers/shapes';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -244,7 +245,7 @@ describe('friend requests and friendships', () => {
       const [a, b, c] = [uid('a'), uid('b'), uid('c')];
       await befriend(g, a, b);
       await block(g, a, c);
-      const rows = await t.db.query('SELECT action FROM audit_entries WHERE game_id = $1', [g.gameId]);
+      const rows = await t.db.query(`SELECT action FROM ${journalAudit()} WHERE game_id = $1`, [g.gameId]);
       expect(rows).toEqual([]);
     });
   });

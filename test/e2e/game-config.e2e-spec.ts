@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { journalAudit } from '../helpers/journal';
 import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /** SPEC §2 Game config, §4 GET/PATCH /v1/admin/games/:gameId/config, §8 ranges; DECISIONS §6 link route. */
@@ -15,7 +16,7 @@ describe('game config and identity links (admin)', () => {
     t.http.patch(CONFIG(gameId)).set(asAdmin).set('content-type', 'application/json').send(body as object);
   const audit = (gameId: string, action: string) =>
     t.db.query<{ group_id: string | null; target_id: string; actor_user_id: string | null; payload: Record<string, unknown> }>(
-      'SELECT group_id, target_id, actor_user_id, payload FROM audit_entries WHERE game_id = $1 AND action = $2 ORDER BY created_at, id',
+      `SELECT group_id, target_id, actor_user_id, payload FROM ${journalAudit()} WHERE game_id = $1 AND action = $2 ORDER BY created_at, id`,
       [gameId, action],
     );
 

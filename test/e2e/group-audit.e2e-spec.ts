@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { postGroup } from '../helpers/groups';
 import { seqUid as uid } from '../helpers/ids';
+import { journalAudit } from '../helpers/journal';
 import { ISO_MS, UUID } from '../helpers/shapes';
 import { authedGame, bearer, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -37,11 +38,11 @@ describe('GET /v1/groups/:id/audit', () => {
     const req = t.http.get(`/v1/groups/${groupId}/audit${query}`);
     return as ? req.set(as) : req;
   };
-  /** Every entry of the group straight from the table, newest first. */
+  /** Every entry of the group straight from the journal, newest first. */
   const dbEntries = async (groupId: string) =>
     (
       await t.db.query<{ id: string; created_at: Date }>(
-        'SELECT id, created_at FROM audit_entries WHERE group_id = $1 ORDER BY created_at DESC, id DESC',
+        `SELECT id, created_at FROM ${journalAudit()} WHERE group_id = $1 ORDER BY created_at DESC, id DESC`,
         [groupId],
       )
     ).map((r) => r.id);
@@ -188,7 +189,7 @@ describe('GET /v1/groups/:id/audit', () => {
 
     it('entries written in one transaction share createdAt and are still walked exactly (group with creatorUserId)', async () => {
       const g = await createGroup({ creatorUserId: uid('creator') });
-      const rows = await t.db.query<{ action: string; created_at: Date }>('SELECT action, created_at FROM audit_entries WHERE group_id = $1', [
+      const rows = await t.db.query<{ action: string; created_at: Date }>(`SELECT action, created_at FROM ${journalAudit()} WHERE group_id = $1`, [
         g.id,
       ]);
       expect(rows.map((r) => r.action).sort()).toEqual(['group.created', 'member.joined']);

@@ -1,4 +1,5 @@
 import { expectError } from '../helpers/errors';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -67,10 +68,10 @@ describe('tags and maxMembers', () => {
     const r = await patch(g.auth, group.id, { tags: ['pvp', 'lang:fr'], maxMembers: null });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ tags: ['pvp', 'lang:fr'], maxMembers: null });
-    const [audit] = await t.db.query<{ payload: unknown }>(`SELECT payload FROM audit_entries WHERE group_id = $1 AND action = 'group.updated'`, [group.id]);
+    const [audit] = await t.db.query<{ payload: unknown }>(`SELECT payload FROM ${journalAudit()} WHERE group_id = $1 AND action = 'group.updated'`, [group.id]);
     expect(audit.payload).toEqual({ before: { tags: ['pvp'], maxMembers: 10 }, after: { tags: ['pvp', 'lang:fr'], maxMembers: null } });
     const [event] = await t.db.query<{ body: { changes: string[]; group: { tags: string[] } } }>(
-      `SELECT body FROM outbox_events WHERE group_id = $1 AND type = 'group.updated'`,
+      `SELECT body FROM ${journalEvents()} WHERE group_id = $1 AND type = 'group.updated'`,
       [group.id],
     );
     expect(event.body.changes).toEqual(['tags', 'maxMembers']);
@@ -78,7 +79,7 @@ describe('tags and maxMembers', () => {
 
     const same = await patch(g.auth, group.id, { tags: ['pvp', 'lang:fr'], maxMembers: null });
     expect(same.status).toBe(200);
-    const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_entries WHERE group_id = $1 AND action = 'group.updated'`, [group.id]);
+    const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${journalAudit()} WHERE group_id = $1 AND action = 'group.updated'`, [group.id]);
     expect(n).toBe(1);
   });
 });
@@ -97,7 +98,7 @@ describe('the owner at creation', () => {
     expect(rows).toHaveLength(2);
     for (const r of rows) expect(r).toEqual({ owner_user_id: r.member, owner_external_id: 'newcomer', member: r.member });
     const [created] = await t.db.query<{ body: { group: { ownerUserId: string } } }>(
-      `SELECT body FROM outbox_events WHERE group_id = $1 AND type = 'group.created'`,
+      `SELECT body FROM ${journalEvents()} WHERE group_id = $1 AND type = 'group.created'`,
       [fresh.body.id],
     );
     expect(created.body.group.ownerUserId).toBe('newcomer');

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { journalAudit } from '../helpers/journal';
 import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -66,7 +67,7 @@ async function parentInDb(id: string): Promise<string | null> {
 
 const parentAudit = (groupId: string) =>
   t.db.query<{ target_id: string; actor_user_id: string | null; payload: Record<string, unknown> }>(
-    `SELECT target_id, actor_user_id, payload FROM audit_entries WHERE group_id = $1 AND action = 'group.parent.changed' ORDER BY created_at, id`,
+    `SELECT target_id, actor_user_id, payload FROM ${journalAudit()} WHERE group_id = $1 AND action = 'group.parent.changed' ORDER BY created_at, id`,
     [groupId],
   );
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SweeperService } from '../../src/sweeper/sweeper.service';
+import { journalAudit } from '../helpers/journal';
 import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -63,7 +64,7 @@ async function invite(auth: Auth, groupId: string, body: Record<string, unknown>
 }
 
 const auditOf = (groupId: string) =>
-  t.db.query<AuditRow>(`SELECT action, target_id, actor_user_id, payload FROM audit_entries WHERE group_id = $1 ORDER BY created_at, id`, [
+  t.db.query<AuditRow>(`SELECT action, target_id, actor_user_id, payload FROM ${journalAudit()} WHERE group_id = $1 ORDER BY created_at, id`, [
     groupId,
   ]);
 
@@ -78,7 +79,7 @@ async function rowsOf(groupId: string) {
     groups: await count('groups WHERE id = $1', [groupId]),
     members: await count('members WHERE group_id = $1', [groupId]),
     invitations: await count('invitations WHERE group_id = $1', [groupId]),
-    audit: await count('audit_entries WHERE group_id = $1', [groupId]),
+    audit: await count(`${journalAudit()} WHERE group_id = $1`, [groupId]),
   };
 }
 
@@ -239,7 +240,7 @@ describe('group lifecycle', () => {
       ]);
       expect(await count('invitations WHERE group_id = $1 AND used_at IS NULL', [g.id])).toBe(2);
       expect(await count(`user_identities WHERE game_id = $1 AND external_id = 'newcomer'`, [gameId])).toBe(0);
-      expect(await count(`audit_entries WHERE group_id = $1 AND action <> 'group.deleted' AND created_at > (SELECT soft_deleted_at FROM groups WHERE id = $1)`, [g.id])).toBe(0);
+      expect(await count(`${journalAudit()} WHERE group_id = $1 AND action <> 'group.deleted' AND created_at > (SELECT soft_deleted_at FROM groups WHERE id = $1)`, [g.id])).toBe(0);
       const [row] = await t.db.query<{ parent: string | null }>(`SELECT parent_group_id AS parent FROM groups WHERE id = $1`, [parent.id]);
       expect(row.parent).toBeNull();
     });
@@ -350,15 +351,15 @@ describe('group lifecycle', () => {
       const before = await rowsOf(g.id);
       expect(before).toEqual({ groups: 1, members: 3, invitations: 2, audit: expect.any(Number) });
       expect(before.audit).toBeGreaterThanOrEqual(5);
-      const gameAudit = await count('audit_entries WHERE game_id = $1', [gameId]);
+      const gameAudit = await count(`${journalAudit()} WHERE game_id = $1`, [gameId]);
       const keepRows = await rowsOf(keep.group.id);
 
       const r = await hardDelete(auth, g.id);
       expect(r.status).toBe(204);
       expect(r.text).toBe('');
       expect(await rowsOf(g.id)).toEqual({ groups: 0, members: 0, invitations: 0, audit: 0 });
-      expect(await count('audit_entries WHERE game_id = $1', [gameId])).toBe(gameAudit - before.audit);
-      expect(await count('audit_entries WHERE target_id = $1', [g.id])).toBe(0);
+      expect(await count(`${journalAudit()} WHERE game_id = $1`, [gameId])).toBe(gameAudit - before.audit);
+      expect(await count(`${journalAudit()} WHERE target_id = $1`, [g.id])).toBe(0);
       expect(await rowsOf(keep.group.id)).toEqual(keepRows);
 
       expectNotFound(await getGroup(auth, g.id));

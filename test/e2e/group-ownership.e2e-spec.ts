@@ -1,5 +1,6 @@
 import { expectError } from '../helpers/errors';
 import { postGroup, postJoin } from '../helpers/groups';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -17,10 +18,10 @@ const setOwner = (auth: Auth, groupId: string, body: Record<string, unknown>) =>
 const leave = (auth: Auth, groupId: string, userId: string) => t.http.post(`/v1/groups/${groupId}/leave`).set(auth).send({ userId });
 const written = async (groupId: string) => ({
   audit: await t.db.query<{ action: string; payload: unknown; actor_user_id: string | null }>(
-    'SELECT action, payload, actor_user_id FROM audit_entries WHERE group_id = $1 ORDER BY created_at, id',
+    `SELECT action, payload, actor_user_id FROM ${journalAudit()} WHERE group_id = $1 ORDER BY created_at, id`,
     [groupId],
   ),
-  events: await t.db.query<{ type: string; body: Record<string, unknown> }>('SELECT type, body FROM outbox_events WHERE group_id = $1 ORDER BY era, xid, seq', [groupId]),
+  events: await t.db.query<{ type: string; body: Record<string, unknown> }>(`SELECT type, body FROM ${journalEvents()} WHERE group_id = $1 ORDER BY era, xid, seq`, [groupId]),
   members: await t.db.query<{ external_user_id: string; status: string }>('SELECT external_user_id, status FROM members WHERE group_id = $1 ORDER BY external_user_id', [groupId]),
 });
 

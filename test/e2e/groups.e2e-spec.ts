@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SvcEvent } from '../../src/events/event';
 import { EventBus } from '../../src/events/event-bus';
 import { postGroup, postJoin } from '../helpers/groups';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { EVENT_ID, ISO_MS, UUID, type AuditDbRow as AuditRow } from '../helpers/shapes';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -58,9 +59,9 @@ async function join(auth: Record<string, string>, groupId: string, userId: strin
 }
 
 const auditOf = (groupId: string) =>
-  t.db.query<AuditRow>(`SELECT * FROM audit_entries WHERE group_id = $1 ORDER BY created_at, id`, [groupId]);
+  t.db.query<AuditRow>(`SELECT * FROM ${journalAudit()} WHERE group_id = $1 ORDER BY created_at, id`, [groupId]);
 const outboxOf = (groupId: string) =>
-  t.db.query<OutboxRow>(`SELECT * FROM outbox_events WHERE group_id = $1 ORDER BY created_at, id`, [groupId]);
+  t.db.query<OutboxRow>(`SELECT * FROM ${journalEvents()} WHERE group_id = $1 ORDER BY created_at, id`, [groupId]);
 
 async function count(sql: string, params: unknown[] = []): Promise<number> {
   const [row] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, params);
@@ -80,8 +81,8 @@ async function writeCounts(gameId: string) {
   return {
     groups: await count('groups WHERE game_id = $1', [gameId]),
     members: await count('members m JOIN groups g ON g.id = m.group_id WHERE g.game_id = $1', [gameId]),
-    audit: await count('audit_entries WHERE game_id = $1', [gameId]),
-    outbox: await count('outbox_events WHERE game_id = $1', [gameId]),
+    audit: await count(`${journalAudit()} WHERE game_id = $1`, [gameId]),
+    outbox: await count(`${journalEvents()} WHERE game_id = $1`, [gameId]),
     identities: await count('user_identities WHERE game_id = $1', [gameId]),
     users: await count('users'),
   };

@@ -3,6 +3,7 @@ import { InvitationsRepository } from '../../src/invitations/invitations.reposit
 import { expectError } from '../helpers/errors';
 import { postGroup } from '../helpers/groups';
 import { identityOf } from '../helpers/identities';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { seqUid as uid } from '../helpers/ids';
 import { ISO_MS, type Invitation } from '../helpers/shapes';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
@@ -65,14 +66,14 @@ describe('invitation inbox and inviter (EXTENSIONS X6)', () => {
   const ids = (items: { id: string }[]) => items.map((i) => i.id);
   const createdEvent = (invitationId: string) =>
     t.db
-      .query<{ body: { invitation: Invitation } }>(`SELECT body FROM outbox_events WHERE type = 'invitation.created' AND body->'invitation'->>'id' = $1`, [
+      .query<{ body: { invitation: Invitation } }>(`SELECT body FROM ${journalEvents()} WHERE type = 'invitation.created' AND body->'invitation'->>'id' = $1`, [
         invitationId,
       ])
       .then((rows) => rows[0]?.body);
   const invitedAudit = (invitationId: string) =>
     t.db
       .query<{ actor_user_id: string | null; target_id: string | null; payload: Record<string, unknown> }>(
-        `SELECT actor_user_id, target_id, payload FROM audit_entries WHERE action = 'member.invited' AND payload->>'invitationId' = $1`,
+        `SELECT actor_user_id, target_id, payload FROM ${journalAudit()} WHERE action = 'member.invited' AND payload->>'invitationId' = $1`,
         [invitationId],
       )
       .then((rows) => rows[0]);
@@ -119,7 +120,7 @@ describe('invitation inbox and inviter (EXTENSIONS X6)', () => {
 
       expect((await t.http.delete(`/v1/invitations/${open.code}`).set(auth)).status).toBe(204);
       const [revoked] = await t.db.query<{ body: { invitation: Invitation } }>(
-        `SELECT body FROM outbox_events WHERE type = 'invitation.revoked' AND body->'invitation'->>'id' = $1`,
+        `SELECT body FROM ${journalEvents()} WHERE type = 'invitation.revoked' AND body->'invitation'->>'id' = $1`,
         [open.id],
       );
       expect(revoked.body.invitation).toMatchObject({ id: open.id, invitedByUserId: inviter });

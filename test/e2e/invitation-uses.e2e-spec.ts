@@ -1,6 +1,7 @@
 import { expectError } from '../helpers/errors';
 import { postGroup } from '../helpers/groups';
 import { identityOf } from '../helpers/identities';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { seqUid as uid } from '../helpers/ids';
 import { ISO_MS, type Invitation } from '../helpers/shapes';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
@@ -46,7 +47,7 @@ describe('creating', () => {
     const bulk = await t.http.post(`/v1/groups/${g}/bulk-invite`).set(auth).send({ rows: [{ userId: uid() }] });
     expect(bulk.body.results[0].invitation).toMatchObject({ maxUses: 1, uses: 0 });
     const [event] = await t.db.query<{ body: { invitation: Invitation } }>(
-      `SELECT body FROM outbox_events WHERE type = 'invitation.created' AND body->'invitation'->>'id' = $1`,
+      `SELECT body FROM ${journalEvents()} WHERE type = 'invitation.created' AND body->'invitation'->>'id' = $1`,
       [big.id],
     );
     expect(event.body.invitation).toMatchObject({ maxUses: 10_000, uses: 0 });
@@ -94,7 +95,7 @@ describe('accepting', () => {
     expectError(await accept(inv.code, d), 410, 'invitation_used');
     expect(await activeCount(g)).toBe(3);
     const joined = await t.db.query<{ payload: Record<string, unknown> }>(
-      `SELECT payload FROM audit_entries WHERE group_id = $1 AND action = 'member.joined' ORDER BY created_at, id`,
+      `SELECT payload FROM ${journalAudit()} WHERE group_id = $1 AND action = 'member.joined' ORDER BY created_at, id`,
       [g],
     );
     expect(joined.map((j) => j.payload)).toEqual([first.body.id, expect.any(String), expect.any(String)].map((memberId) => ({

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expectError } from '../helpers/errors';
 import { postGroup } from '../helpers/groups';
 import { identityOf } from '../helpers/identities';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { seqUid as uid } from '../helpers/ids';
 import { ISO_MS, UUID, type Invitation } from '../helpers/shapes';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
@@ -60,7 +61,7 @@ describe('invitations', () => {
   }
   const audits = (groupId: string, action?: string) =>
     t.db.query<AuditDbRow>(
-      `SELECT * FROM audit_entries WHERE group_id = $1 ${action ? 'AND action = $2' : ''} ORDER BY created_at, id`,
+      `SELECT * FROM ${journalAudit()} WHERE group_id = $1 ${action ? 'AND action = $2' : ''} ORDER BY created_at, id`,
       action ? [groupId, action] : [groupId],
     );
   const invRow = async (code: string) =>
@@ -402,7 +403,7 @@ describe('invitations', () => {
       expect(rows[0]).toMatchObject({ actor_user_id: svc, target_id: userId });
       expect(rows[0].payload).toEqual({ memberId: r.body.id, invitationId: inv.id, code: inv.code });
       const events = await t.db.query<{ body: Record<string, unknown> }>(
-        `SELECT body FROM outbox_events WHERE group_id = $1 AND type = 'member.joined'`,
+        `SELECT body FROM ${journalEvents()} WHERE group_id = $1 AND type = 'member.joined'`,
         [g.id],
       );
       expect(events).toHaveLength(1);

@@ -4,6 +4,7 @@ import { expectError } from '../helpers/errors';
 import { joinOk, postGroup } from '../helpers/groups';
 import { identityOf } from '../helpers/identities';
 import { seqUid as uid } from '../helpers/ids';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { EVENT_ID, ISO_MS, UUID, type AuditDbRow } from '../helpers/shapes';
 import { openSse, type SseStream } from '../helpers/sse';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
@@ -60,9 +61,9 @@ const decide = (id: string, verb: 'approve' | 'decline' | 'cancel', body?: unkno
 const listGroup = (groupId: string, query = '', as: Auth = auth) => t.http.get(`/v1/groups/${groupId}/join-requests${query}`).set(as);
 const listUser = (userId: string, query = '', as: Auth = auth) => t.http.get(`/v1/users/${encodeURIComponent(userId)}/join-requests${query}`).set(as);
 const audits = (groupId: string, action: string) =>
-  t.db.query<AuditDbRow>(`SELECT * FROM audit_entries WHERE group_id = $1 AND action = $2 ORDER BY created_at, id`, [groupId, action]);
+  t.db.query<AuditDbRow>(`SELECT * FROM ${journalAudit()} WHERE group_id = $1 AND action = $2 ORDER BY created_at, id`, [groupId, action]);
 const events = (groupId: string, type: string) =>
-  t.db.query<{ body: Record<string, unknown> }>(`SELECT body FROM outbox_events WHERE group_id = $1 AND type = $2 ORDER BY era, xid, seq`, [groupId, type]);
+  t.db.query<{ body: Record<string, unknown> }>(`SELECT body FROM ${journalEvents()} WHERE group_id = $1 AND type = $2 ORDER BY era, xid, seq`, [groupId, type]);
 const row = async (id: string) => (await t.db.query<{ status: string }>('SELECT status FROM join_requests WHERE id = $1', [id]))[0];
 const memberOf = async (groupId: string, userId: string) =>
   (await t.db.query<{ id: string; status: string }>('SELECT id, status FROM members WHERE group_id = $1 AND external_user_id = $2', [groupId, userId]))[0];
@@ -448,7 +449,7 @@ describe('POST /v1/join-requests/:id/decline and /cancel', () => {
     expect(r.body).toEqual({ ...req, status: 'cancelled', decidedAt: expect.stringMatching(ISO_MS), decidedByUserId: u });
     const [a] = await audits(g, 'join_request.cancelled');
     expect(a).toMatchObject({ actor_user_id: await svc(u), target_id: u, payload: { joinRequestId: req.id } });
-    const types = await t.db.query<{ type: string }>('SELECT type FROM outbox_events WHERE group_id = $1 ORDER BY era, xid, seq', [g]);
+    const types = await t.db.query<{ type: string }>(`SELECT type FROM ${journalEvents()} WHERE group_id = $1 ORDER BY era, xid, seq`, [g]);
     expect(types.map((x) => x.type)).toEqual(['group.created', 'join_request.created']);
   });
 

@@ -5,6 +5,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import type { SvcEvent } from '../../src/events/event';
 import { EventStreams } from '../../src/events/event-streams';
+import { journalEvents } from '../helpers/journal';
 import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 import type { TestDatabase } from '../helpers/test-db';
 
@@ -168,7 +169,7 @@ async function join(auth: Record<string, string>, groupId: string, userId: strin
 const joinedOf = (s: Stream, userId: string) => s.events().find((e) => e.type === 'member.joined' && e.member?.userId === userId);
 
 async function outboxBody(eventId: string): Promise<SvcEvent> {
-  const [row] = await t.db.query<{ body: SvcEvent }>(`SELECT body FROM outbox_events WHERE id = $1`, [eventId]);
+  const [row] = await t.db.query<{ body: SvcEvent }>(`SELECT body FROM ${journalEvents()} WHERE id = $1`, [eventId]);
   return row.body;
 }
 
@@ -241,7 +242,7 @@ describe('events on the stream', () => {
     expect(e.id).not.toBe(member.id);
     // On the wire: comments, event frames, and first the id-only frame naming the game's last event
     // (here the group's creation), which a client resumes after if it drops before an event.
-    const [created] = await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE game_id = $1 AND type = 'group.created'`, [gameId]);
+    const [created] = await t.db.query<{ id: string }>(`SELECT id FROM ${journalEvents()} WHERE game_id = $1 AND type = 'group.created'`, [gameId]);
     const fields = s.frames.filter((f) => !f.raw.split('\n').every((l) => l.startsWith(':')));
     expect(fields[0].raw).toBe(`id: ${created.id}`);
     for (const f of fields.slice(1)) expect(f.data).toBeDefined();

@@ -1,6 +1,7 @@
 import { GrantSweeper } from '../../src/permissions/grant-sweeper';
 import { expectError } from '../helpers/errors';
 import { seqUid as uid } from '../helpers/ids';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { permissionApi, untilPast } from '../helpers/permissions';
 import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -29,12 +30,12 @@ describe('X10: member timeouts', () => {
 
   const audits = (groupId: string, action: string) =>
     t.db.query<{ actor_user_id: string | null; target_id: string; payload: Record<string, unknown> }>(
-      `SELECT actor_user_id, target_id, payload FROM audit_entries WHERE group_id = $1 AND action = $2 ORDER BY created_at, id`,
+      `SELECT actor_user_id, target_id, payload FROM ${journalAudit()} WHERE group_id = $1 AND action = $2 ORDER BY created_at, id`,
       [groupId, action],
     );
   const events = (groupId: string, type: string) =>
     t.db
-      .query<{ body: Record<string, unknown> }>(`SELECT body FROM outbox_events WHERE group_id = $1 AND type = $2 ORDER BY created_at, id`, [groupId, type])
+      .query<{ body: Record<string, unknown> }>(`SELECT body FROM ${journalEvents()} WHERE group_id = $1 AND type = $2 ORDER BY created_at, id`, [groupId, type])
       .then((rows) => rows.map((r) => r.body));
 
   /** A group whose role `officer` grants chat.send, invite and kick, held by a member. */

@@ -4,6 +4,7 @@ import { groupAudits, groupOutbox } from '../helpers/group-rows';
 import { joinOk, postGroup, postJoin, postLeave } from '../helpers/groups';
 import { identityOf } from '../helpers/identities';
 import { seqUid as uid } from '../helpers/ids';
+import { journalAudit } from '../helpers/journal';
 import { ISO_MS, UUID, type Member } from '../helpers/shapes';
 import { authedGame, bearer, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -384,7 +385,7 @@ describe('membership: join, leave, kick, rejoin and member reads', () => {
       const ids = await t.db.query<{ user_id: string }>('SELECT user_id FROM user_identities WHERE game_id = $1 AND external_id = $2', [gameId, userId]);
       expect(ids).toHaveLength(1);
       const actors = await t.db.query<{ actor_user_id: string }>(
-        `SELECT DISTINCT actor_user_id FROM audit_entries WHERE action = 'member.joined' AND target_id = $1`,
+        `SELECT DISTINCT actor_user_id FROM ${journalAudit()} WHERE action = 'member.joined' AND target_id = $1`,
         [userId],
       );
       expect(actors).toEqual([{ actor_user_id: ids[0].user_id }]);

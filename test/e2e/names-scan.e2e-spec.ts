@@ -1,4 +1,5 @@
 import { SCAN_BATCH } from '../../src/moderation/names-scan.service';
+import { journalEvents } from '../helpers/journal';
 import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -57,7 +58,7 @@ describe('X10: names/scan', () => {
     expect(list.body.items.every((x: { reporterUserId: string | null; status: string }) => x.reporterUserId === null && x.status === 'open')).toBe(true);
     const queue = await t.http.get(`/v1/admin/games/${g.gameId}/reports/subjects`).set(asAdmin).query({ status: 'open' });
     expect(queue.body.items.map((s: { subject: { id: string } }) => s.subject.id).sort()).toEqual([byName, byTag].sort());
-    const events = await t.db.query(`SELECT 1 FROM outbox_events WHERE game_id = $1 AND type = 'report.created'`, [g.gameId]);
+    const events = await t.db.query(`SELECT 1 FROM ${journalEvents()} WHERE game_id = $1 AND type = 'report.created'`, [g.gameId]);
     expect(events).toHaveLength(2);
     const [op] = await t.db.query<{ details: Record<string, number> }>(`SELECT details FROM operator_audit WHERE game_id = $1 AND action = 'names.scanned'`, [g.gameId]);
     expect(op.details).toEqual({ scanned: 4, flagged: 2, filed: 2 });

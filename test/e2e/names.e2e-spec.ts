@@ -2,6 +2,7 @@ import type { Response } from 'supertest';
 import { expectError } from '../helpers/errors';
 import { patchGameConfig } from '../helpers/friends';
 import { postGroup } from '../helpers/groups';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { asAdmin, authedGame, bearer, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -118,7 +119,7 @@ describe('group name and tags through a game key', () => {
     const r = await t.http.patch(`/v1/groups/${group.id}`).set(g.auth).send(fields);
     notAllowed(r, field, word, list);
     expect(await groupRow(group.id)).toEqual(before);
-    expect(await countOf("SELECT count(*)::int AS n FROM audit_entries WHERE group_id = $1 AND action = 'group.updated'", [group.id])).toBe(0);
+    expect(await countOf(`SELECT count(*)::int AS n FROM ${journalAudit()} WHERE group_id = $1 AND action = 'group.updated'`, [group.id])).toBe(0);
   });
 
   it('a PATCH that leaves name and tags alone is not checked, and a missing group is 404 first', async () => {
@@ -141,12 +142,12 @@ describe('PATCH /v1/admin/games/:gameId/groups/:groupId', () => {
     expect(game.body).toEqual(r.body);
 
     const audit = await t.db.query<{ actor_user_id: string | null; payload: unknown }>(
-      "SELECT actor_user_id, payload FROM audit_entries WHERE group_id = $1 AND action = 'group.updated'",
+      `SELECT actor_user_id, payload FROM ${journalAudit()} WHERE group_id = $1 AND action = 'group.updated'`,
       [group.id],
     );
     const diff = { before: { name: 'Helpers', tags: ['help'] }, after: { name: 'Official Staff', tags: ['help', 'admin'] } };
     expect(audit).toEqual([{ actor_user_id: null, payload: diff }]);
-    expect(await countOf("SELECT count(*)::int AS n FROM outbox_events WHERE game_id = $1 AND type = 'group.updated'", [g.gameId])).toBe(1);
+    expect(await countOf(`SELECT count(*)::int AS n FROM ${journalEvents()} WHERE game_id = $1 AND type = 'group.updated'`, [g.gameId])).toBe(1);
     const ops = await t.http.get('/v1/admin/operator-audit').query({ action: 'group.updated', limit: '100' }).set(asAdmin);
     expect(ops.status).toBe(200);
     expect((ops.body.items as { gameId: string }[]).filter((e) => e.gameId === g.gameId)).toEqual([
@@ -180,7 +181,7 @@ describe('PATCH /v1/admin/games/:gameId/groups/:groupId', () => {
     const group = await postGroup<{ id: string }>(t, g.auth, { kind: 'guild', name: 'Helpers' });
     expect((await t.http.patch(`${A(g.gameId)}/groups/${group.id}`).set(moderator).send({ name: 'Helpers' })).status).toBe(200);
     expect(await countOf("SELECT count(*)::int AS n FROM operator_audit WHERE game_id = $1 AND action = 'group.updated'", [g.gameId])).toBe(0);
-    expect(await countOf("SELECT count(*)::int AS n FROM audit_entries WHERE group_id = $1 AND action = 'group.updated'", [group.id])).toBe(0);
+    expect(await countOf(`SELECT count(*)::int AS n FROM ${journalAudit()} WHERE group_id = $1 AND action = 'group.updated'`, [group.id])).toBe(0);
   });
 });
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { journalAudit } from '../helpers/journal';
 import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 type Role = 'viewer' | 'moderator' | 'admin' | 'owner';
@@ -126,7 +127,7 @@ describe('operator roles on every admin route', () => {
   });
 
   it('an operator below the role gets 403 permission_denied and nothing is written; at the role, the guard lets it through', async () => {
-    const writes = async () => (await t.db.query<{ n: string }>(`SELECT (SELECT count(*) FROM operator_audit) + (SELECT count(*) FROM games) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM operators) + (SELECT count(*) FROM audit_entries) AS n`))[0].n;
+    const writes = async () => (await t.db.query<{ n: string }>(`SELECT (SELECT count(*) FROM operator_audit) + (SELECT count(*) FROM games) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM operators) + (SELECT count(*) FROM ${journalAudit()}) AS n`))[0].n;
     const before = await writes();
     const refused: string[] = [];
     for (const op of operations) {

@@ -1,4 +1,5 @@
 import { GrantSweeper } from '../../src/permissions/grant-sweeper';
+import { journalAudit } from '../helpers/journal';
 import { permissionApi, untilPast } from '../helpers/permissions';
 import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -106,7 +107,7 @@ describe('grants that expire, across two instances', () => {
     expect(x.overrides + y.overrides).toBe(users.length);
     const [counts] = await one.db.query(
       `SELECT count(*) FILTER (WHERE action = 'member.role.removed')::int AS roles, count(*) FILTER (WHERE action = 'permission.override.cleared')::int AS overrides
-       FROM audit_entries WHERE group_id = $1 AND payload->>'reason' = 'expired'`,
+       FROM ${journalAudit()} WHERE group_id = $1 AND payload->>'reason' = 'expired'`,
       [groupId],
     );
     expect(counts).toEqual({ roles: users.length, overrides: users.length });

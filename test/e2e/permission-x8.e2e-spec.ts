@@ -2,6 +2,7 @@ import { GrantSweeper } from '../../src/permissions/grant-sweeper';
 import { PermissionCache } from '../../src/permissions/permission-cache';
 import { expectError } from '../helpers/errors';
 import { seqUid as uid } from '../helpers/ids';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { permissionApi, untilPast } from '../helpers/permissions';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -278,7 +279,7 @@ describe('X8: asking the permission model', () => {
         { roleId: high, expiresAt: null },
       ]);
       const audit = await t.db.query<{ payload: { expiresAt: string | null } }>(
-        `SELECT payload FROM audit_entries WHERE action = 'member.role.assigned' AND payload->>'roleId' = $1 AND target_id = $2 ORDER BY id`,
+        `SELECT payload FROM ${journalAudit()} WHERE action = 'member.role.assigned' AND payload->>'roleId' = $1 AND target_id = $2 ORDER BY id`,
         [low, userId],
       );
       expect(audit.map((a) => a.payload.expiresAt)).toEqual([undefined, expect.any(String), at, undefined]);
@@ -345,7 +346,7 @@ describe('X8: asking the permission model', () => {
       );
       expect(rows[0]).toEqual({ roles: 1, kept: 1 });
       const audit = await t.db.query<{ action: string; actor_user_id: string | null; payload: Record<string, unknown> }>(
-        `SELECT action, actor_user_id, payload FROM audit_entries WHERE group_id = $1 AND target_id = $2 AND payload->>'reason' = 'expired' ORDER BY action`,
+        `SELECT action, actor_user_id, payload FROM ${journalAudit()} WHERE group_id = $1 AND target_id = $2 AND payload->>'reason' = 'expired' ORDER BY action`,
         [groupId, userId],
       );
       expect(audit).toEqual([
@@ -353,7 +354,7 @@ describe('X8: asking the permission model', () => {
         { action: 'permission.override.cleared', actor_user_id: null, payload: expect.objectContaining({ permission: 'k', allowed: true, reason: 'expired' }) },
       ]);
       const events = await t.db.query<{ body: { reason: string; member: { roles: string[]; userId: string }; changes: string[] } }>(
-        `SELECT body FROM outbox_events WHERE game_id = $1 AND group_id = $2 AND type = 'member.updated' AND body->>'reason' = 'expired'`,
+        `SELECT body FROM ${journalEvents()} WHERE game_id = $1 AND group_id = $2 AND type = 'member.updated' AND body->>'reason' = 'expired'`,
         [gameId, groupId],
       );
       expect(events.map((e) => e.body)).toEqual([expect.objectContaining({ changes: ['roles'], reason: 'expired', member: expect.objectContaining({ userId, roles: [low] }) })]);

@@ -1,5 +1,6 @@
 import { expectError } from '../helpers/errors';
 import { postGroup } from '../helpers/groups';
+import { journalAudit } from '../helpers/journal';
 import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -101,7 +102,7 @@ describe('reports: search, export and erasure', () => {
       expect.objectContaining({ subject: { type: 'user', id: 'fay' }, reporters: 1 }),
     ]);
     const audit = await t.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM audit_entries WHERE game_id = $1 AND action = 'report.created' AND (payload::text LIKE '%"eve"%' OR target_id = 'eve')`,
+      `SELECT count(*)::int AS n FROM ${journalAudit()} WHERE game_id = $1 AND action = 'report.created' AND (payload::text LIKE '%"eve"%' OR target_id = 'eve')`,
       [g.gameId],
     );
     expect(audit).toEqual([{ n: 0 }]);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expectError } from '../helpers/errors';
 import { postGroup } from '../helpers/groups';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { ISO_MS, UUID } from '../helpers/shapes';
 import { asAdmin, authedGame, bearer, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -55,13 +56,13 @@ describe('reports', () => {
       resolutionNote: null,
     });
     const audit = await t.db.query<{ action: string; group_id: string | null; target_id: string; payload: Record<string, unknown> }>(
-      `SELECT action, group_id, target_id, payload FROM audit_entries WHERE game_id = $1 AND action = 'report.created'`,
+      `SELECT action, group_id, target_id, payload FROM ${journalAudit()} WHERE game_id = $1 AND action = 'report.created'`,
       [gameId],
     );
     expect(audit).toEqual([
       { action: 'report.created', group_id: null, target_id: 'mallory', payload: { reportId: r.body.id, reporterUserId: 'alice', subject: { type: 'user', id: 'mallory' }, category: 'cheating' } },
     ]);
-    const events = await t.db.query<{ body: Record<string, unknown> }>(`SELECT body FROM outbox_events WHERE game_id = $1 AND body->>'type' = 'report.created'`, [gameId]);
+    const events = await t.db.query<{ body: Record<string, unknown> }>(`SELECT body FROM ${journalEvents()} WHERE game_id = $1 AND body->>'type' = 'report.created'`, [gameId]);
     expect(events.map((e) => e.body)).toEqual([expect.objectContaining({ type: 'report.created', gameId, report: r.body })]);
     expect(events[0].body).not.toHaveProperty('groupId');
   });
@@ -252,9 +253,9 @@ describe('reports', () => {
         firstAt: filed[0].createdAt,
         lastAt: filed[2].createdAt,
       });
-      const audit = await t.db.query<{ target_id: string; payload: object }>(`SELECT target_id, payload FROM audit_entries WHERE game_id = $1 AND action = 'report.resolved'`, [g.gameId]);
+      const audit = await t.db.query<{ target_id: string; payload: object }>(`SELECT target_id, payload FROM ${journalAudit()} WHERE game_id = $1 AND action = 'report.resolved'`, [g.gameId]);
       expect(audit).toEqual([{ target_id: 'villain', payload: { reportId: target.id, resolution: 'actioned', note: 'muted for a week' } }]);
-      const events = await t.db.query<{ body: Record<string, unknown> }>(`SELECT body FROM outbox_events WHERE game_id = $1 AND body->>'type' = 'report.resolved'`, [g.gameId]);
+      const events = await t.db.query<{ body: Record<string, unknown> }>(`SELECT body FROM ${journalEvents()} WHERE game_id = $1 AND body->>'type' = 'report.resolved'`, [g.gameId]);
       expect(events.map((e) => e.body)).toEqual([expect.objectContaining({ gameId: g.gameId, report: r.body })]);
       const ops = await t.db.query<{ operator_name: string; target_id: string; details: Record<string, unknown> }>(
         `SELECT operator_name, target_id, details FROM operator_audit WHERE game_id = $1 AND action = 'report.resolved'`,

@@ -8,6 +8,7 @@ import { Client } from 'pg';
 import { SWEEP_EVERY_MS } from '../../src/sweeper/sweeper.service';
 import { WORKER_BATCH } from '../../src/webhooks/delivery-window';
 import { subscribe as subscribeStream, type StreamClient as Stream } from '../helpers/event-stream';
+import { journalEvents } from '../helpers/journal';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 import { listenLocal, socketOwner, type LocalServer } from '../helpers/webhook-receiver';
 import {
@@ -309,7 +310,7 @@ describe('scale-out: two server processes on one database', () => {
     await sleep(300); // a duplicate would have arrived by now
 
     const published = (
-      await db.query<{ id: string }>(`SELECT trim(id) AS id FROM outbox_events WHERE game_id = $1 AND type = 'member.joined'`, [f.gameId])
+      await db.query<{ id: string }>(`SELECT trim(id) AS id FROM ${journalEvents()} WHERE game_id = $1 AND type = 'member.joined'`, [f.gameId])
     )
       .map((r) => r.id)
       .sort();
@@ -483,7 +484,7 @@ describe('scale-out: two server processes on one database', () => {
     expect(new Set(perDelivery.keys())).toEqual(new Set(done.map((d) => d.id)));
     // One delivery per published event, each event once.
     const published = await db.query<{ id: string }>(
-      `SELECT trim(id) AS id FROM outbox_events WHERE game_id = $1 AND type = 'member.joined'`,
+      `SELECT trim(id) AS id FROM ${journalEvents()} WHERE game_id = $1 AND type = 'member.joined'`,
       [f.gameId],
     );
     expect(published).toHaveLength(N);

@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { databaseUnavailableCause } from '../../src/common/errors/db-unavailable';
 import { SweeperService } from '../../src/sweeper/sweeper.service';
 import { GroupsRepository } from '../../src/groups/groups.repository';
+import { journalEvents } from '../helpers/journal';
 import { authedGame, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 describe('hourly sweeper', () => {
@@ -21,7 +22,7 @@ describe('hourly sweeper', () => {
     );
     const result = await t.app.get(SweeperService).sweep();
     expect(result).toEqual({ swept: true, groupsRemoved: 0, eventsExpired: 1, webhookDeliveriesRemoved: 0, previousSecretsCleared: 0, notificationsRemoved: 0 });
-    const left = await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE game_id = $1`, [gameId]);
+    const left = await t.db.query<{ id: string }>(`SELECT id FROM ${journalEvents()} WHERE game_id = $1`, [gameId]);
     expect(left.map((r) => r.id)).toEqual(['bbbbbbbbbbbbbbbbbbbbbbbb']);
   });
 

@@ -3,6 +3,7 @@ import { TRACING } from '../../src/observability/tracing/tracing.module';
 import type { Tracing } from '../../src/observability/tracing/tracing';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { joinOk, postGroup } from '../helpers/groups';
+import { journalEvents } from '../helpers/journal';
 import { otlpReceiver, parseTraceparent, SPAN_KIND, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { recordingReceiver, type RecordingReceiver } from '../helpers/webhook-receiver';
@@ -168,7 +169,7 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     const request = await exported((s) => s.traceId === traceId && s.kind === SPAN_KIND.SERVER);
     // The event keeps the request's context.
     const [stored] = await t.db.query<{ trace_context: { traceparent: string } }>(
-      `SELECT trace_context FROM outbox_events WHERE group_id = $1 AND type = 'member.joined'`,
+      `SELECT trace_context FROM ${journalEvents()} WHERE group_id = $1 AND type = 'member.joined'`,
       [group.id],
     );
     expect(parseTraceparent(stored.trace_context.traceparent)).toEqual({ traceId, parentId: request.spanId, sampled: true });
@@ -238,7 +239,7 @@ describe('traces, without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
 
       expect(hooks.received).toHaveLength(1);
       expect(hooks.received[0].headers.traceparent).toBeUndefined();
-      const rows = await t.db.query<{ trace_context: unknown }>(`SELECT trace_context FROM outbox_events WHERE group_id = $1`, [group.id]);
+      const rows = await t.db.query<{ trace_context: unknown }>(`SELECT trace_context FROM ${journalEvents()} WHERE group_id = $1`, [group.id]);
       expect(rows.length).toBeGreaterThanOrEqual(2);
       expect(rows.every((r) => r.trace_context === null)).toBe(true);
     } finally {

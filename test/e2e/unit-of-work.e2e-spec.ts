@@ -5,6 +5,7 @@ import type { SvcEvent } from '../../src/events/event';
 import { EventBus } from '../../src/events/event-bus';
 import { UnitOfWork, type Tx } from '../../src/db/unit-of-work';
 import { IdentityService } from '../../src/identity/identity.service';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /** SPEC §1.6: one transaction makes the change, writes its audit entry and stages its events. */
@@ -40,9 +41,9 @@ describe('unit of work', () => {
       occurredAt: expect.any(String),
       changes: ['name'],
     });
-    const [audit] = await t.db.query(`SELECT * FROM audit_entries WHERE target_id = $1`, [gameId]);
+    const [audit] = await t.db.query(`SELECT * FROM ${journalAudit()} WHERE target_id = $1`, [gameId]);
     expect(audit).toMatchObject({ action: 'game.config.updated', game_id: gameId, group_id: null, payload: { before: 1, after: 2 } });
-    const [outbox] = await t.db.query<{ body: SvcEvent }>(`SELECT body FROM outbox_events WHERE id = $1`, [event.id]);
+    const [outbox] = await t.db.query<{ body: SvcEvent }>(`SELECT body FROM ${journalEvents()} WHERE id = $1`, [event.id]);
     expect(outbox.body).toEqual(event);
   });
 
@@ -64,7 +65,7 @@ describe('unit of work', () => {
     ).rejects.toThrow('boom');
     expect(published.length).toBe(before);
     expect(await t.db.query(`SELECT 1 FROM games WHERE name = 'never'`)).toHaveLength(0);
-    expect(await t.db.query(`SELECT 1 FROM audit_entries WHERE target_id = 'rollback-marker'`)).toHaveLength(0);
+    expect(await t.db.query(`SELECT 1 FROM ${journalAudit()} WHERE target_id = 'rollback-marker'`)).toHaveLength(0);
   });
 
   it('a failure while flushing (bad audit row) rolls the change back too', async () => {
@@ -86,7 +87,7 @@ describe('unit of work', () => {
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const rowsNamed = async (name: string) => ({
       games: await t.db.query(`SELECT 1 FROM games WHERE name = $1`, [name]),
-      audit: await t.db.query(`SELECT 1 FROM audit_entries WHERE target_id = $1`, [name]),
+      audit: await t.db.query(`SELECT 1 FROM ${journalAudit()} WHERE target_id = $1`, [name]),
     });
 
     it('between two queries rolls the change back, publishes nothing and fails as database-unavailable', async () => {
@@ -189,7 +190,7 @@ describe('unit of work', () => {
       });
       expect(n).toBe(2);
       expect((await t.db.query(`SELECT 1 FROM games WHERE name = 'two-trips'`)).length).toBe(1);
-      expect((await t.db.query(`SELECT 1 FROM audit_entries WHERE target_id = 'two-trips'`)).length).toBe(1);
+      expect((await t.db.query(`SELECT 1 FROM ${journalAudit()} WHERE target_id = 'two-trips'`)).length).toBe(1);
     });
 
     it('with nothing to flush, COMMIT goes on its own; with no statement at all, nothing is sent', async () => {
@@ -243,7 +244,7 @@ describe('unit of work', () => {
       expect(published.length).toBe(before);
       expect(hooks).toEqual([]);
       expect(await t.db.query(`SELECT 1 FROM uow_deferred`)).toHaveLength(0);
-      expect(await t.db.query(`SELECT 1 FROM audit_entries WHERE target_id = 'deferred-commit'`)).toHaveLength(0);
+      expect(await t.db.query(`SELECT 1 FROM ${journalAudit()} WHERE target_id = 'deferred-commit'`)).toHaveLength(0);
       // Every pooled connection still works (none was left inside a transaction).
       await Promise.all(
         Array.from({ length: 20 }, (_, i) => uow.run((tx) => tx.manager.query(`INSERT INTO uow_deferred VALUES ($1)`, [100 + i]))),

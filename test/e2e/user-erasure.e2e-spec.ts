@@ -3,6 +3,7 @@ import { expectError } from '../helpers/errors';
 import { accept, befriend, block, friendsClient, send, sendPending, type FriendsGame } from '../helpers/friends';
 import { pseudonymiseStatement } from '../../src/users/user-erasure.repository';
 import { identityOf } from '../helpers/identities';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { asAdmin, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -83,8 +84,8 @@ describe('DELETE /v1/users/:userId', () => {
     const eve = 'eve-the-erased';
     const groups = await seedPlayer(g, eve);
     const svcUserId = (await identityOf(t, g.gameId, eve))!;
-    const auditBefore = await t.db.query<{ id: string }>('SELECT id FROM audit_entries WHERE game_id = $1 ORDER BY created_at, id', [g.gameId]);
-    const eventsBefore = await t.db.query<{ id: string }>('SELECT id FROM outbox_events WHERE game_id = $1 ORDER BY era, xid, seq', [g.gameId]);
+    const auditBefore = await t.db.query<{ id: string }>(`SELECT id FROM ${journalAudit()} WHERE game_id = $1 ORDER BY created_at, id`, [g.gameId]);
+    const eventsBefore = await t.db.query<{ id: string }>(`SELECT id FROM ${journalEvents()} WHERE game_id = $1 ORDER BY era, xid, seq`, [g.gameId]);
     expect((await rowsNaming(eve)).length).toBeGreaterThan(20);
 
     const r = await erase(g, eve);
@@ -102,7 +103,7 @@ describe('DELETE /v1/users/:userId', () => {
 
     // The history keeps its ids, order and counts; what named the user names the pseudonym.
     const auditAfter = await t.db.query<{ id: string; action: string; target_id: string | null; actor: string | null }>(
-      `SELECT id, action, target_id, actor_pseudonym AS actor FROM audit_entries WHERE game_id = $1 ORDER BY created_at, id`,
+      `SELECT id, action, target_id, actor_pseudonym AS actor FROM ${journalAudit()} WHERE game_id = $1 ORDER BY created_at, id`,
       [g.gameId],
     );
     expect(auditAfter.slice(0, auditBefore.length).map((a) => a.id)).toEqual(auditBefore.map((a) => a.id));
@@ -111,11 +112,11 @@ describe('DELETE /v1/users/:userId', () => {
     expect(auditAfter.some((a) => a.actor === pseudonym)).toBe(true);
     const erasedEntry = auditAfter[auditAfter.length - 1];
     expect(erasedEntry).toMatchObject({ action: 'user.erased', target_id: pseudonym, actor: null });
-    const [entry] = await t.db.query<{ group_id: string | null; payload: unknown }>('SELECT group_id, payload FROM audit_entries WHERE id = $1', [erasedEntry.id]);
+    const [entry] = await t.db.query<{ group_id: string | null; payload: unknown }>(`SELECT group_id, payload FROM ${journalAudit()} WHERE id = $1`, [erasedEntry.id]);
     expect(entry).toEqual({ group_id: null, payload: { removed: r.body.removed } });
 
     const eventsAfter = await t.db.query<{ id: string; type: string; body: Record<string, unknown> }>(
-      'SELECT id, type, body FROM outbox_events WHERE game_id = $1 ORDER BY era, xid, seq',
+      `SELECT id, type, body FROM ${journalEvents()} WHERE game_id = $1 ORDER BY era, xid, seq`,
       [g.gameId],
     );
     expect(eventsAfter.slice(0, eventsBefore.length).map((e) => e.id)).toEqual(eventsBefore.map((e) => e.id));
@@ -171,7 +172,7 @@ describe('DELETE /v1/users/:userId', () => {
     expect(r.body.removed).toEqual({ memberships: 0, friendships: 0, friendRequests: 0, blocks: 0, tags: 0, invitations: 0, joinRequests: 0, bans: 0 });
     const [row] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM erasures WHERE game_id = $1 AND subject_hash = $2', [g.gameId, subjectHash(g.gameId, 'nobody')]);
     expect(row.n).toBe(1);
-    const types = await t.db.query<{ type: string }>('SELECT type FROM outbox_events WHERE game_id = $1', [g.gameId]);
+    const types = await t.db.query<{ type: string }>(`SELECT type FROM ${journalEvents()} WHERE game_id = $1`, [g.gameId]);
     expect(types.map((e) => e.type)).toEqual(['user.erased']);
     expect(await identityOf(t, g.gameId, 'nobody')).toBeNull();
   });
@@ -187,7 +188,7 @@ describe('DELETE /v1/users/:userId', () => {
     expect((await erase(a, 'eve')).status).toBe(200);
     expect((await b.get('/v1/users/eve/friends')).body.items).toHaveLength(1);
     const [left] = await t.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM audit_entries WHERE game_id = $1 AND (target_id = 'eve' OR payload::text LIKE '%"eve"%')`,
+      `SELECT count(*)::int AS n FROM ${journalAudit()} WHERE game_id = $1 AND (target_id = 'eve' OR payload::text LIKE '%"eve"%')`,
       [b.gameId],
     );
     expect(left.n).toBeGreaterThan(0);
@@ -222,7 +223,7 @@ describe('DELETE /v1/users/:userId', () => {
     const pendingBefore = await t.db.query<{ id: string }>(`SELECT id FROM webhook_deliveries WHERE status = 'pending' ORDER BY id`);
     const r = await erase(g, 'eve');
     const deliveries = await t.db.query<{ id: string; body: unknown }>(
-      `SELECT d.id, o.body FROM webhook_deliveries d JOIN outbox_events o ON o.id = d.event_id WHERE d.id = ANY ($1::uuid[]) ORDER BY d.id`,
+      `SELECT d.id, o.body FROM webhook_deliveries d JOIN ${journalEvents('o')} ON o.id = d.event_id WHERE d.id = ANY ($1::uuid[]) ORDER BY d.id`,
       [pendingBefore.map((d) => d.id)],
     );
     expect(deliveries.map((d) => d.id)).toEqual(pendingBefore.map((d) => d.id));
@@ -244,9 +245,12 @@ describe('DELETE /v1/users/:userId', () => {
 describe('a player named only as an object key', () => {
   type Row = { id: string; doc: Record<string, unknown> };
   const historyOf = async (gameId: string) => ({
-    events: await t.db.query<Row>(`SELECT id, body AS doc FROM outbox_events WHERE game_id = $1 AND type <> 'user.erased' ORDER BY era, xid, seq`, [gameId]),
-    audit: await t.db.query<Row>(`SELECT id, payload AS doc FROM audit_entries WHERE game_id = $1 AND action <> 'user.erased' ORDER BY created_at, id`, [gameId]),
+    events: await t.db.query<Row>(`SELECT id, body AS doc FROM ${journalEvents()} WHERE game_id = $1 AND type <> 'user.erased' ORDER BY era, xid, seq`, [gameId]),
+    audit: await t.db.query<Row>(`SELECT id, payload AS doc FROM ${journalAudit()} WHERE game_id = $1 AND action <> 'user.erased' ORDER BY created_at, id`, [gameId]),
     operator: await t.db.query<Row>(`SELECT id::text, details AS doc FROM operator_audit WHERE game_id = $1 AND action <> 'user.erased' ORDER BY id`, [gameId]),
+    // The old tables, while they still hold the game's rows, are rewritten alike.
+    outboxEvents: await t.db.query<Row>(`SELECT id, body AS doc FROM outbox_events WHERE game_id = $1 AND type <> 'user.erased' ORDER BY era, xid, seq`, [gameId]),
+    auditEntries: await t.db.query<Row>(`SELECT id, payload AS doc FROM audit_entries WHERE game_id = $1 AND action <> 'user.erased' ORDER BY created_at, id`, [gameId]),
   });
 
   it('is pseudonymised in events, audit entries and operator audit entries: the key becomes the pseudonym, its value stays', async () => {
@@ -272,7 +276,7 @@ describe('a player named only as an object key', () => {
     expect(r.status).toBe(200);
     const { pseudonym } = r.body as { pseudonym: string };
     const after = await historyOf(g.gameId);
-    for (const part of ['events', 'audit', 'operator'] as const) {
+    for (const part of ['events', 'audit', 'operator', 'outboxEvents', 'auditEntries'] as const) {
       expect(naming(after[part])).toEqual([]);
       // The same rows, each with the key swapped and nothing else changed.
       const swapped = before[part].map((row) => ({ id: row.id, doc: JSON.parse(JSON.stringify(row.doc).split(JSON.stringify(eve)).join(JSON.stringify(pseudonym))) }));

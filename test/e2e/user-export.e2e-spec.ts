@@ -10,6 +10,7 @@ import { expectError } from '../helpers/errors';
 import { joinOk, postGroup } from '../helpers/groups';
 import { identityOf } from '../helpers/identities';
 import { seqUid as uid } from '../helpers/ids';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { ISO_MS } from '../helpers/shapes';
 import { asAdmin, authedGame, bearer, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -261,7 +262,7 @@ describe('a user with a full history (every section)', () => {
 
   it('audit: every entry of the game where the user is the actor or the target, oldest first', async () => {
     const expected = await t.db.query<{ id: string }>(
-      `SELECT id FROM audit_entries WHERE game_id = $1 AND (actor_user_id = $2 OR target_id = $3) ORDER BY created_at, id`,
+      `SELECT id FROM ${journalAudit()} WHERE game_id = $1 AND (actor_user_id = $2 OR target_id = $3) ORDER BY created_at, id`,
       [gameId, meSvc, me],
     );
     expect(doc.audit.map((a) => a.id)).toEqual(expected.map((r) => r.id));
@@ -282,7 +283,7 @@ describe('a user with a full history (every section)', () => {
     const feed = (await ok(t.http.get('/v1/events/feed?limit=1000').set(auth))).body.items as (Json & { id: string })[];
     // Every event holding either id anywhere, but a block of the user by someone else.
     const naming = await t.db.query<{ id: string }>(
-      `SELECT id FROM outbox_events WHERE game_id = $1
+      `SELECT id FROM ${journalEvents()} WHERE game_id = $1
          AND jsonb_path_exists(body, 'strict $.** ? (@ == $u || @ == $s)', jsonb_build_object('u', $2::text, 's', $3::text))
          AND NOT (type IN ('friend.blocked', 'friend.unblocked') AND body->>'bySvcUserId' <> $2)`,
       [gameId, me, meSvc],
@@ -346,7 +347,7 @@ describe('a user with a full history (every section)', () => {
     const theirs = await exportDoc(auth, namesake);
     expect(theirs.events.map((e) => e.type)).toEqual(['member.joined']);
     expect(JSON.stringify(theirs.events)).not.toContain(namedLikeThem.id);
-    const stored = await t.db.query(`SELECT 1 FROM outbox_events WHERE type = 'group.created' AND body->'group'->>'id' = $1`, [namedLikeThem.id]);
+    const stored = await t.db.query(`SELECT 1 FROM ${journalEvents()} WHERE type = 'group.created' AND body->'group'->>'id' = $1`, [namedLikeThem.id]);
     expect(stored).toHaveLength(1);
   });
 });
@@ -475,7 +476,7 @@ describe('every export is recorded', () => {
   let groupId: string;
   const entriesOf = (action: string) =>
     t.db.query<{ id: string; group_id: string | null; actor_user_id: string | null; target_id: string; payload: Json }>(
-      `SELECT id, group_id, actor_user_id, target_id, payload FROM audit_entries WHERE game_id = $1 AND action = $2 ORDER BY created_at, id`,
+      `SELECT id, group_id, actor_user_id, target_id, payload FROM ${journalAudit()} WHERE game_id = $1 AND action = $2 ORDER BY created_at, id`,
       [gameId, action],
     );
   const operatorEntries = () =>
@@ -562,8 +563,11 @@ describe('the body routes, for ids of any length', () => {
     expect(erased.body).toMatchObject({ userId: long, pseudonym: expect.stringMatching(/^erased_[0-9a-f]{32}$/), removed: { memberships: 1 } });
     expect(await identityOf(t, gameId, long)).toBeNull();
     expectError(await postExport({ userId: long }), 404, 'not_found');
-    const [left] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_entries WHERE game_id = $1 AND strpos(target_id, $2) > 0`, [gameId, long]);
-    expect(left.n).toBe(0);
+    // No audit entry names them: in the journal, nor in the old table while it still holds the game's rows.
+    for (const [table, from] of [['journal', journalAudit()], ['audit_entries', 'audit_entries']]) {
+      const [left] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${from} WHERE game_id = $1 AND strpos(target_id, $2) > 0`, [gameId, long]);
+      expect({ table, n: left.n }).toEqual({ table, n: 0 });
+    }
   });
 
   it('the admin body route erases with the moderator role, and names the game', async () => {

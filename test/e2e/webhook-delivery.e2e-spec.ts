@@ -10,6 +10,7 @@ import { PER_ENDPOINT_IN_FLIGHT, WORKER_BATCH } from '../../src/webhooks/deliver
 import type { AttemptRecord, ClaimedDelivery } from '../../src/webhooks/webhook-rows';
 import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { joinOk, postGroup } from '../helpers/groups';
+import { journalEvents } from '../helpers/journal';
 import { EVENT_ID, ISO_MS, UUID } from '../helpers/shapes';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { listenLocal } from '../helpers/webhook-receiver';
@@ -139,7 +140,7 @@ async function makeDue(...endpointIds: string[]): Promise<void> {
 }
 
 async function outboxBody(eventId: string): Promise<SvcEvent> {
-  const [row] = await t.db.query<{ body: SvcEvent }>(`SELECT body FROM outbox_events WHERE id = $1`, [eventId]);
+  const [row] = await t.db.query<{ body: SvcEvent }>(`SELECT body FROM ${journalEvents()} WHERE id = $1`, [eventId]);
   return row.body;
 }
 
@@ -238,9 +239,9 @@ describe('enqueueing (in the mutation\'s transaction)', () => {
     const body = await outboxBody(dAll.event_id);
     expect(body).toMatchObject({ id: dAll.event_id, type: 'member.joined', groupId: g.id, member: { id: member.id, userId: 'alice' } });
 
-    // Same transaction: the member row, the outbox row and both deliveries were written by one xid.
+    // Same transaction: the member row, the event's journal row and both deliveries were written by one xid.
     const [m] = await t.db.query<{ x: string }>(`SELECT xmin::text AS x FROM members WHERE id = $1`, [member.id]);
-    const [o] = await t.db.query<{ x: string }>(`SELECT xmin::text AS x FROM outbox_events WHERE id = $1`, [dAll.event_id]);
+    const [o] = await t.db.query<{ x: string }>(`SELECT xmin::text AS x FROM journal WHERE id = ($1 || '00000000')::uuid`, [dAll.event_id]);
     const ds = await t.db.query<{ x: string }>(`SELECT xmin::text AS x FROM webhook_deliveries WHERE event_id = $1`, [dAll.event_id]);
     expect(ds.map((d) => d.x)).toEqual([m.x, m.x]);
     expect(o.x).toBe(m.x);
@@ -261,7 +262,7 @@ describe('enqueueing (in the mutation\'s transaction)', () => {
     await join(auth, open.id, 'bob');
     const before = await deliveries(h.id);
     expect(before).toHaveLength(1);
-    const outboxBefore = await t.db.query(`SELECT id FROM outbox_events`);
+    const outboxBefore = await t.db.query(`SELECT id FROM ${journalEvents()}`);
 
     const again = await t.http.post(`/v1/groups/${open.id}/join`).set(auth).send({ userId: 'bob' });
     expect(again.status).toBe(409);
@@ -270,7 +271,7 @@ describe('enqueueing (in the mutation\'s transaction)', () => {
     expect(refused.status).toBe(403);
 
     expect(await deliveries(h.id)).toEqual(before.map((d) => ({ ...d, now: expect.any(Date) })));
-    expect(await t.db.query(`SELECT id FROM outbox_events`)).toHaveLength(outboxBefore.length);
+    expect(await t.db.query(`SELECT id FROM ${journalEvents()}`)).toHaveLength(outboxBefore.length);
     await tick();
     expect((await deliveries(h.id)).map((d) => d.attempts)).toEqual([1]);
   });

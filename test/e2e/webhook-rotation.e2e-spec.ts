@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { SweeperService } from '../../src/sweeper/sweeper.service';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { expectError } from '../helpers/errors';
+import { journalAudit } from '../helpers/journal';
 import { ISO_MS } from '../helpers/shapes';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { recordingReceiver, type ReceivedDelivery, type RecordingReceiver } from '../helpers/webhook-receiver';
@@ -180,7 +181,7 @@ it('writes one audit entry webhook.secret_rotated with the grace period and no s
   const r = await rotate(g.auth, h.id, { secret: 'the-rotated-secret-value', graceSeconds: 120 });
   expect(r.status).toBe(200);
   const rows = await t.db.query<{ payload: Record<string, unknown>; game_id: string }>(
-    `SELECT payload, game_id FROM audit_entries WHERE action = 'webhook.secret_rotated' AND target_id = $1`,
+    `SELECT payload, game_id FROM ${journalAudit()} WHERE action = 'webhook.secret_rotated' AND target_id = $1`,
     [h.id],
   );
   expect(rows).toHaveLength(1);

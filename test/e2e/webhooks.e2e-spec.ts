@@ -1,4 +1,5 @@
 import { EVENT_TYPES } from '../../src/events/event-types';
+import { journalAudit } from '../helpers/journal';
 import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -62,7 +63,7 @@ function expectError(r: { status: number; body: Record<string, unknown> }, statu
 }
 
 async function auditCount(action: string, targetId: string): Promise<number> {
-  const [row] = await t.db.query<{ n: string }>(`SELECT count(*) AS n FROM audit_entries WHERE action = $1 AND target_id = $2`, [action, targetId]);
+  const [row] = await t.db.query<{ n: string }>(`SELECT count(*) AS n FROM ${journalAudit()} WHERE action = $1 AND target_id = $2`, [action, targetId]);
   return Number(row.n);
 }
 
@@ -117,7 +118,7 @@ describe('POST /v1/webhooks', () => {
     const secret = 'audit-must-not-see-this-secret';
     const h = await create(auth, { secret, events: ['member.joined'], format: 'slack' });
     const rows = await t.db.query<{ payload: unknown; game_id: string }>(
-      `SELECT payload, game_id FROM audit_entries WHERE action = 'webhook.created' AND target_id = $1`,
+      `SELECT payload, game_id FROM ${journalAudit()} WHERE action = 'webhook.created' AND target_id = $1`,
       [h.id],
     );
     expect(rows).toHaveLength(1);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
+import { journalEvents } from './journal';
 import { asAdmin, bearer, newGame, type TestApp } from './test-app';
 
 /** A unique external user id. */
@@ -102,10 +103,10 @@ export async function svcId(t: TestApp, gameId: string, externalId: string): Pro
   return row.user_id;
 }
 
-/** The staged (outbox) bodies of one event type in a game, oldest first. */
+/** The stored bodies of one event type in a game, oldest first. */
 export function eventsOf(t: TestApp, gameId: string, type: string): Promise<Record<string, unknown>[]> {
   return t.db
-    .query<{ body: Record<string, unknown> }>('SELECT body FROM outbox_events WHERE game_id = $1 AND type = $2 ORDER BY created_at, id', [
+    .query<{ body: Record<string, unknown> }>(`SELECT body FROM ${journalEvents()} WHERE game_id = $1 AND type = $2 ORDER BY created_at, id`, [
       gameId,
       type,
     ])

@@ -1,4 +1,4 @@
-/** Shapes the e2e tests assert on: id and timestamp patterns, the Member and Invitation bodies, audit_entries rows. */
+/** Shapes the e2e tests assert on: id and timestamp patterns, the Member and Invitation bodies, audit entry rows. */
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -34,7 +34,7 @@ export interface Invitation {
   uses: number;
 }
 
-/** A row of audit_entries as SELECT * returns it. */
+/** An audit entry's row as SELECT * returns it (from the journal's audit entries, as from the old audit_entries). */
 export interface AuditDbRow {
   id: string;
   game_id: string;

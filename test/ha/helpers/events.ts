@@ -1,3 +1,4 @@
+import { journalEvents } from '../../helpers/journal';
 import type { HaCluster } from './ha-cluster';
 import { eventually, followFeed, followStream, type Receipt } from './load';
 
@@ -30,7 +31,7 @@ const duplicates = (ids: readonly string[]) => ids.length - new Set(ids).size;
 /**
  * A feed reader and a game stream on `via`, from the last event committed so far, plus the webhook
  * receipts from now on. `finish()` waits (bounded) for them to catch up, stops them, and compares
- * with the outbox as the current primary has it.
+ * with the events the current primary's journal holds.
  */
 export async function watchEvents(
   c: HaCluster,
@@ -38,7 +39,7 @@ export async function watchEvents(
   via: string,
   receipts: readonly Receipt[],
 ): Promise<{ cutStreams(): void; finish(): Promise<EventFigures> }> {
-  const [last] = await c.sql<{ id: string }>('SELECT id FROM outbox_events WHERE game_id = $1 ORDER BY era DESC, xid DESC, seq DESC LIMIT 1', [game.id]);
+  const [last] = await c.sql<{ id: string }>(`SELECT id FROM ${journalEvents()} WHERE game_id = $1 ORDER BY era DESC, xid DESC, seq DESC LIMIT 1`, [game.id]);
   const head = last?.id ?? null;
   const feed = followFeed(via, game.key, head);
   const stream = followStream(via, '/v1/events', game.key, head);
@@ -46,7 +47,7 @@ export async function watchEvents(
   return {
     cutStreams: () => stream.cut(),
     finish: async () => {
-      const all = await c.sql<{ id: string; type: string }>('SELECT id, type FROM outbox_events WHERE game_id = $1 ORDER BY era, xid, seq', [game.id]);
+      const all = await c.sql<{ id: string; type: string }>(`SELECT id, type FROM ${journalEvents()} WHERE game_id = $1 ORDER BY era, xid, seq`, [game.id]);
       const committed = all.slice(head ? all.findIndex((e) => e.id === head) + 1 : 0);
       await eventually(() => feed.ids.length >= committed.length && stream.ids.length >= committed.length, 60_000);
       await feed.stop();
