@@ -60,9 +60,12 @@ const step = (build, capture) => ({ build, capture });
  * (or null) authenticate as a second game whose name policy holds 1,000 words (EXTENSIONS X10).
  */
 export function writeScenarios({ base, headers, api, many, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders }) {
+  // Through base(), the server being measured: with BENCH_BEFORE the other one is stopped.
   const tolerate = (...ok) => async (method, path, body) => {
     const r = await fetch(`${base()}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-    if (!ok.includes(r.status)) throw new Error(`repair ${method} ${path}: ${r.status} ${await r.text()}`);
+    const text = await r.text();
+    if (!ok.includes(r.status)) throw new Error(`repair ${method} ${path}: ${r.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
   };
   const leave = ({ groupId, userId }) => tolerate(200, 404)('POST', `/v1/groups/${groupId}/leave`, { userId });
   const joinLeave = (items) => ({
@@ -120,7 +123,7 @@ export function writeScenarios({ base, headers, api, many, hot, members, hotMemb
       step(({ userId, otherId }) => ({ method: 'DELETE', path: `/v1/users/${userId}/friends/${otherId}` })),
     ],
     repair: async ({ userId, otherId }) => {
-      const { outbound } = await api('GET', `/v1/users/${userId}/friend-requests?direction=out`, undefined, 200);
+      const { outbound } = await tolerate(200)('GET', `/v1/users/${userId}/friend-requests?direction=out`);
       for (const r of outbound) await tolerate(200, 204, 404)('DELETE', `/v1/friend-requests/${r.id}`);
       await tolerate(200, 204, 404)('DELETE', `/v1/users/${userId}/friends/${otherId}`);
     },

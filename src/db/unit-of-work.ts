@@ -163,15 +163,14 @@ export class UnitOfWork {
 }
 
 /**
- * Writes, in one round trip that also commits: the staged audit rows; the outbox rows; each change
- * once more as a journal row, an audit entry and its paired event in one row (auditIds; nothing reads
- * the journal in this release, docs/design/write-path.md step 5); a webhook delivery for every
- * enabled endpoint of the game whose filter matches (so a crash right after commit loses none);
- * the players' notifications (EXTENSIONS X9), each recipient named by external id looked up here;
- * and the NOTIFYs, the announcement of the events and one per player notified included, which
- * Postgres sends only on commit. The outbox and notification rows' feed position (era, xid, seq)
- * comes from their column defaults. With traces on, the events keep the trace context of the
- * request that wrote them, which their webhook attempts link to.
+ * Writes, in one round trip that also commits: each change once, as a journal row that is its audit
+ * entry and its event (paired by auditIds; docs/design/write-path.md), in the order staged; a
+ * webhook delivery for every enabled endpoint of the game whose filter matches (so a crash right
+ * after commit loses none); the players' notifications (EXTENSIONS X9), each recipient named by
+ * external id looked up here; and the NOTIFYs, the announcement of the events and one per player
+ * notified included, which Postgres sends only on commit. The journal and notification rows' feed
+ * position (era, xid, seq) comes from their column defaults. With traces on, the events keep the
+ * trace context of the request that wrote them, which their webhook attempts link to.
  */
 async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
   if (!tx.auditEntries.length && !tx.events.length && !tx.notifications.length && !tx.playerNotifications.length) return;
@@ -189,8 +188,9 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
     target_id: a.targetId ?? null,
     payload: a.payload ?? {},
   }));
-  const outbox = tx.events.map((e) => ({
+  const outbox = tx.events.map((e, i) => ({
     id: e.id,
+    n: i,
     game_id: e.gameId,
     group_id: e.groupId ?? null,
     type: e.type,
@@ -206,27 +206,22 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
     actor_user_id: n.actorUserId ?? null,
     data: n.data,
   }));
-  // The flush is the transaction's last statement: its batch carries the COMMIT.
+  // The events go in the order staged (`n`): each row takes its seq, the feed's order within the
+  // transaction, as it is inserted. The flush is the transaction's last statement: its batch carries the COMMIT.
   const connection: unknown = (tx.manager.queryRunner as { databaseConnection?: unknown } | undefined)?.databaseConnection;
   if (connection instanceof ServiceClient) connection.commitWithNext();
   const rows: { g: string | null; u: string | null }[] = await tx.manager.query(
     `WITH audit AS (
-       INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, action, target_id, payload)
-       SELECT id, game_id, group_id, actor_user_id, action, target_id, payload
-       FROM jsonb_to_recordset($1::jsonb)
+       SELECT * FROM jsonb_to_recordset($1::jsonb)
          AS x(id uuid, game_id uuid, group_id uuid, actor_user_id uuid, action text, target_id text, payload jsonb)
-       RETURNING id, game_id, group_id, actor_user_id, action, target_id, payload
      ), events AS (
-       SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(id text, game_id uuid, group_id uuid, type text, body jsonb)
-     ), outbox AS (
-       INSERT INTO outbox_events (id, game_id, group_id, type, body, trace_context)
-       SELECT id, game_id, group_id, type, body, $4::jsonb FROM events
-       RETURNING ${eventKeySql('id')} AS key, game_id, group_id, type, body, trace_context, era, xid, seq
+       SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(id text, n int, game_id uuid, group_id uuid, type text, body jsonb)
      ), journal_changes AS (
-       INSERT INTO journal (id, game_id, group_id, action, actor_user_id, target_id, payload, type, body, trace_context, era, xid, seq, names)
-       SELECT o.key, o.game_id, o.group_id, a.action, a.actor_user_id, a.target_id, a.payload, o.type, o.body, o.trace_context, o.era, o.xid, o.seq,
-              svc_journal_names(a.actor_user_id, a.target_id, a.payload, o.body)
-       FROM outbox o LEFT JOIN audit a ON a.id = o.key
+       INSERT INTO journal (id, game_id, group_id, action, actor_user_id, target_id, payload, type, body, trace_context, names)
+       SELECT ${eventKeySql('e.id')}, e.game_id, e.group_id, a.action, a.actor_user_id, a.target_id, a.payload, e.type, e.body, $4::jsonb,
+              svc_journal_names(a.actor_user_id, a.target_id, a.payload, e.body)
+       FROM events e LEFT JOIN audit a ON a.id = ${eventKeySql('e.id')}
+       ORDER BY e.n
      ), journal_audit_only AS (
        INSERT INTO journal (id, game_id, group_id, action, actor_user_id, target_id, payload, names)
        SELECT a.id, a.game_id, a.group_id, a.action, a.actor_user_id, a.target_id, a.payload,

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { journalEvents } from '../helpers/journal';
 import { parseExposition } from '../helpers/metrics';
 import { freePort, http, sleep } from '../helpers/process';
 import { postGroup } from '../helpers/groups';
@@ -56,15 +57,15 @@ describe('the feed lag gauge while a transaction holds the horizon', () => {
       await holder.query('BEGIN');
       await holder.query('SELECT pg_current_xact_id()');
       const hidden = await postGroup<{ id: string }>(t, g.auth, { kind: 'guild', name: 'hidden', visibility: 'public' });
-      const [event] = await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE type = 'group.created' AND group_id = $1`, [hidden.id]);
+      const [event] = await t.db.query<{ id: string }>(`SELECT id FROM ${journalEvents()} WHERE type = 'group.created' AND group_id = $1`, [hidden.id]);
       const feed = await t.http.get('/v1/events/feed').set(g.auth);
       expect(feed.body.items.map((i: { id: string }) => i.id)).not.toContain(event.id);
-      const age = async () => Number((await t.db.query<{ s: number }>(`SELECT extract(epoch FROM now() - created_at)::float8 AS s FROM outbox_events WHERE id = $1`, [event.id]))[0].s);
+      const age = async () => Number((await t.db.query<{ s: number }>(`SELECT extract(epoch FROM now() - created_at)::float8 AS s FROM ${journalEvents()} WHERE id = $1`, [event.id]))[0].s);
 
       const first = await nextLag(0, MEASURED_EVERY_MS + 2_000, (v) => v > 0);
       const second = await nextLag(first.value, MEASURED_EVERY_MS + 2_000);
       const ageNow = await age();
-      expect(await t.db.query(`SELECT 1 FROM outbox_events WHERE created_at > (SELECT created_at FROM outbox_events WHERE id = $1)`, [event.id])).toEqual([]);
+      expect(await t.db.query(`SELECT 1 FROM ${journalEvents('a')} WHERE created_at > (SELECT created_at FROM ${journalEvents('b')} WHERE id = $1)`, [event.id])).toEqual([]);
 
       // A new measurement comes at least 5 s after the previous one: the gauge grew by as much.
       expect(second.value - first.value).toBeGreaterThanOrEqual(MEASURED_EVERY_MS / 1000 - 0.2);

@@ -1,12 +1,13 @@
 import { expectError } from '../helpers/errors';
 import { joinOk, postGroup } from '../helpers/groups';
+import { journalEvents } from '../helpers/journal';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * Release 1.3.0 reads events from the journal (docs/design/write-path.md section 4): the feed, its
  * `after` cursor and the delivery log answer from an event's journal row, not from outbox_events,
  * and a row whose event has expired (its body emptied, its audit part kept) answers as a gone event.
- * Each test makes the journal differ from the old table to show which one was read.
+ * Each test rewrites the journal's row to show that it was read.
  */
 let t: TestApp;
 beforeAll(async () => {
@@ -24,7 +25,7 @@ async function joinedGame() {
   expect(hook.status).toBe(201);
   const group = await postGroup(t, g.auth, { kind: 'guild', name: 'Readers', visibility: 'public' });
   for (const u of ['r1', 'r2']) await joinOk(t, g.auth, group.id, u);
-  const ids = (await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE game_id = $1 ORDER BY era, xid, seq`, [g.gameId])).map((r) => r.id);
+  const ids = (await t.db.query<{ id: string }>(`SELECT id FROM ${journalEvents()} WHERE game_id = $1 ORDER BY era, xid, seq`, [g.gameId])).map((r) => r.id);
   const until = Date.now() + 15_000;
   while ((await feed(g.auth)).body.items.length < ids.length && Date.now() < until) await new Promise((ok) => setTimeout(ok, 25));
   return { ...g, hookId: hook.body.id as string, ids };

@@ -2,14 +2,15 @@ import { DataSource } from 'typeorm';
 import { GroupsRepository } from '../../src/groups/groups.repository';
 import { removeExpiredEvents } from '../../src/sweeper/sweeper.service';
 import { AUTO, befriend, friendsGame, uid, type FriendsGame } from '../helpers/friends';
-import { expectJournalMirrors, journalRows, type JournalRow } from '../helpers/journal';
+import { expectJournalMirrors, journalRows, mirrorIntoOldTables, type JournalRow } from '../helpers/journal';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
- * The journal's first release (migration Journal, docs/design/write-path.md step 5): every change
- * is written to audit_entries and outbox_events as before and once more to the journal, an audit
- * entry and its event in one row; what later happens to the old rows (an erasure, retention, a
- * purged group) reaches the journal's copies.
+ * The journal (docs/design/write-path.md step 5): from release 1.4.0 every change is written once,
+ * to the journal, an audit entry and its event in one row, and nothing to audit_entries and
+ * outbox_events. Those keep the history releases 1.2.0 and 1.3.0 wrote beside the journal (here
+ * written into them as those releases did, mirrorIntoOldTables): what later happens to such a
+ * change (an erasure, retention, a purged group) reaches both its old rows and its journal row.
  */
 let t: TestApp;
 beforeAll(async () => {
@@ -31,12 +32,17 @@ async function groupWith(g: FriendsGame, owner: string, members: string[]): Prom
   return r.body.id as string;
 }
 
-it('writes each change once more to the journal: an audit entry and its event share one row and one key', async () => {
+it('writes each change once, to the journal alone: an audit entry and its event share one row and one key', async () => {
   const g = await friendsGame(t, AUTO);
   const groupId = await groupWith(g, 'ana', ['bob', 'cy']);
   expect((await g.post(`/v1/groups/${groupId}/leave`, { userId: 'cy' })).status).toBeLessThan(300);
 
-  const journal = await expectJournalMirrors(t.db, g.gameId);
+  const old = await t.db.query<{ n: number }>(
+    `SELECT (SELECT count(*) FROM audit_entries WHERE game_id = $1) + (SELECT count(*) FROM outbox_events WHERE game_id = $1) AS n`,
+    [g.gameId],
+  );
+  expect(Number(old[0].n)).toBe(0);
+  const journal = await journalRows(t.db, g.gameId);
   const joins = journal.filter((r) => r.action === 'member.joined');
   expect(joins.length).toBeGreaterThanOrEqual(2);
   for (const row of joins) {
@@ -44,8 +50,10 @@ it('writes each change once more to the journal: an audit entry and its event sh
     expect(row.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{4}00000000$/);
     expect(row.id.replace(/-/g, '').slice(0, 24)).toBe((row.body as { id: string }).id);
   }
-  const [audit] = await t.db.query<{ id: string }>(`SELECT id FROM audit_entries WHERE game_id = $1 AND action = 'member.joined' ORDER BY id LIMIT 1`, [g.gameId]);
-  expect(journal.some((r) => r.id === audit.id)).toBe(true);
+  // The events of one transaction keep the order they were staged in: the creator's join, then the group's creation.
+  const created = journal.find((r) => r.type === 'group.created')!;
+  const own = journal.filter((r) => r.xid === created.xid && r.type !== null).sort((a, b) => Number(a.seq) - Number(b.seq));
+  expect(own.map((r) => r.type)).toEqual(['member.joined', 'group.created']);
 });
 
 it('keeps a change with only an audit entry, or only an event, in a row of its own', async () => {
@@ -54,7 +62,7 @@ it('keeps a change with only an audit entry, or only an event, in a row of its o
   const hook = await g.post('/v1/webhooks', { url: 'https://example.com/hook', events: [] });
   expect(hook.status).toBe(201);
 
-  const journal = await expectJournalMirrors(t.db, g.gameId);
+  const journal = await journalRows(t.db, g.gameId);
   expect(journal.some((r) => r.type?.startsWith('friend.') && r.action === null)).toBe(true);
   expect(journal.some((r) => r.action?.startsWith('webhook.') && r.type === null && r.body === null)).toBe(true);
 });
@@ -86,12 +94,15 @@ it('an erasure rewrites the journal\'s copies as it rewrites the audit entries a
     `SELECT user_id FROM user_identities WHERE game_id = $1 AND external_id = $2`,
     [g.gameId, eve],
   );
+  await mirrorIntoOldTables(t.db, g.gameId);
   const before = await journalRows(t.db, g.gameId);
   const [eveHash, internalHash] = [await hashOf(eve), await hashOf(internal.user_id)];
   expect(before.some((r) => r.names.includes(eveHash))).toBe(true);
 
   expect((await g.del(`/v1/users/${eve}`)).status).toBeLessThan(300);
 
+  // The erasure's own change is in the journal alone; the rows compared are the history it rewrote.
+  await mirrorIntoOldTables(t.db, g.gameId);
   const after = await expectJournalMirrors(t.db, g.gameId);
   // The erasure's own event names the player, as the event feed says it does.
   for (const row of after.filter((r) => r.type !== 'user.erased')) {
@@ -136,6 +147,7 @@ it('retention empties an event\'s copy, and deletes a row that has no audit part
   const g = await friendsGame(t, AUTO);
   await groupWith(g, 'ivy', ['jo']);
   await befriend(g, 'ivy', 'jo');
+  await mirrorIntoOldTables(t.db, g.gameId);
   await t.db.query(`UPDATE outbox_events SET created_at = now() - interval '30 days' WHERE game_id = $1`, [g.gameId]);
 
   await removeExpiredEvents(t.app.get(DataSource).manager, 7);
@@ -151,6 +163,7 @@ it('retention empties an event\'s copy, and deletes a row that has no audit part
 it('a purged group\'s history leaves the journal; its events still within retention stay', async () => {
   const g = await friendsGame(t, AUTO);
   const groupId = await groupWith(g, 'kit', ['lu']);
+  await mirrorIntoOldTables(t.db, g.gameId);
   await t.db.query(`UPDATE outbox_events SET created_at = now() - interval '30 days' WHERE game_id = $1 AND type = 'group.created'`, [g.gameId]);
   await removeExpiredEvents(t.app.get(DataSource).manager, 7);
   // And an entry only the journal holds, as a release writing the journal alone leaves it.
@@ -177,6 +190,7 @@ it('rows an earlier release wrote without copies are erased, expired and purged 
   const old = uid('old');
   const groupId = await groupWith(g, old, ['ned']);
   // Release 1.1.0 writes only the old tables: its rows have no journal copy.
+  await mirrorIntoOldTables(t.db, g.gameId);
   await t.db.query(`DELETE FROM journal WHERE game_id = $1`, [g.gameId]);
   const counts = async () =>
     (

@@ -84,9 +84,9 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       expect(s.name).toBe(s.attributes['db.query.summary']);
     }
     // The unit of work's statements: the first carries BEGIN, the flush writes the event and carries COMMIT.
-    const flush = sql.find((s) => String(s.attributes['db.query.text']).includes('INSERT INTO outbox_events'));
+    const flush = sql.find((s) => String(s.attributes['db.query.text']).includes('INSERT INTO journal'));
     expect(flush).toBeDefined();
-    expect(flush!.name).toContain('INSERT outbox_events');
+    expect(flush!.name).toContain('INSERT journal');
     // The COMMIT, and the commit position read after it (the consistency token).
     expect(flush!.attributes['guildhall.db.batched_with']).toEqual(['COMMIT', 'SELECT']);
     expect(sql.some((s) => (s.attributes['guildhall.db.batched_with'] as string[] | undefined)?.[0] === 'BEGIN')).toBe(true);
@@ -111,7 +111,7 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     const server = await exported((s) => s.traceId === traceId && s.kind === SPAN_KIND.SERVER);
     const sql = childrenOf(collector.spans, server);
     expect(sql.map((s) => s.attributes['guildhall.db.batched_with'])).toEqual([['BEGIN', 'CALL svc_lock_group_members', 'CALL svc_lock_user_shared'], ['COMMIT', 'SELECT']]);
-    expect(sql.map((s) => s.name)).toEqual(['INSERT members SELECT', 'INSERT audit_entries INSERT outbox_events INSERT journal INSERT webhook_deliveries INSERT notifications SELECT']);
+    expect(sql.map((s) => s.name)).toEqual(['INSERT members SELECT', 'INSERT journal INSERT webhook_deliveries INSERT notifications SELECT']);
   });
 
   it('joins the trace of a caller that sends traceparent, as the child of its span', async () => {

@@ -78,3 +78,23 @@ export const journalEvents = (alias = 'e'): string =>
 export const journalAudit = (alias = 'a'): string =>
   `(SELECT id, game_id, group_id, actor_user_id, actor_pseudonym, action, target_id, payload, created_at
     FROM journal WHERE action IS NOT NULL) AS ${alias}`;
+
+/**
+ * Writes the game's changes into the old tables as releases 1.2.0 and 1.3.0 wrote them beside the
+ * journal (same keys, times and positions), for the tests of what still reaches those tables' history:
+ * from 1.4.0 the service writes the journal alone.
+ */
+export async function mirrorIntoOldTables(db: TestDatabase, gameId: string): Promise<void> {
+  await db.query(
+    `INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, actor_pseudonym, action, target_id, payload, created_at)
+     SELECT id, game_id, group_id, actor_user_id, actor_pseudonym, action, target_id, payload, created_at
+     FROM journal WHERE game_id = $1 AND action IS NOT NULL ON CONFLICT (id) DO NOTHING`,
+    [gameId],
+  );
+  await db.query(
+    `INSERT INTO outbox_events (id, game_id, group_id, type, body, trace_context, created_at, era, xid, seq) OVERRIDING SYSTEM VALUE
+     SELECT left(replace(id::text, '-', ''), 24), game_id, group_id, type, body, trace_context, created_at, era, xid, seq
+     FROM journal WHERE game_id = $1 AND type IS NOT NULL AND body IS NOT NULL ON CONFLICT (id) DO NOTHING`,
+    [gameId],
+  );
+}

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { journalEvents } from '../helpers/journal';
 import { databaseUrl } from '../helpers/test-db';
 import { cleanEnv, http, killAll, lines, sleep, spawnNode, TEST_ADMIN_TOKEN, serverEnv, freePort } from '../helpers/process';
 import { recordingReceiver, type RecordingReceiver } from '../helpers/webhook-receiver';
@@ -24,10 +25,10 @@ import { eventKey, followFeed, followStream, writeLoad, type Promised } from './
  */
 
 /**
- * The release before this build's: release 1.2.0, the commit that cut it. At each release it moves
- * to the commit that cut the one before (1.1.0 was a03c712, 1.0.0 119ca50, 0.0.0 65e135e).
+ * The release before this build's: release 1.3.0, the commit that cut it. At each release it moves
+ * to the commit that cut the one before (1.2.0 was 0b11651, 1.1.0 a03c712, 1.0.0 119ca50, 0.0.0 65e135e).
  */
-const PREVIOUS_RELEASE = '0b11651';
+const PREVIOUS_RELEASE = '2c64226';
 const FROM_REF = process.env.UPGRADE_FROM || PREVIOUS_RELEASE;
 const TO_REF = process.env.UPGRADE_TO || null;
 
@@ -242,7 +243,8 @@ describe(`rolling upgrade ${FROM_REF} -> ${TO_REF ?? 'this build'} -> back, unde
     note(`load stopped: ${load.acked.length} writes acknowledged`);
 
     // ---- the consumers catch up with every committed event of the game ----
-    const committed = await sql<{ id: string; type: string; body: Record<string, unknown> }>(dbUrl, 'SELECT id, type, body FROM outbox_events WHERE game_id = $1', [game.id]);
+    // The journal holds every committed event from 1.2.0 on, whichever release wrote it (1.4.0 writes it alone).
+    const committed = await sql<{ id: string; type: string; body: Record<string, unknown> }>(dbUrl, `SELECT id, type, body FROM ${journalEvents()} WHERE game_id = $1`, [game.id]);
     const byKey = new Map<string, string[]>();
     for (const e of committed) byKey.set(eventKey(e.type, e.body), [...(byKey.get(eventKey(e.type, e.body)) ?? []), e.id]);
     const expectedIds = new Set(load.acked.flatMap((w) => byKey.get(w.eventKey) ?? []));
