@@ -477,7 +477,7 @@ async function main() {
   }
   // Repairs go through the server being measured: with BENCH_BEFORE the other one is stopped.
   let repairBase = base;
-  const scenarios = writeScenarios({ base: () => repairBase, headers: auth, api, many: pairs, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders });
+  const scenarios = writeScenarios({ base: () => repairBase, headers: auth, many: pairs, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders });
   // Each run of BENCH_BEFORE's pairs starts alike: no autovacuum at work (waited for, up to a
   // minute: after the seed it rewrites the visibility of millions of rows) and, where the bench may,
   // right after a checkpoint, so that neither build's run takes the next checkpoint's images alone.

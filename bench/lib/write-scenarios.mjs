@@ -51,7 +51,7 @@ const step = (build, capture) => ({ build, capture });
 
 /**
  * The scenarios, by key. `base()` is the server that repairs go through (with BENCH_BEFORE, the
- * one being measured); `api(method, path, body, expect)` calls the server; `many` is a list of
+ * one being measured); `many` is a list of
  * { groupId, userId } over many public groups (the user, a seeded player, not a member), `hot` the same on one public
  * group; `members` and `hotMembers` are { groupId, userId, roleId } of active members, each with a
  * role of their group; `friendPairs` are { userId, otherId } of users who are not friends.
@@ -59,7 +59,7 @@ const step = (build, capture) => ({ build, capture });
  * many and one; `exclusive` those of groups of a kind the game allows once per player. `policyHeaders`
  * (or null) authenticate as a second game whose name policy holds 1,000 words (EXTENSIONS X10).
  */
-export function writeScenarios({ base, headers, api, many, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders }) {
+export function writeScenarios({ base, headers, many, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders }) {
   // Through base(), the server being measured: with BENCH_BEFORE the other one is stopped.
   const tolerate = (...ok) => async (method, path, body) => {
     const r = await fetch(`${base()}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });

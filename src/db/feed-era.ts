@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { GAMES_WITH_EVENTS } from './journal-sql';
 
 /** Anything that runs one statement: a pg client or a TypeORM query runner. */
 interface Queryable {
@@ -21,12 +22,7 @@ const toLog: EraAnnouncer = (era) => logger.warn(newEraMessage(era));
  * cluster, whose counter was further on. One probe at the end of each game's feed index.
  */
 const RESTORED = `
-  WITH RECURSIVE games AS (
-    (SELECT game_id FROM journal WHERE type IS NOT NULL ORDER BY game_id LIMIT 1)
-    UNION ALL
-    SELECT (SELECT o.game_id FROM journal o WHERE o.type IS NOT NULL AND o.game_id > g.game_id ORDER BY o.game_id LIMIT 1)
-    FROM games g WHERE g.game_id IS NOT NULL
-  )
+  WITH RECURSIVE ${GAMES_WITH_EVENTS}
   SELECT s.era, EXISTS (
     SELECT 1 FROM games g CROSS JOIN LATERAL (
       SELECT o.xid FROM journal o WHERE o.type IS NOT NULL AND o.game_id = g.game_id AND o.era = s.era ORDER BY o.xid DESC LIMIT 1

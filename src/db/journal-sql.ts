@@ -17,3 +17,14 @@ export const isEventSql = (j: string): string => `${j}.type IS NOT NULL AND ${j}
 
 /** The event type of journal row `j`, null once the event expired (as when its row was gone). */
 export const eventTypeSql = (j: string): string => `CASE WHEN ${j}.body IS NOT NULL THEN ${j}.type END`;
+
+/**
+ * The CTE `games`: each game that has an event in the journal's feed indexes, one index step each on
+ * journal_game_feed (a skip scan; ends with a NULL row). For WITH RECURSIVE.
+ */
+export const GAMES_WITH_EVENTS = `games AS (
+    (SELECT game_id FROM journal WHERE type IS NOT NULL ORDER BY game_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT o.game_id FROM journal o WHERE o.type IS NOT NULL AND o.game_id > g.game_id ORDER BY o.game_id LIMIT 1)
+    FROM games g WHERE g.game_id IS NOT NULL
+  )`;

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { journalKey } from '../common/ids';
 import { SETTINGS } from '../config/settings.module';
 import type { Settings } from '../config/settings';
-import { eventIdSql, isEventSql } from '../db/journal-sql';
+import { eventIdSql, GAMES_WITH_EVENTS, isEventSql } from '../db/journal-sql';
 import { confirmedRows, sqlRows } from '../db/sql';
 import type { SvcEvent } from './event';
 import { comparePositions, FEED_START, parseSnapshot, positionOf, type FeedPosition, type TxSnapshot } from './feed-position';
@@ -60,12 +60,7 @@ const VISIBLE = (o: string) => `(${o}.era, ${o}.xid) < ((SELECT era FROM feed_st
  * check walks them (feed-era.ts), one index step each. The probe is ordered as that index: a plain
  * min(created_at) is planned on an index by time instead, which reads every event per game.
  */
-export const HORIZON_LAG_SQL = `WITH RECURSIVE games AS (
-    (SELECT game_id FROM journal WHERE type IS NOT NULL ORDER BY game_id LIMIT 1)
-    UNION ALL
-    SELECT (SELECT o.game_id FROM journal o WHERE o.type IS NOT NULL AND o.game_id > g.game_id ORDER BY o.game_id LIMIT 1)
-    FROM games g WHERE g.game_id IS NOT NULL
-  ), h AS MATERIALIZED (SELECT s.era, ${HORIZON} AS horizon FROM feed_state s)
+export const HORIZON_LAG_SQL = `WITH RECURSIVE ${GAMES_WITH_EVENTS}, h AS MATERIALIZED (SELECT s.era, ${HORIZON} AS horizon FROM feed_state s)
   SELECT coalesce(greatest(0, extract(epoch FROM now() - min(hidden.at))), 0)::float8 AS lag
   FROM games g CROSS JOIN h CROSS JOIN LATERAL (
     SELECT min(x.created_at) AS at FROM (

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { sqlRows } from '../db/sql';
+import { GAMES_WITH_EVENTS } from '../db/journal-sql';
 
 /**
  * What an event's expiry leaves of its journal row when the row keeps an audit entry: no event, its
@@ -17,12 +18,7 @@ const EXPIRED_EVENT = 'type = NULL, body = NULL, trace_context = NULL';
  * Rows another transaction holds are skipped: the next sweep takes them.
  */
 const EXPIRE_BATCH = `
-  WITH RECURSIVE games AS (
-    (SELECT game_id FROM journal WHERE type IS NOT NULL ORDER BY game_id LIMIT 1)
-    UNION ALL
-    SELECT (SELECT o.game_id FROM journal o WHERE o.type IS NOT NULL AND o.game_id > g.game_id ORDER BY o.game_id LIMIT 1)
-    FROM games g WHERE g.game_id IS NOT NULL
-  ), heads AS (
+  WITH RECURSIVE ${GAMES_WITH_EVENTS}, heads AS (
     SELECT e.id FROM games g
     CROSS JOIN LATERAL (
       SELECT o.created_at FROM journal o WHERE o.type IS NOT NULL AND o.game_id = g.game_id ORDER BY o.era, o.xid, o.seq LIMIT 1
