@@ -188,7 +188,7 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
     target_id: a.targetId ?? null,
     payload: a.payload ?? {},
   }));
-  const outbox = tx.events.map((e, i) => ({
+  const events = tx.events.map((e, i) => ({
     id: e.id,
     n: i,
     game_id: e.gameId,
@@ -250,7 +250,7 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
      UNION ALL
      SELECT pg_notify('${NOTIFICATIONS_CHANNEL}', jsonb_build_object('t', 'new', 'g', w.game_id, 'u', w.user_id)::text), w.game_id, w.user_id
      FROM (SELECT DISTINCT game_id, user_id FROM inbox) AS w`,
-    [JSON.stringify(audit), JSON.stringify(outbox), JSON.stringify(notifications), trace && JSON.stringify(trace), JSON.stringify(inbox)],
+    [JSON.stringify(audit), JSON.stringify(events), JSON.stringify(notifications), trace && JSON.stringify(trace), JSON.stringify(inbox)],
   );
   // The recipients, resolved in the statement: this instance drops what it cached of them on commit,
   // before its own NOTIFY comes back (a player's next read here sees the new notification).

@@ -41,9 +41,9 @@ const EXPIRE_BATCH = `
 
 /**
  * Expires the journal's events past the retention window, in batches each its own statement outside
- * any transaction. This release still deletes the old table's events first (their trigger expires the
- * copies); this reaches the events only the journal holds, as a release writing the journal alone,
- * running beside this one, leaves them.
+ * any transaction. The events of the history the old table still holds are expired first, by their
+ * removal there (its trigger expires the copies); this reaches every other event, which only the
+ * journal holds.
  */
 export async function expireJournalEvents(m: EntityManager, retentionDays: number, batch: number): Promise<{ expired: number; batches: number }> {
   let expired = 0;

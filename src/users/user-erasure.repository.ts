@@ -258,7 +258,7 @@ export class UserErasureRepository {
  * (an audit entry that named the user; an event still kept that did). Every candidate's names are
  * computed again from what it holds after the rewrite, so no hash of an id stays behind, even on a
  * row that named the user only in an event already expired. audit_entries and outbox_events,
- * which release 1.2.0 reads, are rewritten as before, found by the indexes of their names
+ * which hold the history written before release 1.4.0, are rewritten as before, found by the indexes of their names
  * (migration MentionNames); their triggers then find the journal holding what they would write, and
  * leave it (migration JournalHistory).
  */
