@@ -211,20 +211,30 @@ async function main() {
   const writeStatements = await writePathStatements(ROOT, db.url, GAME_ID, statementsPair);
   const dbCeilings = [];
   for (const connections of wanted('dbCeiling') ? [CONF.connections, 10] : []) {
-    log(`our SQL alone: join + leave on raw pg, ${connections} clients, ${CONF.durationS} s`);
-    const r = await runDbCeiling({
-      root: ROOT,
-      url: db.url,
-      gameId: GAME_ID,
-      entries: pairs,
-      connections,
-      durationS: CONF.durationS,
-      warmupS: CONF.warmupS,
-      postmasterPid: db.postmasterPid,
-    });
-    log(`  ${Math.round(r.rps)} transactions/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
-    if (r.errors) throw new Error(`our SQL alone: ${r.errors} errors, first: ${r.firstError}`);
-    dbCeilings.push({ connections, ...r });
+    // With BENCH_BEFORE, both builds' statements in BEFORE_ROUNDS rounds alternating which goes
+    // first; this build's row is its best round, the earlier's shown beside it.
+    const builds = before ? [{ root: ROOT, label: 'this build' }, { root: before.dir, label: before.label }] : [{ root: ROOT, label: 'this build' }];
+    const runs = new Map(builds.map((b) => [b.label, []]));
+    for (let round = 0; round < (before ? BEFORE_ROUNDS : 1); round++) {
+      for (const b of round % 2 ? [...builds].reverse() : builds) {
+        log(`our SQL alone: join + leave on raw pg, ${connections} clients, ${CONF.durationS} s${before ? ` (${b.label}, round ${round + 1})` : ''}`);
+        const r = await runDbCeiling({
+          root: b.root,
+          url: db.url,
+          gameId: GAME_ID,
+          entries: pairs,
+          connections,
+          durationS: CONF.durationS,
+          warmupS: CONF.warmupS,
+          postmasterPid: db.postmasterPid,
+        });
+        log(`  ${Math.round(r.rps)} transactions/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, PostgreSQL CPU ${r.cpu?.postgres && r.rps ? ((r.cpu.postgres / 100 / r.rps) * 1000).toFixed(3) : '?'} ms a transaction`);
+        if (r.errors) throw new Error(`our SQL alone: ${r.errors} errors, first: ${r.firstError}`);
+        runs.get(b.label).push(r);
+      }
+    }
+    const best = (label) => runs.get(label).reduce((a, b) => (b.rps > a.rps ? b : a));
+    dbCeilings.push({ connections, ...best('this build'), ...(before ? { before: { label: before.label, ...best(before.label) } } : {}) });
   }
   // Nobody delivered those: the server's worker must not start on them.
   await q.query('DELETE FROM webhook_deliveries');

@@ -184,6 +184,22 @@ export function renderReport(ctx) {
       '—',
       '—',
     ]);
+    if (c.before) {
+      rows.push([
+        `The same, ${c.before.label} (BENCH_BEFORE), best of its rounds`,
+        int(c.before.rps),
+        ms(c.before.p50),
+        ms(c.before.p99),
+        '—',
+        int(c.before.errors),
+        '—',
+        `— / ${pct(c.before.cpu?.postgres)} / ${pct(c.before.cpu?.client)}`,
+        `— / ${cpuMs(c.before.cpu?.postgres, c.before.rps)} / —`,
+        vsPgbench(c.before.rps),
+        '—',
+        '—',
+      ]);
+    }
   }
   // The write targets: a share of pgbench's transactions/s (none can be judged without it).
   const write = (k, share, { p99, perJoin } = {}) => {

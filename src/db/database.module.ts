@@ -5,6 +5,7 @@ import { SETTINGS } from '../config/settings.module';
 import { MetricsRegistry } from '../observability/metrics/metrics-registry';
 import type { Tracing } from '../observability/tracing/tracing';
 import { TRACING } from '../observability/tracing/tracing.module';
+import { CommitAnnouncer } from './commit-announcer';
 import { createDataSource, requireMigratedSchema, runMigrations } from './data-source';
 import { DbMetrics } from './db-metrics';
 import { SchemaWatch } from './schema/schema-watch';
@@ -76,6 +77,7 @@ import { UnitOfWork } from './unit-of-work';
     PgListener,
     ReadSource,
     UnitOfWork,
+    CommitAnnouncer,
   ],
   exports: [DataSource, ConsistencyTokens, SchemaWatch, DbMetrics, PgListener, ReadSource, ReplicaReadInterceptor, ReplicaRouter, UnitOfWork],
 })
@@ -83,9 +85,13 @@ export class DatabaseModule implements OnApplicationShutdown {
   constructor(
     @Inject(DataSource) private readonly dataSource: DataSource,
     @Optional() @Inject(ReplicaRouter) private readonly router: ReplicaRouter | null,
+    private readonly announcer: CommitAnnouncer,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    // The last commits' wake-ups, before the pool goes: another instance would otherwise keep a
+    // group's cached permission answers until they end.
+    await this.announcer.settled();
     if (this.router?.replica.isInitialized) await this.router.replica.destroy();
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }

@@ -28,7 +28,8 @@ const oneLine = (err: unknown) => (err instanceof Error ? err.message || err.nam
 /**
  * One LISTEN connection per process, shared by every module that must hear about commits made by
  * other instances (cache invalidation, events). Notifications are sent inside the writing
- * transaction (`pg_notify`), so they arrive only if it commits.
+ * transaction (`pg_notify`), so they arrive only if it commits, or after its commit
+ * (CommitAnnouncer: wake-ups whose loss costs only latency).
  */
 @Injectable()
 export class PgListener implements OnApplicationBootstrap, OnApplicationShutdown {

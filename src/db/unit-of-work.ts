@@ -11,6 +11,7 @@ import { NOTIFICATIONS_CHANNEL } from '../notifications/notification-channel';
 import type { NotificationKind } from '../notifications/notification-kinds';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
 import { internalIdSql } from '../identity/identity.repository';
+import { CommitAnnouncer } from './commit-announcer';
 import { auditIds } from './journal-pairing';
 import { eventKeySql } from './journal-sql';
 import { ServiceClient } from './prepared-client';
@@ -52,9 +53,12 @@ export class Tx {
   readonly auditEntries: AuditInput[] = [];
   readonly events: SvcEvent[] = [];
   readonly notifications: { channel: string; payload: string }[] = [];
+  readonly announcements: { channel: string; payload: string }[] = [];
   readonly playerNotifications: StagedNotification[] = [];
   /** The players the flush wrote a notification for (internal ids), known once it has run. */
   readonly notifiedPlayers: NotifiedPlayer[] = [];
+  /** Whether the flush queued a webhook delivery, known once it has run. */
+  deliveriesQueued = false;
   readonly afterCommitHooks: (() => void)[] = [];
 
   constructor(readonly manager: EntityManager) {}
@@ -90,6 +94,15 @@ export class Tx {
     this.notifications.push({ channel, payload });
   }
 
+  /**
+   * The same, sent once the transaction has committed, gathered with other commits' (CommitAnnouncer):
+   * for a signal whose loss, if this process dies before it is sent, costs only latency or a cache
+   * entry's remaining life, never a wrong answer past it.
+   */
+  announce(channel: string, payload: string): void {
+    this.announcements.push({ channel, payload });
+  }
+
   /** Work for this process once the transaction has committed (local cache invalidation...). */
   afterCommit(hook: () => void): void {
     this.afterCommitHooks.push(hook);
@@ -121,6 +134,7 @@ export class UnitOfWork {
   constructor(
     private readonly dataSource: DataSource,
     private readonly bus: EventBus,
+    private readonly announcer: CommitAnnouncer,
     @Optional() @Inject(TRACING) private readonly tracing: Tracing | null = null,
   ) {}
 
@@ -155,7 +169,10 @@ export class UnitOfWork {
       }
     }
     if (tx.notifiedPlayers.length) this.bus.publishNotified(tx.notifiedPlayers);
+    if (tx.deliveriesQueued) this.announcer.announce(DELIVERIES_CHANNEL, ['']);
+    for (const a of tx.announcements) this.announcer.announce(a.channel, [a.payload]);
     if (!tx.events.length) return;
+    this.announcer.announce(EVENTS_CHANNEL, new Set(tx.events.map((e) => e.gameId)));
     // The streams' reads of the feed that this wakes belong to no request's trace.
     if (this.tracing) this.tracing.detached(() => this.bus.publish(tx.events));
     else this.bus.publish(tx.events);
@@ -167,17 +184,15 @@ export class UnitOfWork {
  * entry and its event (paired by auditIds; docs/design/write-path.md), in the order staged; a
  * webhook delivery for every enabled endpoint of the game whose filter matches (so a crash right
  * after commit loses none); the players' notifications (EXTENSIONS X9), each recipient named by
- * external id looked up here; and the NOTIFYs, the announcement of the events and one per player
- * notified included, which Postgres sends only on commit. The journal and notification rows' feed
+ * external id looked up here; and the NOTIFYs a cache's correctness needs (those staged with
+ * tx.notify, one per player notified), which Postgres sends only on commit. The wake-ups for the
+ * events and the deliveries are announced once it has committed (CommitAnnouncer). The journal and notification rows' feed
  * position (era, xid, seq) comes from their column defaults. With traces on, the events keep the
  * trace context of the request that wrote them, which their webhook attempts link to.
  */
 async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
   if (!tx.auditEntries.length && !tx.events.length && !tx.notifications.length && !tx.playerNotifications.length) return;
   const trace = tracing && tx.events.length ? tracing.carrier() : null;
-  // One announcement per game: the streams read the events themselves, in feed order.
-  const games = [...new Set(tx.events.map((e) => e.gameId))];
-  const notifications = [...tx.notifications, ...games.map((gameId) => ({ channel: EVENTS_CHANNEL, payload: gameId }))];
   const auditIdList = auditIds(tx.auditEntries, tx.events);
   const audit = tx.auditEntries.map((a, i) => ({
     id: auditIdList[i],
@@ -210,7 +225,7 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
   // transaction, as it is inserted. The flush is the transaction's last statement: its batch carries the COMMIT.
   const connection: unknown = (tx.manager.queryRunner as { databaseConnection?: unknown } | undefined)?.databaseConnection;
   if (connection instanceof ServiceClient) connection.commitWithNext();
-  const rows: { g: string | null; u: string | null }[] = await tx.manager.query(
+  const rows: { g: string | null; u: string | null; d: boolean }[] = await tx.manager.query(
     `WITH audit AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb)
          AS x(id uuid, game_id uuid, group_id uuid, actor_user_id uuid, action text, target_id text, payload jsonb)
@@ -244,15 +259,18 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
        WHERE user_id IS NOT NULL AND user_id IS DISTINCT FROM actor_user_id
        RETURNING game_id, user_id
      )
-     SELECT pg_notify(channel, payload), NULL::uuid AS g, NULL::uuid AS u FROM jsonb_to_recordset($3::jsonb) AS n(channel text, payload text)
+     SELECT pg_notify(channel, payload), NULL::uuid AS g, NULL::uuid AS u, false AS d FROM jsonb_to_recordset($3::jsonb) AS n(channel text, payload text)
      UNION ALL
-     SELECT pg_notify('${DELIVERIES_CHANNEL}', ''), NULL, NULL FROM (SELECT 1 FROM deliveries LIMIT 1) AS enqueued
+     SELECT NULL, NULL, NULL, true FROM (SELECT 1 FROM deliveries LIMIT 1) AS enqueued
      UNION ALL
-     SELECT pg_notify('${NOTIFICATIONS_CHANNEL}', jsonb_build_object('t', 'new', 'g', w.game_id, 'u', w.user_id)::text), w.game_id, w.user_id
+     SELECT pg_notify('${NOTIFICATIONS_CHANNEL}', jsonb_build_object('t', 'new', 'g', w.game_id, 'u', w.user_id)::text), w.game_id, w.user_id, false
      FROM (SELECT DISTINCT game_id, user_id FROM inbox) AS w`,
-    [JSON.stringify(audit), JSON.stringify(events), JSON.stringify(notifications), trace && JSON.stringify(trace), JSON.stringify(inbox)],
+    [JSON.stringify(audit), JSON.stringify(events), JSON.stringify(tx.notifications), trace && JSON.stringify(trace), JSON.stringify(inbox)],
   );
   // The recipients, resolved in the statement: this instance drops what it cached of them on commit,
   // before its own NOTIFY comes back (a player's next read here sees the new notification).
-  for (const r of rows) if (r.g && r.u) tx.notifiedPlayers.push({ gameId: r.g, svcUserId: r.u });
+  for (const r of rows) {
+    if (r.g && r.u) tx.notifiedPlayers.push({ gameId: r.g, svcUserId: r.u });
+    if (r.d) tx.deliveriesQueued = true;
+  }
 }

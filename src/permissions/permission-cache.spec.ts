@@ -236,14 +236,15 @@ describe('PermissionCache', () => {
       expect(cache.get(G2, 'a', T0)).toBeUndefined();
     });
 
-    it('invalidateOnCommit stages a local after-commit invalidation and a NOTIFY of the group id', () => {
+    it('invalidateOnCommit stages a local after-commit invalidation and an announcement of the group id, none in the transaction', () => {
       const tx = new Tx({} as EntityManager);
       put(G1, 'a', ROLE_ANSWER);
       put(G2, 'a', ROLE_ANSWER);
       cache.invalidateOnCommit(tx, G1);
       // Nothing happens before the commit.
       expect(cache.get(G1, 'a', T0)).toEqual(ROLE_ANSWER);
-      expect(tx.notifications).toEqual([{ channel: PERMISSIONS_CHANNEL, payload: `${SELF} ${G1}` }]);
+      expect(tx.announcements).toEqual([{ channel: PERMISSIONS_CHANNEL, payload: `${SELF} ${G1}` }]);
+      expect(tx.notifications).toEqual([]);
       expect(tx.afterCommitHooks).toHaveLength(1);
       // What the unit of work runs once the transaction has committed.
       for (const hook of tx.afterCommitHooks) hook();

@@ -33,7 +33,9 @@ const weightOf = (entries: Map<string, Entry<unknown>>): number => {
  * The 60-second in-memory cache of grant profiles per (game, group, user): every change that can
  * alter a member's grants invalidates the member's group. Invalidation is per group, on commit:
  * locally at once (so the very next check on this instance is fresh) and on every other instance
- * through NOTIFY. Generic in what it holds only so that its own tests need no profiles.
+ * through a NOTIFY sent just after the commit (Tx.announce: in the transaction it would serialise
+ * every join's and leave's commit). Should this process die between its commit and that send, the
+ * other instances' entries of the group still end within the 60 s every entry lives. Generic in what it holds only so that its own tests need no profiles.
  */
 @Injectable()
 export class PermissionCache<V = GrantProfile> implements OnModuleInit {
@@ -110,7 +112,7 @@ export class PermissionCache<V = GrantProfile> implements OnModuleInit {
   /** Stages the invalidation of a group's entries with the commit of `tx`, here and elsewhere. */
   invalidateOnCommit(tx: Tx, groupId: string): void {
     tx.afterCommit(() => this.invalidate(groupId));
-    tx.notify(PERMISSIONS_CHANNEL, `${this.bus.instanceId} ${groupId}`);
+    tx.announce(PERMISSIONS_CHANNEL, `${this.bus.instanceId} ${groupId}`);
   }
 
   private evictOldest(): void {
