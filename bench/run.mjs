@@ -190,6 +190,18 @@ async function main() {
   if (!writeStatementStats) log('pg_stat_statements is not loaded on this server: the write scenarios are shown without their statements');
 
   // ---- 3. the ceilings of the write path: our SQL alone, then pgbench ----
+  // Each run of BENCH_BEFORE's pairs starts alike: no autovacuum at work (waited for, up to a
+  // minute: after the seed it rewrites the visibility of millions of rows) and, where the bench may,
+  // right after a checkpoint, so that neither build's run takes the next checkpoint's images alone.
+  const quietDatabase = async () => {
+    const t = performance.now();
+    while (performance.now() - t < 60_000) {
+      const { n } = (await q.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`)).rows[0];
+      if (!n) break;
+      await sleep(500);
+    }
+    if (db.superuser) await q.query('CHECKPOINT');
+  };
   // Join/leave pairs: one user per public group, not a member of it; one worker per pair at a time.
   const pairs = [];
   for (let g = 1; pairs.length < 4 * CONF.connections + 2; g++) {
@@ -217,6 +229,12 @@ async function main() {
     const runs = new Map(builds.map((b) => [b.label, []]));
     for (let round = 0; round < (before ? BEFORE_ROUNDS : 1); round++) {
       for (const b of round % 2 ? [...builds].reverse() : builds) {
+        // No server runs yet to fold the member counters' deltas, which the joins' cap checks sum:
+        // folded here, so that no run inherits the last one's.
+        await q.query(`WITH d AS (DELETE FROM group_member_count_deltas RETURNING group_id, delta),
+            s AS (SELECT group_id, sum(delta)::int AS n FROM d GROUP BY group_id)
+          UPDATE groups g SET active_member_count = g.active_member_count + s.n FROM s WHERE g.id = s.group_id`);
+        await quietDatabase();
         log(`our SQL alone: join + leave on raw pg, ${connections} clients, ${CONF.durationS} s${before ? ` (${b.label}, round ${round + 1})` : ''}`);
         const r = await runDbCeiling({
           root: b.root,
@@ -488,18 +506,6 @@ async function main() {
   // Repairs go through the server being measured: with BENCH_BEFORE the other one is stopped.
   let repairBase = base;
   const scenarios = writeScenarios({ base: () => repairBase, headers: auth, many: pairs, hot, members, hotMembers, friendPairs, creators, capped, cappedHot, exclusive, policyHeaders });
-  // Each run of BENCH_BEFORE's pairs starts alike: no autovacuum at work (waited for, up to a
-  // minute: after the seed it rewrites the visibility of millions of rows) and, where the bench may,
-  // right after a checkpoint, so that neither build's run takes the next checkpoint's images alone.
-  const quietDatabase = async () => {
-    const t = performance.now();
-    while (performance.now() - t < 60_000) {
-      const { n } = (await q.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`)).rows[0];
-      if (!n) break;
-      await sleep(500);
-    }
-    if (db.superuser) await q.query('CHECKPOINT');
-  };
   const writeTarget = (s, at) => ({ headers: s.headers ?? auth, ...cycle({ base: at, headers: auth, ...s }) });
   // While one build of BENCH_BEFORE's pair is measured the other is stopped (SIGSTOP): both run a
   // webhook worker on the same database, and the idle one, woken by the loaded one's commits,

@@ -7,7 +7,7 @@ import { EventBus, type NotifiedPlayer } from '../events/event-bus';
 import { EVENTS_CHANNEL } from '../events/event-notification';
 import type { Tracing } from '../observability/tracing/tracing';
 import { TRACING } from '../observability/tracing/tracing.module';
-import { NOTIFICATIONS_CHANNEL } from '../notifications/notification-channel';
+import { formatSignal, NOTIFICATIONS_CHANNEL } from '../notifications/notification-channel';
 import type { NotificationKind } from '../notifications/notification-kinds';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
 import { internalIdSql } from '../identity/identity.repository';
@@ -82,8 +82,8 @@ export class Tx {
   }
 
   /**
-   * Stages a notification for a player (EXTENSIONS X9): written by the flush, in the transaction,
-   * which also wakes the player's streams (NOTIFICATIONS_CHANNEL) on commit.
+   * Stages a notification for a player (EXTENSIONS X9): written by the flush, in the transaction;
+   * the player's streams on every instance are woken once it has committed (NOTIFICATIONS_CHANNEL).
    */
   notifyPlayer(input: NotificationInput): void {
     this.playerNotifications.push({ ...input, id: uuidv7() });
@@ -168,7 +168,10 @@ export class UnitOfWork {
         this.logger.error({ err }, 'after-commit hook failed');
       }
     }
-    if (tx.notifiedPlayers.length) this.bus.publishNotified(tx.notifiedPlayers);
+    if (tx.notifiedPlayers.length) {
+      this.bus.publishNotified(tx.notifiedPlayers);
+      this.announcer.announce(NOTIFICATIONS_CHANNEL, tx.notifiedPlayers.map((p) => formatSignal({ t: 'new', g: p.gameId, u: p.svcUserId })));
+    }
     if (tx.deliveriesQueued) this.announcer.announce(DELIVERIES_CHANNEL, ['']);
     for (const a of tx.announcements) this.announcer.announce(a.channel, [a.payload]);
     if (!tx.events.length) return;
@@ -184,9 +187,9 @@ export class UnitOfWork {
  * entry and its event (paired by auditIds; docs/design/write-path.md), in the order staged; a
  * webhook delivery for every enabled endpoint of the game whose filter matches (so a crash right
  * after commit loses none); the players' notifications (EXTENSIONS X9), each recipient named by
- * external id looked up here; and the NOTIFYs a cache's correctness needs (those staged with
- * tx.notify, one per player notified), which Postgres sends only on commit. The wake-ups for the
- * events and the deliveries are announced once it has committed (CommitAnnouncer). The journal and notification rows' feed
+ * external id looked up here; and the NOTIFYs staged with tx.notify, which Postgres sends only on
+ * commit. The wake-ups for the events, the deliveries and the players notified are announced once
+ * it has committed (CommitAnnouncer). The journal and notification rows' feed
  * position (era, xid, seq) comes from their column defaults. With traces on, the events keep the
  * trace context of the request that wrote them, which their webhook attempts link to.
  */
@@ -263,12 +266,11 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
      UNION ALL
      SELECT NULL, NULL, NULL, true FROM (SELECT 1 FROM deliveries LIMIT 1) AS enqueued
      UNION ALL
-     SELECT pg_notify('${NOTIFICATIONS_CHANNEL}', jsonb_build_object('t', 'new', 'g', w.game_id, 'u', w.user_id)::text), w.game_id, w.user_id, false
-     FROM (SELECT DISTINCT game_id, user_id FROM inbox) AS w`,
+     SELECT NULL, w.game_id, w.user_id, false FROM (SELECT DISTINCT game_id, user_id FROM inbox) AS w`,
     [JSON.stringify(audit), JSON.stringify(events), JSON.stringify(tx.notifications), trace && JSON.stringify(trace), JSON.stringify(inbox)],
   );
   // The recipients, resolved in the statement: this instance drops what it cached of them on commit,
-  // before its own NOTIFY comes back (a player's next read here sees the new notification).
+  // before its own announcement comes back (a player's next read here sees the new notification).
   for (const r of rows) {
     if (r.g && r.u) tx.notifiedPlayers.push({ gameId: r.g, svcUserId: r.u });
     if (r.d) tx.deliveriesQueued = true;

@@ -28,9 +28,10 @@ const internal = (gameId: string, svcUserId: string) => `${gameId}\n${svcUserId}
 /**
  * The unread counts of players (EXTENSIONS X9) in this instance's memory, by (game, external id),
  * with the internal id they resolved to, since the signals name players by it. Every change to a
- * player's unread ones signals on NOTIFICATIONS_CHANNEL with its commit (a new notification, read
- * marks, a dismissal of an unread one, the sweep's removals, an erasure): every instance, this one
- * included, drops the entry when it hears it; every change made here drops it at once too, so
+ * player's unread ones signals on NOTIFICATIONS_CHANNEL with its commit (read marks, a dismissal of
+ * an unread one, the sweep's removals, an erasure) or just after it (a new notification, gathered
+ * with other commits' by CommitAnnouncer; lost only if the writer dies in between, when the entry's
+ * 60 s bound is what ends it): every instance, this one included, drops the entry when it hears it; every change made here drops it at once too, so
  * a caller reads its own change on this instance. Only known players are kept:
  * an unknown one gains notifications without any entry naming their (future) internal id.
  */
