@@ -12,8 +12,9 @@ import type { NotificationKind } from '../notifications/notification-kinds';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
 import { internalIdSql } from '../identity/identity.repository';
 import { CommitAnnouncer } from './commit-announcer';
+import { documentNames } from './journal-names';
 import { auditIds } from './journal-pairing';
-import { eventKeySql } from './journal-sql';
+import { eventKeySql, hashedNamesSql } from './journal-sql';
 import { ServiceClient } from './prepared-client';
 import { transaction } from './transaction';
 
@@ -205,6 +206,7 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
     action: a.action,
     target_id: a.targetId ?? null,
     payload: a.payload ?? {},
+    names: documentNames(a.payload ?? {}),
   }));
   const events = tx.events.map((e, i) => ({
     id: e.id,
@@ -213,6 +215,7 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
     group_id: e.groupId ?? null,
     type: e.type,
     body: e,
+    names: documentNames(e),
   }));
   const inbox = tx.playerNotifications.map((n) => ({
     id: n.id,
@@ -231,19 +234,19 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
   const rows: { g: string | null; u: string | null; d: boolean }[] = await tx.manager.query(
     `WITH audit AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb)
-         AS x(id uuid, game_id uuid, group_id uuid, actor_user_id uuid, action text, target_id text, payload jsonb)
+         AS x(id uuid, game_id uuid, group_id uuid, actor_user_id uuid, action text, target_id text, payload jsonb, names text[])
      ), events AS (
-       SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(id text, n int, game_id uuid, group_id uuid, type text, body jsonb)
+       SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(id text, n int, game_id uuid, group_id uuid, type text, body jsonb, names text[])
      ), journal_changes AS (
        INSERT INTO journal (id, game_id, group_id, action, actor_user_id, target_id, payload, type, body, trace_context, names)
        SELECT ${eventKeySql('e.id')}, e.game_id, e.group_id, a.action, a.actor_user_id, a.target_id, a.payload, e.type, e.body, $4::jsonb,
-              svc_journal_names(a.actor_user_id, a.target_id, a.payload, e.body)
+              ${hashedNamesSql(`CASE WHEN a.id IS NULL THEN e.names ELSE a.names || ARRAY[a.actor_user_id::text, a.target_id] || e.names END`)}
        FROM events e LEFT JOIN audit a ON a.id = ${eventKeySql('e.id')}
        ORDER BY e.n
      ), journal_audit_only AS (
        INSERT INTO journal (id, game_id, group_id, action, actor_user_id, target_id, payload, names)
        SELECT a.id, a.game_id, a.group_id, a.action, a.actor_user_id, a.target_id, a.payload,
-              svc_journal_names(a.actor_user_id, a.target_id, a.payload, NULL)
+              ${hashedNamesSql('a.names || ARRAY[a.actor_user_id::text, a.target_id]')}
        FROM audit a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE ${eventKeySql('e.id')} = a.id)
      ), deliveries AS (
        INSERT INTO webhook_deliveries (id, endpoint_id, event_id)

@@ -1,0 +1,88 @@
+import { documentNames } from '../../src/db/journal-names';
+import { hashedNamesSql } from '../../src/db/journal-sql';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/** A small deterministic generator (mulberry32): a failure names its seed. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// What ids, names and payloads hold: plain words, uuids, digits (keys JSON.parse would put first),
+// quotes, backslashes, escapes, accents, CJK, emoji (surrogate pairs), the empty string. Not U+0000: jsonb refuses it.
+const PIECES = ['player', 'Ωmega', 'été', '公会', '🐉', '"', '\\', '\n', '\t', ' ', '123', '0', '-1', 'null', 'true', '018f3c5e-6d2b-7c11-8a3b-5f2c9e1d4a7b', '', 'x'.repeat(40)];
+
+function text(r: () => number): string {
+  let s = '';
+  for (let i = Math.floor(r() * 3); i >= 0; i--) s += PIECES[Math.floor(r() * PIECES.length)];
+  return s;
+}
+
+function value(r: () => number, depth: number): unknown {
+  const k = r();
+  if (depth > 0 && k < 0.2) return object(r, depth - 1);
+  if (depth > 0 && k < 0.3) return Array.from({ length: Math.floor(r() * 4) }, () => (r() < 0.1 ? undefined : value(r, depth - 1)));
+  if (k < 0.6) return text(r);
+  if (k < 0.7) return Math.floor(r() * 1e6) - 5e5;
+  if (k < 0.75) return r() * 1e3;
+  if (k < 0.8) return r() < 0.5;
+  if (k < 0.85) return null;
+  if (k < 0.9) return new Date(Math.floor(r() * 2e12));
+  if (k < 0.95) return undefined;
+  return () => 1;
+}
+
+function object(r: () => number, depth: number): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (let i = Math.floor(r() * 5); i > 0; i--) o[text(r)] = value(r, depth);
+  return o;
+}
+
+/**
+ * The flush hashes the names the writer collected (documentNames); the erasure, the history's copy
+ * and the triggers compute them from the stored documents (svc_journal_names). Both must give the
+ * same array for every change, or the erasure and the export would miss or add rows.
+ */
+describe('journal names: collected by the writer, as PostgreSQL finds them', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('are the same array as svc_journal_names for 600 random changes with an audit part, an event or both', async () => {
+    const cases = Array.from({ length: 600 }, (_, seed) => {
+      const r = random(seed + 1);
+      const shape = seed % 3; // 0: both parts, 1: the event only, 2: the audit part only
+      const payload = shape === 1 ? null : object(r, 3);
+      const body = shape === 2 ? null : { id: text(r), type: 'member.joined', ...object(r, 3) };
+      const actor = r() < 0.7 ? '018f3c5e-6d2b-7c11-8a3b-5f2c9e1d4a7b' : null;
+      const target = r() < 0.8 ? text(r) : null;
+      return { seed, payload, body, actor, target };
+    });
+    const rows = await t.db.query<{ seed: number; expected: number[]; got: number[] }>(
+      `SELECT c.seed, svc_journal_names(c.actor, c.target, c.payload, c.body) AS expected,
+              ${hashedNamesSql(`CASE WHEN c.payload IS NULL THEN c.body_names ELSE c.payload_names || ARRAY[c.actor::text, c.target] || c.body_names END`)} AS got
+       FROM jsonb_to_recordset($1::jsonb) AS c(seed int, actor uuid, target text, payload jsonb, body jsonb, payload_names text[], body_names text[])`,
+      [
+        JSON.stringify(
+          cases.map((c) => ({
+            ...c,
+            payload_names: c.payload === null ? [] : documentNames(c.payload),
+            body_names: c.body === null ? [] : documentNames(c.body),
+          })),
+        ),
+      ],
+    );
+    expect(rows).toHaveLength(cases.length);
+    const differing = rows.filter((row) => JSON.stringify(row.expected) !== JSON.stringify(row.got)).map((row) => row.seed);
+    expect(differing).toEqual([]);
+    // The generator reaches what matters: many names a change, and nested keys.
+    expect(rows.reduce((n, row) => n + row.expected.length, 0) / rows.length).toBeGreaterThan(5);
+  });
+});
