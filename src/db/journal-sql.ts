@@ -29,10 +29,3 @@ export const GAMES_WITH_EVENTS = `games AS (
     FROM games g WHERE g.game_id IS NOT NULL
   )`;
 
-/**
- * A journal row's `names` from the strings its change names (the SQL text[] expression `names`:
- * documentNames of its payload and body, and its actor and target): hashed and folded exactly as
- * `svc_journal_names` does from the documents themselves.
- */
-export const hashedNamesSql = (names: string): string =>
-  `(SELECT coalesce(array_agg(DISTINCT svc_name_hash(n)), '{}') FROM unnest(${names}) AS n WHERE n IS NOT NULL)`;

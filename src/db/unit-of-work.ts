@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { AuditAction } from '../audit/audit-actions';
-import { eventId, uuidv7 } from '../common/ids';
+import { eventId, journalKey, uuidv7 } from '../common/ids';
 import type { EventInput, SvcEvent } from '../events/event';
 import { EventBus, type NotifiedPlayer } from '../events/event-bus';
 import { EVENTS_CHANNEL } from '../events/event-notification';
@@ -12,9 +12,9 @@ import type { NotificationKind } from '../notifications/notification-kinds';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
 import { internalIdSql } from '../identity/identity.repository';
 import { CommitAnnouncer } from './commit-announcer';
-import { documentNames } from './journal-names';
+import { journalNames, type AuditPart } from './journal-names';
 import { auditIds } from './journal-pairing';
-import { eventKeySql, hashedNamesSql } from './journal-sql';
+import { eventKeySql } from './journal-sql';
 import { ServiceClient } from './prepared-client';
 import { transaction } from './transaction';
 
@@ -198,6 +198,10 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
   if (!tx.auditEntries.length && !tx.events.length && !tx.notifications.length && !tx.playerNotifications.length) return;
   const trace = tracing && tx.events.length ? tracing.carrier() : null;
   const auditIdList = auditIds(tx.auditEntries, tx.events);
+  const part = (a: AuditInput): AuditPart => ({ actorUserId: a.actorUserId ?? null, targetId: a.targetId ?? null, payload: a.payload ?? {} });
+  // An entry shares its row with the event whose key it took: the row's names are both parts'.
+  const paired = new Map(auditIdList.map((id, i) => [id, tx.auditEntries[i]]));
+  const eventKeys = new Set(tx.events.map((e) => journalKey(e.id)));
   const audit = tx.auditEntries.map((a, i) => ({
     id: auditIdList[i],
     game_id: a.gameId,
@@ -206,7 +210,7 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
     action: a.action,
     target_id: a.targetId ?? null,
     payload: a.payload ?? {},
-    names: documentNames(a.payload ?? {}),
+    names: eventKeys.has(auditIdList[i]) ? null : journalNames(part(a), null),
   }));
   const events = tx.events.map((e, i) => ({
     id: e.id,
@@ -215,7 +219,7 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
     group_id: e.groupId ?? null,
     type: e.type,
     body: e,
-    names: documentNames(e),
+    names: journalNames(paired.has(journalKey(e.id)) ? part(paired.get(journalKey(e.id))!) : null, e),
   }));
   const inbox = tx.playerNotifications.map((n) => ({
     id: n.id,
@@ -234,19 +238,19 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
   const rows: { g: string | null; u: string | null; d: boolean }[] = await tx.manager.query(
     `WITH audit AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb)
-         AS x(id uuid, game_id uuid, group_id uuid, actor_user_id uuid, action text, target_id text, payload jsonb, names text[])
+         AS x(id uuid, game_id uuid, group_id uuid, actor_user_id uuid, action text, target_id text, payload jsonb, names int[])
      ), events AS (
-       SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(id text, n int, game_id uuid, group_id uuid, type text, body jsonb, names text[])
+       SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(id text, n int, game_id uuid, group_id uuid, type text, body jsonb, names int[])
      ), journal_changes AS (
        INSERT INTO journal (id, game_id, group_id, action, actor_user_id, target_id, payload, type, body, trace_context, names)
        SELECT ${eventKeySql('e.id')}, e.game_id, e.group_id, a.action, a.actor_user_id, a.target_id, a.payload, e.type, e.body, $4::jsonb,
-              ${hashedNamesSql(`CASE WHEN a.id IS NULL THEN e.names ELSE a.names || ARRAY[a.actor_user_id::text, a.target_id] || e.names END`)}
+              e.names
        FROM events e LEFT JOIN audit a ON a.id = ${eventKeySql('e.id')}
        ORDER BY e.n
      ), journal_audit_only AS (
        INSERT INTO journal (id, game_id, group_id, action, actor_user_id, target_id, payload, names)
        SELECT a.id, a.game_id, a.group_id, a.action, a.actor_user_id, a.target_id, a.payload,
-              ${hashedNamesSql('a.names || ARRAY[a.actor_user_id::text, a.target_id]')}
+              a.names
        FROM audit a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE ${eventKeySql('e.id')} = a.id)
      ), deliveries AS (
        INSERT INTO webhook_deliveries (id, endpoint_id, event_id)

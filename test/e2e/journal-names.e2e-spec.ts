@@ -1,5 +1,4 @@
-import { documentNames } from '../../src/db/journal-names';
-import { hashedNamesSql } from '../../src/db/journal-sql';
+import { journalNames, nameHash } from '../../src/db/journal-names';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /** A small deterministic generator (mulberry32): a failure names its seed. */
@@ -44,7 +43,7 @@ function object(r: () => number, depth: number): Record<string, unknown> {
 }
 
 /**
- * The flush hashes the names the writer collected (documentNames); the erasure, the history's copy
+ * The flush writes the names the writer computed (journalNames); the erasure, the history's copy
  * and the triggers compute them from the stored documents (svc_journal_names). Both must give the
  * same array for every change, or the erasure and the export would miss or add rows.
  */
@@ -61,20 +60,18 @@ describe('journal names: collected by the writer, as PostgreSQL finds them', () 
       const shape = seed % 3; // 0: both parts, 1: the event only, 2: the audit part only
       const payload = shape === 1 ? null : object(r, 3);
       const body = shape === 2 ? null : { id: text(r), type: 'member.joined', ...object(r, 3) };
-      const actor = r() < 0.7 ? '018f3c5e-6d2b-7c11-8a3b-5f2c9e1d4a7b' : null;
+      const actor = r() < 0.7 ? (r() < 0.5 ? '018f3c5e-6d2b-7c11-8a3b-5f2c9e1d4a7b' : '018F3C5E-6D2B-7C11-8A3B-5F2C9E1D4A7B') : null;
       const target = r() < 0.8 ? text(r) : null;
       return { seed, payload, body, actor, target };
     });
     const rows = await t.db.query<{ seed: number; expected: number[]; got: number[] }>(
-      `SELECT c.seed, svc_journal_names(c.actor, c.target, c.payload, c.body) AS expected,
-              ${hashedNamesSql(`CASE WHEN c.payload IS NULL THEN c.body_names ELSE c.payload_names || ARRAY[c.actor::text, c.target] || c.body_names END`)} AS got
-       FROM jsonb_to_recordset($1::jsonb) AS c(seed int, actor uuid, target text, payload jsonb, body jsonb, payload_names text[], body_names text[])`,
+      `SELECT c.seed, svc_journal_names(c.actor, c.target, c.payload, c.body) AS expected, c.got
+       FROM jsonb_to_recordset($1::jsonb) AS c(seed int, actor uuid, target text, payload jsonb, body jsonb, got int[])`,
       [
         JSON.stringify(
           cases.map((c) => ({
             ...c,
-            payload_names: c.payload === null ? [] : documentNames(c.payload),
-            body_names: c.body === null ? [] : documentNames(c.body),
+            got: journalNames(c.payload === null ? null : { actorUserId: c.actor, targetId: c.target, payload: c.payload }, c.body),
           })),
         ),
       ],
@@ -84,5 +81,16 @@ describe('journal names: collected by the writer, as PostgreSQL finds them', () 
     expect(differing).toEqual([]);
     // The generator reaches what matters: many names a change, and nested keys.
     expect(rows.reduce((n, row) => n + row.expected.length, 0) / rows.length).toBeGreaterThan(5);
+  });
+
+  it('hash each string as svc_name_hash does, whatever its length and bytes', async () => {
+    const r = random(7);
+    const strings = ['', 'a', 'ab', 'abc', 'abcd', '🐉', '公会', ...Array.from({ length: 500 }, () => text(r))];
+    // Every length around the hash's 12-byte blocks, in one-, two-, three- and four-byte characters.
+    for (const ch of ['x', 'é', '会', '🐉']) for (let n = 1; n <= 30; n++) strings.push(ch.repeat(n));
+    const rows = await t.db.query<{ s: string; h: number }>(`SELECT s, svc_name_hash(s) AS h FROM unnest($1::text[]) AS s`, [strings]);
+    const differing = rows.filter((row) => nameHash(row.s) !== row.h).map((row) => row.s);
+    expect(differing).toEqual([]);
+    expect(rows).toHaveLength(strings.length);
   });
 });
