@@ -8,6 +8,7 @@ import { TRACING } from '../observability/tracing/tracing.module';
 import { CommitAnnouncer } from './commit-announcer';
 import { createDataSource, requireMigratedSchema, runMigrations } from './data-source';
 import { DbMetrics } from './db-metrics';
+import { requireSameNameHash } from './journal-names';
 import { SchemaWatch } from './schema/schema-watch';
 import { PgListener } from './pg-listener';
 import { loadConsistencyTokens } from './replica/consistency-key';
@@ -43,6 +44,7 @@ import { UnitOfWork } from './unit-of-work';
         // The server's boot has migrated already (or was told not to); this settles what it must.
         if (settings.migrateOnBoot) await runMigrations(ds);
         else await requireMigratedSchema(ds);
+        await requireSameNameHash((sql, params) => ds.query(sql, params));
         return ds;
       },
     },

@@ -1,4 +1,4 @@
-import { documentNames } from './journal-names';
+import { documentNames, nameHash, requireSameNameHash } from './journal-names';
 
 describe('documentNames', () => {
   it('lists every string value and every object key at any depth, not array indexes or other values', () => {
@@ -19,5 +19,18 @@ describe('documentNames', () => {
   it('has nothing for an empty object, and a string document is its own name', () => {
     expect(documentNames({})).toEqual([]);
     expect(documentNames('alone')).toEqual(['alone']);
+  });
+});
+
+describe('requireSameNameHash', () => {
+  const answering = (hash: (s: string) => number) => async (_sql: string, params: unknown[]) => (params[0] as string[]).map((s) => ({ s, h: hash(s) }));
+
+  it('lets a server that hashes as this build does start', async () => {
+    await expect(requireSameNameHash(answering(nameHash))).resolves.toBeUndefined();
+  });
+
+  it('refuses one that hashes a probe otherwise, naming it', async () => {
+    const other = answering((s) => (s === 'guildhall' ? nameHash(s) ^ 1 : nameHash(s)));
+    await expect(requireSameNameHash(other)).rejects.toThrow(/svc_name_hash\("guildhall"\) is .*big-endian/);
   });
 });

@@ -97,3 +97,22 @@ function hashBytesExtendedHigh(k: Uint8Array): number {
   b ^= a; b = (b - rot(a, 14)) | 0;
   return b | 0;
 }
+
+/** Strings that take every path of the hash: the empty one, a whole block and a tail, multi-byte characters. */
+const HASH_PROBES = ['', 'guildhall', 'member.joined', 'été 公会 🐉 0123456789'];
+
+/**
+ * Refuses to run on a PostgreSQL that hashes names otherwise than nameHash (one on a big-endian
+ * machine would): the journal rows this process writes would then hold names the erasure and the
+ * export, which hash in SQL, never find.
+ */
+export async function requireSameNameHash(query: (sql: string, params: unknown[]) => Promise<{ s: string; h: number }[]>): Promise<void> {
+  const rows = await query('SELECT s, svc_name_hash(s) AS h FROM unnest($1::text[]) AS s', [HASH_PROBES]);
+  const differing = rows.filter((r) => r.h !== nameHash(r.s));
+  if (differing.length) {
+    throw new Error(
+      `PostgreSQL hashes names otherwise than this build (svc_name_hash(${JSON.stringify(differing[0].s)}) is ${differing[0].h}, this build's ${nameHash(differing[0].s)}): ` +
+        'a server on a big-endian machine is not supported',
+    );
+  }
+}
