@@ -10,8 +10,8 @@ export const eventKeySql = (eventId: string): string => `(${eventId} || '0000000
 export const eventIdSql = (j: string): string => `left(replace(${j}.id::text, '-', ''), 24)`;
 
 /**
- * Journal row `j` holds an event still kept. `type` is what the feed indexes hold (an expired event
- * keeps its type and place in them while its audit part stays); `body` is gone once it expired.
+ * Journal row `j` holds an event still kept. `type` is what the feed indexes hold; an expiry takes
+ * it off with the body (since 1.3.0: 1.2.0's kept the type, which JournalHistory then took off).
  */
 export const isEventSql = (j: string): string => `${j}.type IS NOT NULL AND ${j}.body IS NOT NULL`;
 
