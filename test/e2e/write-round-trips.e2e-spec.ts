@@ -1,5 +1,6 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { Client } from 'pg';
+import { CommitAnnouncer } from '../../src/db/commit-announcer';
 import { ServiceClient } from '../../src/db/prepared-client';
 import { accept, friendsGame, sendPending } from '../helpers/friends';
 import { postGroup } from '../helpers/groups';
@@ -25,7 +26,14 @@ describe('round trips of the hot writes', () => {
   });
   afterAll(() => t.close());
 
-  /** Statements the service's pool connections send while `call` runs (BEGIN and COMMIT folded in count nothing). */
+  /** The wake-ups sent after the last measured call's commit (CommitAnnouncer), apart from its round trips. */
+  let announcements: string[] = [];
+  const ANNOUNCEMENT = /^SET LOCAL synchronous_commit TO off; SELECT count\(pg_notify/;
+  /**
+   * Statements the service's pool connections send while `call` runs (BEGIN and COMMIT folded in
+   * count nothing), but for the wake-ups after its commit, which are waited for and kept apart: they
+   * are sent once for all the commits of a moment, off the write's transaction.
+   */
   const roundTrips = async (call: () => Promise<unknown>) => {
     const sent: string[] = [];
     const original = Client.prototype.query;
@@ -36,10 +44,12 @@ describe('round trips of the hot writes', () => {
     } as never);
     try {
       await call();
+      await t.app.get(CommitAnnouncer).settled();
     } finally {
       spy.mockRestore();
     }
-    return sent;
+    announcements = sent.filter((s) => ANNOUNCEMENT.test(s));
+    return sent.filter((s) => !ANNOUNCEMENT.test(s));
   };
 
   it('a public join is two round trips and a leave two', async () => {
@@ -49,6 +59,8 @@ describe('round trips of the hot writes', () => {
     await t.http.post(`/v1/groups/${group.id}/leave`).set(auth).send({ userId: 'tripper' }).expect(200);
 
     const join = await roundTrips(() => t.http.post(`/v1/groups/${group.id}/join`).set(auth).send({ userId: 'tripper' }).expect(201));
+    // Its events and the group's permission answers, both in one statement after the commit.
+    expect(announcements).toHaveLength(1);
     const leave = await roundTrips(() => t.http.post(`/v1/groups/${group.id}/leave`).set(auth).send({ userId: 'tripper' }).expect(200));
     expect({ join: join.length, leave: leave.length }).toEqual({ join: 2, leave: 2 });
     for (const [change, flush] of [join, leave]) {
