@@ -59,7 +59,7 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { runDbCeiling, writePathStatements } from './lib/db-ceiling.mjs';
+import { foldMemberCounts, runDbCeiling, writePathStatements } from './lib/db-ceiling.mjs';
 import { measureHttp, stopLoad } from './lib/load.mjs';
 import { explain, mainStatement } from './lib/plans.mjs';
 import { baselineBuild } from './lib/baseline-build.mjs';
@@ -231,9 +231,7 @@ async function main() {
       for (const b of round % 2 ? [...builds].reverse() : builds) {
         // No server runs yet to fold the member counters' deltas, which the joins' cap checks sum:
         // folded here, so that no run inherits the last one's.
-        await q.query(`WITH d AS (DELETE FROM group_member_count_deltas RETURNING group_id, delta),
-            s AS (SELECT group_id, sum(delta)::int AS n FROM d GROUP BY group_id)
-          UPDATE groups g SET active_member_count = g.active_member_count + s.n FROM s WHERE g.id = s.group_id`);
+        await foldMemberCounts(ROOT, db.url);
         await quietDatabase();
         log(`our SQL alone: join + leave on raw pg, ${connections} clients, ${CONF.durationS} s${before ? ` (${b.label}, round ${round + 1})` : ''}`);
         const r = await runDbCeiling({

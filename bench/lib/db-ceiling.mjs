@@ -98,6 +98,18 @@ function membersService(root, pool, statements) {
   return resolve(MembersService);
 }
 
+/** Folds the member counters' deltas as a server does between writes (the built MemberCountFolder). */
+export async function foldMemberCounts(root, url) {
+  const pool = servicePool(root, { connectionString: url, max: 1 });
+  try {
+    const { MemberCountFolder } = createRequire(join(root, 'package.json'))(join(root, 'dist/src/groups/member-count-folder.js'));
+    // Its scheduler registry is for its timer, which this never starts.
+    await new MemberCountFolder(dataSourceShim(pool), null).fold();
+  } finally {
+    await pool.end();
+  }
+}
+
 /** The SQL of one join and one leave, as sent (first line of each statement), for the report. */
 export async function writePathStatements(root, url, gameId, entry) {
   const pool = servicePool(root, { connectionString: url, max: 1 });

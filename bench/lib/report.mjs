@@ -169,37 +169,23 @@ export function renderReport(ctx) {
     ]);
   }
   const vsPgbench = (rps) => (pgb ? `${(rps / pgb.tps).toFixed(2)} × pgbench` : 'n/a (pgbench not on the PATH)');
+  const ceilingRow = (label, c) => [
+    label,
+    int(c.rps),
+    ms(c.p50),
+    ms(c.p99),
+    '—',
+    int(c.errors),
+    '—',
+    `— / ${pct(c.cpu?.postgres)} / ${pct(c.cpu?.client)}`,
+    `— / ${cpuMs(c.cpu?.postgres, c.rps)} / —`,
+    vsPgbench(c.rps),
+    '—',
+    '—',
+  ];
   for (const c of dbCeilings) {
-    rows.push([
-      `Our SQL alone: the join's and the leave's statements on raw pg, ${c.connections} clients, no HTTP (req/s = transactions/s)`,
-      int(c.rps),
-      ms(c.p50),
-      ms(c.p99),
-      '—',
-      int(c.errors),
-      '—',
-      `— / ${pct(c.cpu?.postgres)} / ${pct(c.cpu?.client)}`,
-      `— / ${cpuMs(c.cpu?.postgres, c.rps)} / —`,
-      vsPgbench(c.rps),
-      '—',
-      '—',
-    ]);
-    if (c.before) {
-      rows.push([
-        `The same, ${c.before.label} (BENCH_BEFORE), best of its rounds`,
-        int(c.before.rps),
-        ms(c.before.p50),
-        ms(c.before.p99),
-        '—',
-        int(c.before.errors),
-        '—',
-        `— / ${pct(c.before.cpu?.postgres)} / ${pct(c.before.cpu?.client)}`,
-        `— / ${cpuMs(c.before.cpu?.postgres, c.before.rps)} / —`,
-        vsPgbench(c.before.rps),
-        '—',
-        '—',
-      ]);
-    }
+    rows.push(ceilingRow(`Our SQL alone: the join's and the leave's statements on raw pg, ${c.connections} clients, no HTTP (req/s = transactions/s)`, c));
+    if (c.before) rows.push(ceilingRow(`The same, ${c.before.label} (BENCH_BEFORE), best of its rounds`, c.before));
   }
   // The write targets: a share of pgbench's transactions/s (none can be judged without it).
   const write = (k, share, { p99, perJoin } = {}) => {

@@ -11,7 +11,7 @@ const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /**
  * The NOTIFYs that only wake other instances' readers (a game's events to read, deliveries to
- * claim), sent after the commit of the writes that call for them, many commits' worth in one
+ * claim, a player's notifications) or end cached answers sooner than their 60 s, sent after the commit of the writes that call for them, many commits' worth in one
  * statement, in a transaction that does not wait for its WAL flush.
  *
  * Why not with the write, as pg_notify would have it: PostgreSQL serialises the commits of the
@@ -21,11 +21,13 @@ const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
  * synchronous_commit off, the lock is held for microseconds, and while one send is out the next
  * commits' announcements gather for the one after it.
  *
- * Only wake-ups go this way: a lost one costs latency, never an event. The readers read what is
- * committed, not what is announced, and look anyway (the streams every second, the webhook worker
- * every 5 s), so a process dying between its commit and the send, or a database that cannot be
- * reached, delays what others see by at most that. Signals whose loss would leave a cache wrong
- * (permissions, API keys, a player's unread count) stay in the writing transaction.
+ * Only such signals go this way: a lost one costs latency, never an event or a wrong answer past a
+ * cache entry's life. The readers read what is committed, not what is announced, and look anyway
+ * (the streams every second, the webhook worker every 5 s; cached permission answers and unread
+ * counts end within 60 s), so a process dying between its commit and the send, or a database that
+ * cannot be reached, delays what others see by at most that. Signals whose loss would leave a cache
+ * wrong with nothing to end it (API keys, game configurations, read marks, an erasure) stay in the
+ * writing transaction (Tx.notify).
  */
 @Injectable()
 export class CommitAnnouncer {

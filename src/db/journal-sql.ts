@@ -28,4 +28,3 @@ export const GAMES_WITH_EVENTS = `games AS (
     SELECT (SELECT o.game_id FROM journal o WHERE o.type IS NOT NULL AND o.game_id > g.game_id ORDER BY o.game_id LIMIT 1)
     FROM games g WHERE g.game_id IS NOT NULL
   )`;
-

@@ -198,7 +198,8 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
   if (!tx.auditEntries.length && !tx.events.length && !tx.notifications.length && !tx.playerNotifications.length) return;
   const trace = tracing && tx.events.length ? tracing.carrier() : null;
   const auditIdList = auditIds(tx.auditEntries, tx.events);
-  const part = (a: AuditInput): AuditPart => ({ actorUserId: a.actorUserId ?? null, targetId: a.targetId ?? null, payload: a.payload ?? {} });
+  const part = (a: AuditInput | undefined): AuditPart | null =>
+    a ? { actorUserId: a.actorUserId ?? null, targetId: a.targetId ?? null, payload: a.payload ?? {} } : null;
   // An entry shares its row with the event whose key it took: the row's names are both parts'.
   const paired = new Map(auditIdList.map((id, i) => [id, tx.auditEntries[i]]));
   const eventKeys = new Set(tx.events.map((e) => journalKey(e.id)));
@@ -219,7 +220,7 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
     group_id: e.groupId ?? null,
     type: e.type,
     body: e,
-    names: journalNames(paired.has(journalKey(e.id)) ? part(paired.get(journalKey(e.id))!) : null, e),
+    names: journalNames(part(paired.get(journalKey(e.id))), e),
   }));
   const inbox = tx.playerNotifications.map((n) => ({
     id: n.id,
