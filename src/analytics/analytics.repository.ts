@@ -137,7 +137,7 @@ export class AnalyticsRepository {
                   width_bucket(CASE WHEN mb.left_at IS NOT NULL THEN greatest(mb.joined_at, mb.left_at) END,
                                $2::timestamptz[]) AS left_k,
                   mb.joined_at <= $3::timestamptz AND (mb.left_at IS NULL OR mb.left_at > $3::timestamptz) AS active_at_to
-           -- An array of the live groups, not a join: one index-only scan of members_group_spans
+           -- An array of the live groups, not a join: one index-only scan of members_group_joined
            -- whatever the planner guesses (a hash join read the whole heap on PostgreSQL 18).
            FROM members mb WHERE mb.group_id = ANY (ARRAY(SELECT id FROM live))
            OFFSET 0

@@ -207,7 +207,7 @@ export class MembersRepository {
   }
 
   /**
-   * A page of a live group's members (of this game), newest first on members_group_order, in ONE
+   * A page of a live group's members (of this game), newest first on members_group_joined, in ONE
    * statement with the group check; null when the group is missing, deleted or of another game.
    * With `permission`, only the members allowed it now, found through the grants (holdersSql).
    */
