@@ -77,12 +77,17 @@ function servicePool(root, options) {
   return pool;
 }
 
-/** Builds the built MembersService on `pool`; `statements`, when given, collects every SQL text sent. */
+/**
+ * Builds the built MembersService on `pool`; `statements`, when given, collects every SQL text sent.
+ * `settled()` waits for the wake-ups its commits announce (CommitAnnouncer), which are sent after
+ * each commit: the pool must outlive them, as the server's does (DatabaseModule's shutdown).
+ */
 function membersService(root, pool, statements) {
   const require = createRequire(join(root, 'package.json'));
   const d = (p) => require(join(root, 'dist/src', p));
   const { DataSource } = require('typeorm');
   const { MembersService } = d('members/members.service.js');
+  const { CommitAnnouncer } = d('db/commit-announcer.js');
   const { EventBus } = d('events/event-bus.js');
   const { PgListener } = d('db/pg-listener.js');
   const { SETTINGS } = d('config/settings.module.js');
@@ -95,7 +100,9 @@ function membersService(root, pool, statements) {
     [PgListener, { subscribe() {} }],
     [SETTINGS, parseSettings({ DATABASE_URL: 'postgres://unused/unused' })],
   ]);
-  return resolve(MembersService);
+  const service = resolve(MembersService);
+  const announcer = resolve(CommitAnnouncer);
+  return Object.assign(service, { settled: () => announcer.settled() });
 }
 
 /** Folds the member counters' deltas as a server does between writes (the built MemberCountFolder). */
@@ -121,6 +128,7 @@ export async function writePathStatements(root, url, gameId, entry) {
     const joinStatements = statements.splice(0);
     const left = await svc.leave(game, entry.groupId, entry.userId);
     if (joined.status !== 'active' || left.status !== 'left') throw new Error(`db ceiling self-check: join ${joined.status}, leave ${left.status}`);
+    await svc.settled();
     return { join: joinStatements, leave: statements };
   } finally {
     await pool.end();
@@ -176,6 +184,7 @@ export async function runDbCeiling({ root, url, gameId, entries, connections, du
     if (r.firstError) r.firstError = String(r.firstError.message ?? r.firstError);
     return r;
   } finally {
+    await svc.settled();
     await pool.end();
   }
 }
