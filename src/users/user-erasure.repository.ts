@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { sqlRows } from '../db/sql';
 import { externalKey } from '../identity/identity.repository';
+import { mayBeUnindexed } from './unindexed-names';
 
 /** Who is erased: the game, the external id, the internal id (null when the game never saw it), the pseudonym. */
 export interface Subject {
@@ -47,7 +48,7 @@ export class UserErasureRepository {
    * rows were rewritten.
    */
   async pseudonymiseHistory(m: EntityManager, s: Subject): Promise<{ audit: number; events: number }> {
-    const { sql, params } = pseudonymiseStatement(s);
+    const { sql, params } = pseudonymiseStatement(s, await mayBeUnindexed(m, idsOf(s)));
     const [row] = await sqlRows<{ audit: number; events: number }>(m, sql, params);
     return row;
   }
@@ -257,12 +258,14 @@ export class UserErasureRepository {
  * names hold an id's hash (journal_names), each decided exactly per part, which gives the counts
  * (an audit entry that named the user; an event still kept that did). Every candidate's names are
  * computed again from what it holds after the rewrite, so no hash of an id stays behind, even on a
- * row that named the user only in an event already expired. audit_entries and outbox_events,
+ * row that named the user only in an event already expired. With `unindexed` (an id that writers
+ * may leave out of the names, mayBeUnindexed), the candidates are found by reading the game's
+ * journal instead: the rows that name an id, or hold its hash. audit_entries and outbox_events,
  * which hold the history written before release 1.4.0, are rewritten as before, found by the indexes of their names
  * (migration MentionNames); their triggers then find the journal holding what they would write, and
  * leave it (migration JournalHistory).
  */
-export function pseudonymiseStatement(s: Subject): { sql: string; params: unknown[] } {
+export function pseudonymiseStatement(s: Subject, unindexed = false): { sql: string; params: unknown[] } {
   const ids = idsOf(s);
   const refs = ids.map((_, i) => `$${i + 3}::text`);
   const named = (names: string) => refs.map((r) => `${names} @> jsonb_build_array(${r})`).join(' OR ');
@@ -271,15 +274,21 @@ export function pseudonymiseStatement(s: Subject): { sql: string; params: unknow
   const target = (a: string) => `CASE WHEN ${a}.target_id IN (${refs.join(', ')}) THEN $2 ELSE ${a}.target_id END`;
   const actor = (a: string) => `CASE WHEN ${actorIs(a)} THEN NULL ELSE ${a}.actor_user_id END`;
   const pseudonym = (a: string) => `CASE WHEN ${actorIs(a)} THEN $2 ELSE ${a}.actor_pseudonym END`;
+  const inAudit = `j.action IS NOT NULL AND (${named('svc_audit_names(j.actor_user_id, j.target_id, j.payload)')})`;
+  const inEvent = `j.body IS NOT NULL AND (${named('svc_names(j.body)')})`;
+  const byNames = `j.names && ARRAY[${refs.map((r) => `svc_name_hash(${r})`).join(', ')}]`;
+  // An id the names may lack (mayBeUnindexed): every row of the game is read, and those that name
+  // it or hold its hash are the candidates.
+  const found = unindexed ? `j.game_id = $1 AND (${byNames} OR (${inAudit}) OR (${inEvent}))` : `${byNames} AND j.game_id = $1`;
   return {
     sql: `WITH candidates AS MATERIALIZED (
          SELECT j.id,
-                j.action IS NOT NULL AND (${named('svc_audit_names(j.actor_user_id, j.target_id, j.payload)')}) AS in_audit,
-                j.body IS NOT NULL AND (${named('svc_names(j.body)')}) AS in_event,
+                ${inAudit} AS in_audit,
+                ${inEvent} AS in_event,
                 ${swap('j.payload')} AS payload, ${target('j')} AS target_id, ${pseudonym('j')} AS actor_pseudonym,
                 ${actor('j')} AS actor_user_id, ${swap('j.body')} AS body
          FROM journal j
-         WHERE j.names && ARRAY[${refs.map((r) => `svc_name_hash(${r})`).join(', ')}] AND j.game_id = $1
+         WHERE ${found}
        ), journal_rows AS (
          UPDATE journal j SET
            payload = c.payload, target_id = c.target_id, actor_pseudonym = c.actor_pseudonym, actor_user_id = c.actor_user_id, body = c.body,

@@ -20,6 +20,8 @@ export interface ExportSubject {
   gameId: string;
   userId: string;
   svcUserId: string | null;
+  /** An id the journal's names may lack (mayBeUnindexed): its changes are found without that index. */
+  unindexed?: boolean;
 }
 
 /** One section of the document: a statement read through a cursor, a batch at a time. */
@@ -185,13 +187,16 @@ export const exportQueries = {
  * CTE, planned on its own): with the game or the order in the same statement, the planner may
  * prefer walking the game's whole history in order and testing each row. Rows naming the same
  * ids in another game are read and dropped, which costs only when the ids recur across games.
- * Parameters: $1 game, $2 external id, $3 internal id (when the user has one).
+ * For a user with an id the names may lack (`unindexed`), the game's rows are read instead and
+ * tested the same way. Parameters: $1 game, $2 external id, $3 internal id (when the user has one).
  */
 function mentioning(part: string, mentions: string, alias: string, s: ExportSubject): SectionQuery {
   const refs = s.svcUserId ? ['$2::text', '$3::text'] : ['$2::text'];
+  // An id the names may lack: the game's rows are read (the statement around adds the game).
+  const found = s.unindexed ? `${alias}.game_id = $1` : `${alias}.names && ARRAY[${refs.map((r) => `svc_name_hash(${r})`).join(', ')}]`;
   return {
     sql: `SELECT ${alias}.* FROM journal ${alias}
-          WHERE ${alias}.names && ARRAY[${refs.map((r) => `svc_name_hash(${r})`).join(', ')}] AND ${part}
+          WHERE ${found} AND ${part}
             AND (${refs.map((r) => `${mentions} @> jsonb_build_array(${r})`).join(' OR ')})`,
     params: s.svcUserId ? [s.gameId, s.userId, s.svcUserId] : [s.gameId, s.userId],
   };

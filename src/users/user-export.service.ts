@@ -28,6 +28,7 @@ import type { UserExportMembershipDto } from './dto/user-export.dto';
 import { coalesce, groupedJsonArray, jsonArray } from './export-stream';
 import { ExportSpool } from './export-spool';
 import { eventOfUser, namesUser } from './names-user';
+import { mayBeUnindexed } from './unindexed-names';
 import { exportQueries, namedByInvitation, UserExportRepository, type ExportSection, type ExportSnapshot, type ExportSubject } from './user-export.repository';
 import { toReportDto, type ReportRow } from '../reports/report-row';
 
@@ -150,7 +151,7 @@ export class UserExportService implements BeforeApplicationShutdown {
         const svcUserId = await this.identity.find(snapshot.manager, gameId, userId);
         // Erased since the export was recorded: the game no longer knows them.
         if (!svcUserId && !(await snapshot.namedByInvitation(gameId, userId))) throw ApiError.notFound('user');
-        const subject: ExportSubject = { gameId, userId, svcUserId };
+        const subject: ExportSubject = { gameId, userId, svcUserId, unindexed: await mayBeUnindexed(snapshot.manager, svcUserId ? [userId, svcUserId] : [userId]) };
         const exportedAt = await snapshot.takenAt();
         const visibility = toVisibilityDto(friends, userId, svcUserId ? await snapshot.storedVisibility(subject) : null);
         const head = `{"exportedAt":${json(isoNN(exportedAt))},"gameId":${json(gameId)},"userId":${json(userId)}`;
