@@ -11,28 +11,23 @@
 # reaped: run it on a quiet server of its own).
 #   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bench/experiments/journal-row.sh [rounds] [seconds] [clients]
 # Needs the build (dist/), psql and pgbench; the server must run on this machine.
+# On a schema from JournalHistory (1.3.0) on, the old tables' triggers copy what `today` writes into
+# the journal as well, so `today` measures more than it did when the design doc's figures were taken.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${1:-3} SECONDS_EACH=${2:-15} CLIENTS=${3:-50}
-SERVER=${DATABASE_URL:?set DATABASE_URL to a server this user may create databases on}
-DB=gh_journal_row_$$
-URL="${SERVER%/*}/$DB"
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"; psql "$SERVER" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"' EXIT
-psql "$SERVER" -qc "CREATE DATABASE $DB"
-DATABASE_URL=$URL node dist/src/cli.js migrate up >/dev/null
-DATABASE_URL=$URL node dist/src/cli.js game:create "Journal row" >/dev/null
-GAME=$(psql "$URL" -Atc "SELECT id FROM games")
+. bench/experiments/lib.sh
+scratch_database gh_journal_row_$$ "Journal row"
 GROUP="('01a22bc3-0000-7000-8000-' || lpad(to_hex(:g), 12, '0'))::uuid"
 psql "$URL" -q -v ON_ERROR_STOP=1 <<SQL
 INSERT INTO users (id) SELECT ('01a22bc3-1111-7000-8000-' || lpad(to_hex(u), 12, '0'))::uuid FROM generate_series(1, 100000) u;
 INSERT INTO groups (id, game_id, kind, name, visibility, search_name)
 SELECT ('01a22bc3-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '$GAME', 'guild', 'g' || g, 'public', 'g' || g FROM generate_series(1, 1000) g;
-CREATE INDEX journal_game_audit ON journal (game_id, created_at DESC, id DESC) WHERE action IS NOT NULL;
-CREATE INDEX journal_group_audit ON journal (group_id, created_at DESC, id DESC) WHERE action IS NOT NULL AND group_id IS NOT NULL;
-CREATE INDEX journal_game_feed ON journal (game_id, era, xid, seq) WHERE type IS NOT NULL;
-CREATE INDEX journal_group_feed ON journal (group_id, era, xid, seq) WHERE type IS NOT NULL AND group_id IS NOT NULL;
-CREATE INDEX journal_names ON journal USING gin (names);
+CREATE INDEX IF NOT EXISTS journal_game_audit ON journal (game_id, created_at DESC, id DESC) WHERE action IS NOT NULL;
+CREATE INDEX IF NOT EXISTS journal_group_audit ON journal (group_id, created_at DESC, id DESC) WHERE action IS NOT NULL AND group_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS journal_game_feed ON journal (game_id, era, xid, seq) WHERE type IS NOT NULL;
+CREATE INDEX IF NOT EXISTS journal_group_feed ON journal (group_id, era, xid, seq) WHERE type IS NOT NULL AND group_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS journal_names ON journal USING gin (names);
 SQL
 PAYLOAD="jsonb_build_object('memberId', gen_random_uuid(), 'userId', 'player-:n', 'status', 'active', 'via', 'join')"
 BODY="jsonb_build_object('id', substr(md5(random()::text), 1, 24), 'type', 'member.joined', 'gameId', '$GAME', 'groupId', $GROUP, 'occurredAt', now(), 'data', jsonb_build_object('memberId', gen_random_uuid(), 'userId', 'player-:n', 'status', 'active', 'roles', '[]'::jsonb, 'joinedAt', now()))"
@@ -63,27 +58,9 @@ for kind in today journal; do
   { grep '^\\set' "$SCRATCH/$kind.sql"; echo '\set u random(1, 100000)'
     printf 'BEGIN;\n%s\n%s\nCOMMIT;\nBEGIN;\n%s\n%s\nCOMMIT;\n' "$JOIN" "$change" "$LEAVE" "$change"; } > "$SCRATCH/$kind+member.sql"
 done
-POSTMASTER=$(psql "$URL" -Atc "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'" | xargs ps -o ppid= -p | tr -d ' ')
-cpu() { # clock ticks of every postgres process, and of those the postmaster reaped
-  local t=0 s
-  for p in $(pgrep -x postgres); do
-    read -r -a s < <(cut -d' ' -f14-17 "/proc/$p/stat" 2>/dev/null) || continue
-    t=$((t + s[0] + s[1])); [ "$p" = "$POSTMASTER" ] && t=$((t + s[2] + s[3]))
-  done
-  echo $t
-}
-TICK_MS=$((1000 / $(getconf CLK_TCK)))
 for round in $(seq "$ROUNDS"); do
   for kind in today journal today+member journal+member; do
-    psql "$URL" -qc CHECKPOINT; sleep 1
-    w0=$(psql "$URL" -Atc "SELECT wal_bytes FROM pg_stat_wal"); c0=$(cpu)
-    out=$(pgbench -n -c "$CLIENTS" -j 2 -T "$SECONDS_EACH" -f "$SCRATCH/$kind.sql" "$URL" 2>&1)
-    sleep 1
-    w1=$(psql "$URL" -Atc "SELECT wal_bytes FROM pg_stat_wal"); c1=$(cpu)
     per=1; [[ $kind == *+member ]] && per=2 # a join and a leave, each a transaction
-    n=$(awk -F': ' -v per=$per '/actually processed/ { split($2, a, "/"); print a[1] * per }' <<<"$out")
-    tps=$(grep -o 'tps = [0-9]*' <<<"$out" | head -1 | cut -d' ' -f3); tps=$((tps * per))
-    awk -v r="$round" -v k="$kind" -v tps="$tps" -v n="$n" -v w=$((w1 - w0)) -v c=$((c1 - c0)) -v t="$TICK_MS" \
-      'BEGIN { printf "round %s %-15s %6d req/s  %5d WAL bytes a request  %.3f ms PostgreSQL CPU a request\n", r, k, tps, w / n, c * t / n }'
+    measure "$round" "$kind" "$SCRATCH/$kind.sql" "$per" request
   done
 done

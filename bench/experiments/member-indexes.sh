@@ -13,15 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${1:-3} SECONDS_EACH=${2:-15} CLIENTS=${3:-50}
-SERVER=${DATABASE_URL:?set DATABASE_URL to a server this user may create databases on}
-DB=gh_member_indexes_$$
-URL="${SERVER%/*}/$DB"
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"; psql "$SERVER" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"' EXIT
-psql "$SERVER" -qc "CREATE DATABASE $DB"
-DATABASE_URL=$URL node dist/src/cli.js migrate up >/dev/null
-DATABASE_URL=$URL node dist/src/cli.js game:create "Member indexes" >/dev/null
-GAME=$(psql "$URL" -Atc "SELECT id FROM games")
+. bench/experiments/lib.sh
+scratch_database gh_member_indexes_$$ "Member indexes"
 GROUP="('01a22bc3-0000-7000-8000-' || lpad(to_hex(:g), 12, '0'))::uuid"
 USER_ID="('01a22bc3-1111-7000-8000-' || lpad(to_hex(:u), 12, '0'))::uuid"
 psql "$URL" -q -v ON_ERROR_STOP=1 <<SQL
@@ -60,26 +53,8 @@ UPDATE members_$t m SET status = 'left', left_at = now() WHERE m.group_id = $GRO
 COMMIT;
 SQL
 done
-POSTMASTER=$(psql "$URL" -Atc "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'" | xargs ps -o ppid= -p | tr -d ' ')
-cpu() { # clock ticks of every postgres process, and of those the postmaster reaped
-  local t=0 s
-  for p in $(pgrep -x postgres); do
-    read -r -a s < <(cut -d' ' -f14-17 "/proc/$p/stat" 2>/dev/null) || continue
-    t=$((t + s[0] + s[1])); [ "$p" = "$POSTMASTER" ] && t=$((t + s[2] + s[3]))
-  done
-  echo $t
-}
-TICK_MS=$((1000 / $(getconf CLK_TCK)))
 for round in $(seq "$ROUNDS"); do
   for t in before now; do
-    psql "$URL" -qc CHECKPOINT; sleep 1
-    w0=$(psql "$URL" -Atc "SELECT wal_bytes FROM pg_stat_wal"); c0=$(cpu)
-    out=$(pgbench -n -c "$CLIENTS" -j 2 -T "$SECONDS_EACH" -f "$SCRATCH/$t.sql" "$URL" 2>&1)
-    sleep 1
-    w1=$(psql "$URL" -Atc "SELECT wal_bytes FROM pg_stat_wal"); c1=$(cpu)
-    n=$(awk -F': ' '/actually processed/ { split($2, a, "/"); print a[1] * 2 }' <<<"$out")
-    tps=$(grep -o 'tps = [0-9]*' <<<"$out" | head -1 | cut -d' ' -f3); tps=$((tps * 2))
-    awk -v r="$round" -v k="$t" -v tps="$tps" -v n="$n" -v w=$((w1 - w0)) -v c=$((c1 - c0)) -v ms="$TICK_MS" \
-      'BEGIN { printf "round %s %-7s %6d req/s  %5d WAL bytes a request  %.3f ms PostgreSQL CPU a request\n", r, k, tps, w / n, c * ms / n }'
+    measure "$round" "$t" "$SCRATCH/$t.sql" 2 request # a join and a leave, each a transaction
   done
 done
