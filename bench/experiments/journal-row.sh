@@ -18,11 +18,8 @@ cd "$(dirname "$0")/../.."
 ROUNDS=${1:-3} SECONDS_EACH=${2:-15} CLIENTS=${3:-50}
 . bench/experiments/lib.sh
 scratch_database gh_journal_row_$$ "Journal row"
-GROUP="('01a22bc3-0000-7000-8000-' || lpad(to_hex(:g), 12, '0'))::uuid"
+seed_users_and_groups
 psql "$URL" -q -v ON_ERROR_STOP=1 <<SQL
-INSERT INTO users (id) SELECT ('01a22bc3-1111-7000-8000-' || lpad(to_hex(u), 12, '0'))::uuid FROM generate_series(1, 100000) u;
-INSERT INTO groups (id, game_id, kind, name, visibility, search_name)
-SELECT ('01a22bc3-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '$GAME', 'guild', 'g' || g, 'public', 'g' || g FROM generate_series(1, 1000) g;
 CREATE INDEX IF NOT EXISTS journal_game_audit ON journal (game_id, created_at DESC, id DESC) WHERE action IS NOT NULL;
 CREATE INDEX IF NOT EXISTS journal_group_audit ON journal (group_id, created_at DESC, id DESC) WHERE action IS NOT NULL AND group_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS journal_game_feed ON journal (game_id, era, xid, seq) WHERE type IS NOT NULL;
@@ -49,7 +46,6 @@ BEGIN;
 INSERT INTO journal (id, game_id, group_id, actor_user_id, action, target_id, payload, type, body, names) VALUES (gen_random_uuid(), '$GAME', $GROUP, NULL, 'member.joined', 'player-:n', $PAYLOAD, 'member.joined', $BODY, ARRAY[:h1, :h2, :h3, 7, 11]);
 COMMIT;
 SQL
-USER_ID="('01a22bc3-1111-7000-8000-' || lpad(to_hex(:u), 12, '0'))::uuid"
 JOIN="INSERT INTO members AS m (id, group_id, user_id, external_user_id, status) VALUES (gen_random_uuid(), $GROUP, $USER_ID, 'player-:u', 'active')
   ON CONFLICT (group_id, user_id) DO UPDATE SET status = 'active', left_at = NULL WHERE m.status IN ('left', 'kicked', 'invited');"
 LEAVE="UPDATE members m SET status = 'left', left_at = now() WHERE m.group_id = $GROUP AND m.user_id = $USER_ID AND m.status = 'active';"

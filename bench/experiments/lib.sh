@@ -19,6 +19,18 @@ scratch_database() {
   TICK_MS=$((1000 / $(getconf CLK_TCK)))
 }
 
+# seed_users_and_groups: 100,000 users and 1,000 groups of GAME, which a pgbench script names by :u
+# and :g through the SQL expressions USER_ID and GROUP.
+seed_users_and_groups() {
+  GROUP="('01a22bc3-0000-7000-8000-' || lpad(to_hex(:g), 12, '0'))::uuid"
+  USER_ID="('01a22bc3-1111-7000-8000-' || lpad(to_hex(:u), 12, '0'))::uuid"
+  psql "$URL" -q -v ON_ERROR_STOP=1 <<SQL
+INSERT INTO users (id) SELECT ('01a22bc3-1111-7000-8000-' || lpad(to_hex(u), 12, '0'))::uuid FROM generate_series(1, 100000) u;
+INSERT INTO groups (id, game_id, kind, name, visibility, search_name)
+SELECT ('01a22bc3-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '$GAME', 'guild', 'g' || g, 'public', 'g' || g FROM generate_series(1, 1000) g;
+SQL
+}
+
 cpu() { # clock ticks of every postgres process, and of those the postmaster reaped
   local t=0 s
   for p in $(pgrep -x postgres); do

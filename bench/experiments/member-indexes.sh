@@ -15,12 +15,8 @@ cd "$(dirname "$0")/../.."
 ROUNDS=${1:-3} SECONDS_EACH=${2:-15} CLIENTS=${3:-50}
 . bench/experiments/lib.sh
 scratch_database gh_member_indexes_$$ "Member indexes"
-GROUP="('01a22bc3-0000-7000-8000-' || lpad(to_hex(:g), 12, '0'))::uuid"
-USER_ID="('01a22bc3-1111-7000-8000-' || lpad(to_hex(:u), 12, '0'))::uuid"
+seed_users_and_groups
 psql "$URL" -q -v ON_ERROR_STOP=1 <<SQL
-INSERT INTO users (id) SELECT ('01a22bc3-1111-7000-8000-' || lpad(to_hex(u), 12, '0'))::uuid FROM generate_series(1, 100000) u;
-INSERT INTO groups (id, game_id, kind, name, visibility, search_name)
-SELECT ('01a22bc3-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '$GAME', 'guild', 'g' || g, 'public', 'g' || g FROM generate_series(1, 1000) g;
 -- Both copies alike but for the indexes in question: no keys (a join or a leave writes none that
 -- are checked once the row exists), the counter's trigger.
 CREATE TABLE members_now (LIKE members INCLUDING ALL);
