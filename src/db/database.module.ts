@@ -8,7 +8,7 @@ import { TRACING } from '../observability/tracing/tracing.module';
 import { CommitAnnouncer } from './commit-announcer';
 import { createDataSource, requireMigratedSchema, runMigrations } from './data-source';
 import { DbMetrics } from './db-metrics';
-import { requireSameNameHash } from './journal-names';
+import { loadUnindexedWords, requireSameNameHash, UNINDEXED_WORDS } from './journal-names';
 import { SchemaWatch } from './schema/schema-watch';
 import { PgListener } from './pg-listener';
 import { loadConsistencyTokens } from './replica/consistency-key';
@@ -73,6 +73,7 @@ import { UnitOfWork } from './unit-of-work';
       },
     },
     { provide: ConsistencyTokens, inject: [DataSource], useFactory: loadConsistencyTokens },
+    { provide: UNINDEXED_WORDS, inject: [DataSource], useFactory: (ds: DataSource) => loadUnindexedWords((sql) => ds.query(sql)) },
     ReplicaReadInterceptor,
     SchemaWatch,
     DbMetrics,

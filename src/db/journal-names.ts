@@ -1,9 +1,11 @@
 /**
  * A journal row's `names` (what an erasure and an export find a change by), computed by the writer
  * as `svc_journal_names` computes them from the stored documents: the strings the change names,
- * each hashed as `svc_name_hash` does, distinct, ascending. Done here, PostgreSQL parses an array of
- * integers instead of walking the documents and hashing and folding their strings (about 0.04 ms
- * of its CPU a change). test/e2e/journal-names.e2e-spec.ts holds the two to each other.
+ * each hashed as `svc_name_hash` does, distinct, ascending, less the service's own words that
+ * journal_unindexed_names lists (field names, types, statuses: in nearly every row, needed by no
+ * search, and most of the index's cost). Done here, PostgreSQL parses an array of integers instead
+ * of walking the documents and hashing and folding their strings (about 0.04 ms of its CPU a
+ * change). test/e2e/journal-names.e2e-spec.ts holds the two to each other.
  */
 
 /**
@@ -31,8 +33,13 @@ export interface AuditPart {
   payload: unknown;
 }
 
-/** `svc_journal_names(actor, target, payload, body)` for a change with an audit part, an event body, or both. */
-export function journalNames(audit: AuditPart | null, body: unknown): number[] {
+const NOTHING: ReadonlySet<number> = new Set();
+
+/**
+ * `svc_journal_names(actor, target, payload, body)` for a change with an audit part, an event body,
+ * or both, without the hashes in `leaveOut` (the words journal_unindexed_names lists).
+ */
+export function journalNames(audit: AuditPart | null, body: unknown, leaveOut: ReadonlySet<number> = NOTHING): number[] {
   const strings = body === null || body === undefined ? [] : documentNames(body);
   if (audit) {
     strings.push(...documentNames(audit.payload));
@@ -40,7 +47,19 @@ export function journalNames(audit: AuditPart | null, body: unknown): number[] {
     if (audit.actorUserId !== null) strings.push(audit.actorUserId.toLowerCase());
     if (audit.targetId !== null) strings.push(audit.targetId);
   }
-  return [...new Set(strings.map(nameHash))].sort((x, y) => x - y);
+  return [...new Set(strings.map(nameHash))].filter((h) => !leaveOut.has(h)).sort((x, y) => x - y);
+}
+
+/**
+ * The hashes of the words a writer leaves out of every row's names: what journal_unindexed_names
+ * lists when the process starts (migration ServiceWordsUnindexed). Read once: a word listed later
+ * is left out from the next start on, and until then kept, which no reader minds. A reader asks the
+ * same table whether an id may be missing from the index (src/users/unindexed-names.ts).
+ */
+export const UNINDEXED_WORDS = Symbol('UNINDEXED_WORDS');
+
+export async function loadUnindexedWords(query: (sql: string) => Promise<{ hash: number }[]>): Promise<ReadonlySet<number>> {
+  return new Set((await query('SELECT hash FROM journal_unindexed_names')).map((r) => r.hash));
 }
 
 const encoder = new TextEncoder();

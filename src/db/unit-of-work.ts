@@ -12,7 +12,7 @@ import type { NotificationKind } from '../notifications/notification-kinds';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
 import { internalIdSql } from '../identity/identity.repository';
 import { CommitAnnouncer } from './commit-announcer';
-import { journalNames, type AuditPart } from './journal-names';
+import { journalNames, UNINDEXED_WORDS, type AuditPart } from './journal-names';
 import { auditIds } from './journal-pairing';
 import { eventKeySql } from './journal-sql';
 import { ServiceClient } from './prepared-client';
@@ -136,6 +136,7 @@ export class UnitOfWork {
     private readonly dataSource: DataSource,
     private readonly bus: EventBus,
     private readonly announcer: CommitAnnouncer,
+    @Inject(UNINDEXED_WORDS) private readonly unindexed: ReadonlySet<number>,
     @Optional() @Inject(TRACING) private readonly tracing: Tracing | null = null,
   ) {}
 
@@ -146,7 +147,7 @@ export class UnitOfWork {
         const result = await transaction(this.dataSource, async (manager) => {
           tx = new Tx(manager);
           const value = await work(tx);
-          await flush(tx, this.tracing);
+          await flush(tx, this.tracing, this.unindexed);
           return value;
         }, { unitOfWork: true });
         this.committed(tx!);
@@ -185,7 +186,8 @@ export class UnitOfWork {
 
 /**
  * Writes, in one round trip that also commits: each change once, as a journal row that is its audit
- * entry and its event (paired by auditIds; docs/design/write-path.md), in the order staged; a
+ * entry and its event (paired by auditIds; docs/design/write-path.md), in the order staged, its
+ * names without the words `unindexed` lists (journal-names.ts); a
  * webhook delivery for every enabled endpoint of the game whose filter matches (so a crash right
  * after commit loses none); the players' notifications (EXTENSIONS X9), each recipient named by
  * external id looked up here; and the NOTIFYs staged with tx.notify, which Postgres sends only on
@@ -194,7 +196,7 @@ export class UnitOfWork {
  * position (era, xid, seq) comes from their column defaults. With traces on, the events keep the
  * trace context of the request that wrote them, which their webhook attempts link to.
  */
-async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
+async function flush(tx: Tx, tracing: Tracing | null, unindexed: ReadonlySet<number>): Promise<void> {
   if (!tx.auditEntries.length && !tx.events.length && !tx.notifications.length && !tx.playerNotifications.length) return;
   const trace = tracing && tx.events.length ? tracing.carrier() : null;
   const auditIdList = auditIds(tx.auditEntries, tx.events);
@@ -211,7 +213,7 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
     action: a.action,
     target_id: a.targetId ?? null,
     payload: a.payload ?? {},
-    names: eventKeys.has(auditIdList[i]) ? null : journalNames(part(a), null),
+    names: eventKeys.has(auditIdList[i]) ? null : journalNames(part(a), null, unindexed),
   }));
   const events = tx.events.map((e, i) => ({
     id: e.id,
@@ -220,7 +222,7 @@ async function flush(tx: Tx, tracing: Tracing | null): Promise<void> {
     group_id: e.groupId ?? null,
     type: e.type,
     body: e,
-    names: journalNames(part(paired.get(journalKey(e.id))), e),
+    names: journalNames(part(paired.get(journalKey(e.id))), e, unindexed),
   }));
   const inbox = tx.playerNotifications.map((n) => ({
     id: n.id,

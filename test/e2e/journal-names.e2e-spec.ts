@@ -1,4 +1,5 @@
-import { journalNames, nameHash } from '../../src/db/journal-names';
+import { journalNames, loadUnindexedWords, nameHash } from '../../src/db/journal-names';
+import { SERVICE_WORDS } from '../../migrations/1767700000000-service-words-unindexed';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /** A small deterministic generator (mulberry32): a failure names its seed. */
@@ -14,7 +15,8 @@ function random(seed: number): () => number {
 
 // What ids, names and payloads hold: plain words, uuids, digits (keys JSON.parse would put first),
 // quotes, backslashes, escapes, accents, CJK, emoji (surrogate pairs), the empty string. Not U+0000: jsonb refuses it.
-const PIECES = ['player', 'Ωmega', 'été', '公会', '🐉', '"', '\\', '\n', '\t', ' ', '123', '0', '-1', 'null', 'true', '018f3c5e-6d2b-7c11-8a3b-5f2c9e1d4a7b', '', 'x'.repeat(40)];
+// And words of the service's, which writers leave out of the names.
+const PIECES = ['player', 'status', 'userId', 'Ωmega', 'été', '公会', '🐉', '"', '\\', '\n', '\t', ' ', '123', '0', '-1', 'null', 'true', '018f3c5e-6d2b-7c11-8a3b-5f2c9e1d4a7b', '', 'x'.repeat(40)];
 
 function text(r: () => number): string {
   let s = '';
@@ -64,23 +66,36 @@ describe('journal names: collected by the writer, as PostgreSQL finds them', () 
       const target = r() < 0.8 ? text(r) : null;
       return { seed, payload, body, actor, target };
     });
-    const rows = await t.db.query<{ seed: number; expected: number[]; got: number[] }>(
-      `SELECT c.seed, svc_journal_names(c.actor, c.target, c.payload, c.body) AS expected, c.got
-       FROM jsonb_to_recordset($1::jsonb) AS c(seed int, actor uuid, target text, payload jsonb, body jsonb, got int[])`,
+    const unindexed = await loadUnindexedWords((sql) => t.db.query(sql));
+    const rows = await t.db.query<{ seed: number; whole: number[]; expected: number[]; gotWhole: number[]; got: number[] }>(
+      `SELECT c.seed, n.whole, c.got_whole AS "gotWhole", c.got,
+              ARRAY(SELECT h FROM unnest(n.whole) AS h WHERE h NOT IN (SELECT hash FROM journal_unindexed_names) ORDER BY h) AS expected
+       FROM jsonb_to_recordset($1::jsonb) AS c(seed int, actor uuid, target text, payload jsonb, body jsonb, got_whole int[], got int[]),
+            LATERAL (SELECT svc_journal_names(c.actor, c.target, c.payload, c.body) AS whole) n`,
       [
         JSON.stringify(
-          cases.map((c) => ({
-            ...c,
-            got: journalNames(c.payload === null ? null : { actorUserId: c.actor, targetId: c.target, payload: c.payload }, c.body),
-          })),
+          cases.map((c) => {
+            const audit = c.payload === null ? null : { actorUserId: c.actor, targetId: c.target, payload: c.payload };
+            return { ...c, got_whole: journalNames(audit, c.body), got: journalNames(audit, c.body, unindexed) };
+          }),
         ),
       ],
     );
     expect(rows).toHaveLength(cases.length);
-    const differing = rows.filter((row) => JSON.stringify(row.expected) !== JSON.stringify(row.got)).map((row) => row.seed);
-    expect(differing).toEqual([]);
-    // The generator reaches what matters: many names a change, and nested keys.
+    const sorted = (a: number[]) => JSON.stringify([...a].sort((x, y) => x - y));
+    expect(rows.filter((row) => sorted(row.whole) !== JSON.stringify(row.gotWhole)).map((row) => row.seed)).toEqual([]);
+    expect(rows.filter((row) => JSON.stringify(row.expected) !== JSON.stringify(row.got)).map((row) => row.seed)).toEqual([]);
+    // The generator reaches what matters: many names a change, nested keys, and words left out.
     expect(rows.reduce((n, row) => n + row.expected.length, 0) / rows.length).toBeGreaterThan(5);
+    expect(rows.filter((row) => row.got.length < row.gotWhole.length).length).toBeGreaterThan(cases.length / 2);
+  });
+
+  it('leave out exactly the words the database lists, which are the service\'s, and not a player\'s id', async () => {
+    const unindexed = await loadUnindexedWords((sql) => t.db.query(sql));
+    expect(unindexed).toEqual(new Set(SERVICE_WORDS.map(nameHash)));
+    for (const word of ['status', 'userId', 'member.joined', 'occurredAt', 'invite-only', 'public-join']) expect(unindexed.has(nameHash(word))).toBe(true);
+    const names = journalNames({ actorUserId: null, targetId: 'player-1', payload: { status: 'active' } }, { type: 'member.joined', data: { userId: 'player-1' } }, unindexed);
+    expect(names).toEqual([nameHash('player-1')]);
   });
 
   it('hash each string as svc_name_hash does, whatever its length and bytes', async () => {

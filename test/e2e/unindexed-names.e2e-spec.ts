@@ -8,8 +8,9 @@ import { newGame, startTestApp, type TestApp } from '../helpers/test-app';
  * Ids the journal's names may lack (migration UnindexedNames, docs/design/write-path.md step 5c):
  * a word listed in journal_unindexed_names may be left out of a row's names by a writer, so an
  * erasure or an export of a player with that id finds their changes without the index of names,
- * and finds all of them. The rows are written as such a writer would leave them: the word's hash
- * taken out of their names.
+ * and finds all of them. The rows are written as such a writer would leave them (the word's hash
+ * taken out of their names), or by the service's writers, which leave the service's own words out
+ * (migration ServiceWordsUnindexed) for a player whose id is one of them.
  */
 let t: TestApp;
 beforeAll(async () => {
@@ -53,7 +54,8 @@ async function naming(gameId: string, id: string): Promise<{ named: number; hash
   return row;
 }
 
-afterEach(() => t.db.query('DELETE FROM journal_unindexed_names'));
+// The words a test lists (the service's own, which the migration lists, have a from_seq).
+afterEach(() => t.db.query('DELETE FROM journal_unindexed_names WHERE from_seq IS NULL'));
 
 describe('an id the names may lack', () => {
   it('is one listed in journal_unindexed_names, by either of the ids asked about', async () => {
@@ -96,5 +98,53 @@ describe('an id the names may lack', () => {
     await leaveOut(g.gameId, ['wren']);
     expect((await naming(g.gameId, 'wren')).hashed).toBe(0);
     expect(await doc()).toEqual(indexed);
+  });
+
+  it('a service word, which the writers leave out: every change naming a player so called is found, erased and exported', async () => {
+    const word = 'status';
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM journal_unindexed_names WHERE name = $1 AND from_seq IS NOT NULL`, [word]))[0]).toEqual({ n: 1 });
+
+    // A string value equal to the player's id, where the player is named (a key `status` is not).
+    const valued = async (gameId: string) =>
+      (await t.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM journal
+         WHERE game_id = $1 AND type IS DISTINCT FROM 'user.erased' AND action IS DISTINCT FROM 'user.erased'
+           AND (target_id = $2 OR (coalesce(payload::text, '') || coalesce(body::text, '')) ~ ('(: |\\[|, )"' || $2 || '"(?!:)'))`,
+        [gameId, word],
+      ))[0].n;
+
+    const erased = await history(word);
+    const svcUserId = (await identityOf(t, erased.gameId, word))!;
+    const before = await naming(erased.gameId, word);
+    expect(before.hashed).toBe(0);
+    expect(await valued(erased.gameId)).toBeGreaterThanOrEqual(5);
+    expect((await erased.del(`/v1/users/${enc(word)}`)).status).toBe(200);
+    expect(await valued(erased.gameId)).toBe(0);
+    const left = await t.db.query(
+      `SELECT id FROM journal WHERE game_id = $1 AND type IS DISTINCT FROM 'user.erased'
+         AND strpos(coalesce(payload::text, '') || coalesce(body::text, '') || coalesce(actor_user_id::text, '') || coalesce(target_id, ''), $2) > 0`,
+      [erased.gameId, svcUserId],
+    );
+    expect(left).toEqual([]);
+
+    const exported = await history(word);
+    const doc = async () => {
+      const r = await exported.get(`/v1/users/${enc(word)}/export`);
+      expect(r.status).toBe(200);
+      const body = r.body as { audit: { id: string; action: string }[]; events: { id: string; type: string }[] };
+      return { audit: body.audit.filter((a) => a.action !== 'user.exported').map((a) => a.id), events: body.events.filter((e) => e.type !== 'user.exported').map((e) => e.id) };
+    };
+    const unindexed = await doc();
+    expect(unindexed.audit.length).toBeGreaterThanOrEqual(4);
+    expect(unindexed.events.length).toBeGreaterThanOrEqual(4);
+    // The same history with its whole names, the word no longer listed: the index finds the same.
+    const [listed] = await t.db.query<{ hash: number; from_seq: string }>(`DELETE FROM journal_unindexed_names WHERE name = $1 RETURNING hash, from_seq`, [word]);
+    try {
+      await t.db.query(`UPDATE journal SET names = svc_journal_names(actor_user_id, target_id, payload, body) WHERE game_id = $1`, [exported.gameId]);
+      expect((await naming(exported.gameId, word)).hashed).toBeGreaterThanOrEqual(5);
+      expect(await doc()).toEqual(unindexed);
+    } finally {
+      await t.db.query(`INSERT INTO journal_unindexed_names (name, hash, from_seq) VALUES ($1, $2, $3)`, [word, listed.hash, listed.from_seq]);
+    }
   });
 });

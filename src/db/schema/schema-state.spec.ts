@@ -69,4 +69,11 @@ describe('the migrations and the releases', () => {
     expect(blockingMigrations(state([recorded]), '1.0.0')).toEqual([recorded]);
     expect(blockingMigrations(state([recorded]), '1.1.0')).toEqual([]);
   });
+  it('keeps release 1.4.0, whose erasure trusts the index of names for every id, away from 1.6.0\'s writers: ServiceWordsUnindexed lets 1.5.0 and later run', () => {
+    const floor = KNOWN_MIGRATIONS.find((k) => k.name === 'ServiceWordsUnindexed1767700000000')!;
+    expect(floor).toMatchObject({ release: { version: '1.6.0', kind: 'expand' }, oldest: '1.5.0' });
+    const recorded = newer(floor.name, floor.release.version, floor.release.kind, floor.oldest);
+    expect(blockingMigrations(state([recorded]), '1.4.0')).toEqual([recorded]);
+    expect(blockingMigrations(state([recorded]), '1.5.0')).toEqual([]);
+  });
 });
