@@ -82,7 +82,7 @@ function servicePool(root, options) {
  * `settled()` waits for the wake-ups its commits announce (CommitAnnouncer), which are sent after
  * each commit: the pool must outlive them, as the server's does (DatabaseModule's shutdown).
  */
-function membersService(root, pool, statements) {
+async function membersService(root, pool, statements) {
   const require = createRequire(join(root, 'package.json'));
   const d = (p) => require(join(root, 'dist/src', p));
   const { DataSource } = require('typeorm');
@@ -93,7 +93,11 @@ function membersService(root, pool, statements) {
   const { SETTINGS } = d('config/settings.module.js');
   const { parseSettings } = d('config/settings.js');
   const { TRACING } = d('observability/tracing/tracing.module.js');
+  // From 1.6.0 the writer leaves out the words the database lists, read once as a server starts.
+  const names = d('db/journal-names.js');
+  const unindexed = names.UNINDEXED_WORDS ? [[names.UNINDEXED_WORDS, await names.loadUnindexedWords((sql) => pool.query(sql).then((r) => r.rows))]] : [];
   const resolve = injector([
+    ...unindexed,
     [TRACING, null],
     [DataSource, dataSourceShim(pool, statements)],
     [EventBus, new EventBus()],
@@ -122,7 +126,7 @@ export async function writePathStatements(root, url, gameId, entry) {
   const pool = servicePool(root, { connectionString: url, max: 1 });
   try {
     const statements = [];
-    const svc = membersService(root, pool, statements);
+    const svc = await membersService(root, pool, statements);
     const game = { gameId, keyId: 'bench', keyPrefix: 'bench' };
     const joined = await svc.join(game, entry.groupId, { userId: entry.userId });
     const joinStatements = statements.splice(0);
@@ -143,7 +147,7 @@ export async function writePathStatements(root, url, gameId, entry) {
  */
 export async function runDbCeiling({ root, url, gameId, entries, connections, durationS, warmupS, postmasterPid }) {
   const pool = servicePool(root, { connectionString: url, max: connections });
-  const svc = membersService(root, pool);
+  const svc = await membersService(root, pool);
   const game = { gameId, keyId: 'bench', keyPrefix: 'bench' };
   const free = [...entries];
   const phase = async (seconds) => {
