@@ -54,6 +54,14 @@ async function naming(gameId: string, id: string): Promise<{ named: number; hash
   return row;
 }
 
+/** The ids of the audit entries and events the player's export holds; each export records itself, which is left aside. */
+async function exported(g: FriendsGame, player: string): Promise<{ audit: string[]; events: string[] }> {
+  const r = await g.get(`/v1/users/${enc(player)}/export`);
+  expect(r.status).toBe(200);
+  const body = r.body as { audit: { id: string; action: string }[]; events: { id: string; type: string }[] };
+  return { audit: body.audit.filter((a) => a.action !== 'user.exported').map((a) => a.id), events: body.events.filter((e) => e.type !== 'user.exported').map((e) => e.id) };
+}
+
 // The words a test lists (the service's own, which the migration lists, have a from_seq).
 afterEach(() => t.db.query('DELETE FROM journal_unindexed_names WHERE from_seq IS NULL'));
 
@@ -85,13 +93,7 @@ describe('an id the names may lack', () => {
 
   it('is exported with every change that names it, as when its hash is in the names', async () => {
     const g = await history('wren');
-    const doc = async () => {
-      const r = await g.get(`/v1/users/${enc('wren')}/export`);
-      expect(r.status).toBe(200);
-      const body = r.body as { audit: { id: string; action: string }[]; events: { id: string; type: string }[] };
-      // Each export records itself: what the other exports added is left aside.
-      return { audit: body.audit.filter((a) => a.action !== 'user.exported').map((a) => a.id), events: body.events.filter((e) => e.type !== 'user.exported').map((e) => e.id) };
-    };
+    const doc = () => exported(g, 'wren');
     const indexed = await doc();
     expect(indexed.audit.length).toBeGreaterThanOrEqual(4);
     expect(indexed.events.length).toBeGreaterThanOrEqual(4);
@@ -127,21 +129,16 @@ describe('an id the names may lack', () => {
     );
     expect(left).toEqual([]);
 
-    const exported = await history(word);
-    const doc = async () => {
-      const r = await exported.get(`/v1/users/${enc(word)}/export`);
-      expect(r.status).toBe(200);
-      const body = r.body as { audit: { id: string; action: string }[]; events: { id: string; type: string }[] };
-      return { audit: body.audit.filter((a) => a.action !== 'user.exported').map((a) => a.id), events: body.events.filter((e) => e.type !== 'user.exported').map((e) => e.id) };
-    };
+    const g = await history(word);
+    const doc = () => exported(g, word);
     const unindexed = await doc();
     expect(unindexed.audit.length).toBeGreaterThanOrEqual(4);
     expect(unindexed.events.length).toBeGreaterThanOrEqual(4);
     // The same history with its whole names, the word no longer listed: the index finds the same.
     const [listed] = await t.db.query<{ hash: number; from_seq: string }>(`DELETE FROM journal_unindexed_names WHERE name = $1 RETURNING hash, from_seq`, [word]);
     try {
-      await t.db.query(`UPDATE journal SET names = svc_journal_names(actor_user_id, target_id, payload, body) WHERE game_id = $1`, [exported.gameId]);
-      expect((await naming(exported.gameId, word)).hashed).toBeGreaterThanOrEqual(5);
+      await t.db.query(`UPDATE journal SET names = svc_journal_names(actor_user_id, target_id, payload, body) WHERE game_id = $1`, [g.gameId]);
+      expect((await naming(g.gameId, word)).hashed).toBeGreaterThanOrEqual(5);
       expect(await doc()).toEqual(unindexed);
     } finally {
       await t.db.query(`INSERT INTO journal_unindexed_names (name, hash, from_seq) VALUES ($1, $2, $3)`, [word, listed.hash, listed.from_seq]);
