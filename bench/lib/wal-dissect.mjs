@@ -7,6 +7,15 @@ const RECORDS_SQL = `SELECT resource_manager AS rmgr, split_part(record_type, ' 
          sum(record_length)::int AS bytes, sum(fpi_length)::int AS fpi
   FROM pg_get_wal_records_info($1, $2) WHERE xid = $3::xid GROUP BY 1, 2 ORDER BY 4 DESC, 1, 2`;
 
+// The same records by the relation of their first block (pg_class by file node; '(none)' for a
+// record that names no block, such as a commit): which table or index a request's bytes go to.
+const RELATIONS_SQL = `SELECT coalesce(c.relname, CASE WHEN r.node IS NULL THEN '(none)' ELSE 'file ' || r.node END) AS relation,
+         count(*)::int AS records, sum(r.record_length)::int AS bytes, sum(r.fpi_length)::int AS fpi
+  FROM (SELECT record_length, fpi_length, (regexp_match(block_ref, 'rel \\d+/\\d+/(\\d+)'))[1]::oid AS node
+        FROM pg_get_wal_records_info($1, $2) WHERE xid = $3::xid) r
+  LEFT JOIN pg_class c ON c.relfilenode = r.node AND r.node IS NOT NULL
+  GROUP BY 1 ORDER BY 3 DESC, 1`;
+
 /**
  * The insert position now, once it is flushed: PostgreSQL 15's pg_walinspect refuses an end past
  * the flushed WAL, which the WAL writer reaches within its delay.
@@ -43,12 +52,21 @@ export async function dissectJoinLeave({ q, api, items }) {
   const lsn = () => flushedInsertLsn(q);
   const xidOf = async (memberId) => (await q.query('SELECT xmin::text AS xid FROM members WHERE id = $1', [memberId])).rows[0].xid;
   const sums = { join: new Map(), leave: new Map() };
+  const byRelation = { join: new Map(), leave: new Map() };
   for (const { groupId, userId } of items) {
     for (const kind of ['join', 'leave']) {
       const start = await lsn();
       const member = await api('POST', `/v1/groups/${groupId}/${kind}`, { userId }, kind === 'join' ? 201 : 200);
       const end = await lsn();
-      for (const r of (await q.query(RECORDS_SQL, [start, end, await xidOf(member.id)])).rows) {
+      const xid = await xidOf(member.id);
+      for (const r of (await q.query(RELATIONS_SQL, [start, end, xid])).rows) {
+        const s = byRelation[kind].get(r.relation) ?? { relation: r.relation, records: 0, bytes: 0, fpi: 0 };
+        s.records += r.records;
+        s.bytes += r.bytes;
+        s.fpi += r.fpi;
+        byRelation[kind].set(r.relation, s);
+      }
+      for (const r of (await q.query(RECORDS_SQL, [start, end, xid])).rows) {
         const key = `${r.rmgr} ${r.type}`;
         const s = sums[kind].get(key) ?? { rmgr: r.rmgr, type: r.type, records: 0, bytes: 0, fpi: 0 };
         s.records += r.records;
@@ -63,7 +81,13 @@ export async function dissectJoinLeave({ q, api, items }) {
       .map((s) => ({ ...s, records: s.records / items.length, bytes: s.bytes / items.length, fpi: s.fpi / items.length }))
       .sort((a, b) => b.bytes - a.bytes);
   const fullPageWrites = (await q.query('SHOW full_page_writes')).rows[0].full_page_writes;
-  return { rounds: items.length, fullPageWrites, join: mean(sums.join), leave: mean(sums.leave) };
+  return {
+    rounds: items.length,
+    fullPageWrites,
+    join: mean(sums.join),
+    leave: mean(sums.leave),
+    relations: { join: mean(byRelation.join), leave: mean(byRelation.leave) },
+  };
 }
 
 /** Log lines: a request's total, then each (resource manager, record type). */
@@ -74,6 +98,8 @@ export function dissectionLines(d) {
     const total = rows.reduce((t, r) => ({ records: t.records + r.records, bytes: t.bytes + r.bytes, fpi: t.fpi + r.fpi }), { records: 0, bytes: 0, fpi: 0 });
     lines.push(`${kind}: ${total.records.toFixed(1)} records, ${Math.round(total.bytes)} bytes (${Math.round(total.fpi)} of them full-page images) a request`);
     for (const r of rows) lines.push(`  ${r.rmgr} ${r.type}: ${r.records.toFixed(1)} records, ${Math.round(r.bytes)} bytes${r.fpi ? ` (${Math.round(r.fpi)} images)` : ''}`);
+    lines.push(`  by relation:`);
+    for (const r of d.relations?.[kind] ?? []) lines.push(`    ${r.relation}: ${r.records.toFixed(1)} records, ${Math.round(r.bytes)} bytes${r.fpi ? ` (${Math.round(r.fpi)} images)` : ''}`);
   }
   return lines;
 }
