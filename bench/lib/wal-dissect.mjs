@@ -42,10 +42,19 @@ export async function canDissect(q) {
   }
 }
 
+/** Adds a query row's records, bytes and images to the sum under `key` in `sums`, started as `what`. */
+function add(sums, key, what, r) {
+  const s = sums.get(key) ?? { ...what, records: 0, bytes: 0, fpi: 0 };
+  s.records += r.records;
+  s.bytes += r.bytes;
+  s.fpi += r.fpi;
+  sums.set(key, s);
+}
+
 /**
  * Joins then leaves each of `items` ({ groupId, userId }, not members) one at a time through
  * `api`, and returns, per request kind, the mean records and bytes a request by (resource
- * manager, record type), with `full_page_writes` as the server has it (full-page images are
+ * manager, record type) and by relation, with `full_page_writes` as the server has it (full-page images are
  * written for the first change of a page after each checkpoint).
  */
 export async function dissectJoinLeave({ q, api, items }) {
@@ -59,21 +68,8 @@ export async function dissectJoinLeave({ q, api, items }) {
       const member = await api('POST', `/v1/groups/${groupId}/${kind}`, { userId }, kind === 'join' ? 201 : 200);
       const end = await lsn();
       const xid = await xidOf(member.id);
-      for (const r of (await q.query(RELATIONS_SQL, [start, end, xid])).rows) {
-        const s = byRelation[kind].get(r.relation) ?? { relation: r.relation, records: 0, bytes: 0, fpi: 0 };
-        s.records += r.records;
-        s.bytes += r.bytes;
-        s.fpi += r.fpi;
-        byRelation[kind].set(r.relation, s);
-      }
-      for (const r of (await q.query(RECORDS_SQL, [start, end, xid])).rows) {
-        const key = `${r.rmgr} ${r.type}`;
-        const s = sums[kind].get(key) ?? { rmgr: r.rmgr, type: r.type, records: 0, bytes: 0, fpi: 0 };
-        s.records += r.records;
-        s.bytes += r.bytes;
-        s.fpi += r.fpi;
-        sums[kind].set(key, s);
-      }
+      for (const r of (await q.query(RELATIONS_SQL, [start, end, xid])).rows) add(byRelation[kind], r.relation, { relation: r.relation }, r);
+      for (const r of (await q.query(RECORDS_SQL, [start, end, xid])).rows) add(sums[kind], `${r.rmgr} ${r.type}`, { rmgr: r.rmgr, type: r.type }, r);
     }
   }
   const mean = (m) =>

@@ -1,3 +1,4 @@
+import { loadUnindexedWords } from '../../src/db/journal-names';
 import type { TestDatabase } from './test-db';
 
 /** A journal row as the tests compare it (positions as text). */
@@ -38,9 +39,6 @@ const expectedJournal = (db: TestDatabase, gameId: string) =>
     [gameId],
   );
 
-/** The hashes of the words writers leave out of a row's names (journal_unindexed_names): no reader looks for them. */
-const unindexedWords = async (db: TestDatabase) => new Set((await db.query<{ hash: number }>('SELECT hash FROM journal_unindexed_names')).map((r) => r.hash));
-
 /**
  * A row's comparable form: its names without the words writers leave out (rows the service wrote
  * lack them, rows computed from the documents hold them). The positions of an audit-only row are
@@ -58,7 +56,7 @@ const comparable = (unindexed: ReadonlySet<number>) => (r: JournalRow) => ({
  * or, once a part has gone (`kept`), at least those: a part's removal leaves the row's names alone.
  */
 export async function expectJournalMirrors(db: TestDatabase, gameId: string, names: 'exact' | 'kept' = 'exact'): Promise<JournalRow[]> {
-  const [journal, expected, unindexed] = [await journalRows(db, gameId), await expectedJournal(db, gameId), await unindexedWords(db)];
+  const [journal, expected, unindexed] = [await journalRows(db, gameId), await expectedJournal(db, gameId), await loadUnindexedWords((sql) => db.query(sql))];
   const compared = comparable(unindexed);
   if (names === 'exact') {
     expect(journal.map(compared)).toEqual(expected.map(compared));
