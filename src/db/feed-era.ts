@@ -31,7 +31,7 @@ const RESTORED = `
   ) AS restored
   FROM feed_state s`;
 
-/** How long the switch waits for the transactions using the outbox: a connection fails rather than queue every write behind it. */
+/** How long the switch waits for the transactions writing the journal: a connection fails rather than queue every write behind it. */
 const SWITCH_LOCK_TIMEOUT = '5s';
 
 const rowsOf = <R>(result: unknown): R[] => (Array.isArray(result) ? result : (result as { rows: R[] }).rows);
@@ -47,7 +47,7 @@ export async function currentEra(db: Queryable): Promise<number> {
  * new events then sort after every restored one, which keep their ids and their order. Run on every
  * new connection before it is used, and at boot once the migrations are applied; returns the era.
  *
- * The switch rewrites the era column's default of the outbox and of the notifications, so an insert
+ * The switch rewrites the era column's default of the journal and of the notifications, so an insert
  * can never pick up a stale one (the default comes from the catalog, which a lock acquisition
  * refreshes, not from a snapshot), and waits for every transaction that touches either table: no
  * row of the old era commits after it. The
@@ -70,7 +70,6 @@ export async function startNewEraIfRestored(db: Queryable, announce: EraAnnounce
     const [again] = rowsOf<{ era: number; restored: boolean }>(await db.query(RESTORED));
     if (again.restored) {
       const era = again.era + 1;
-      await db.query(`ALTER TABLE outbox_events ALTER COLUMN era SET DEFAULT ${era}`);
       // Players' notifications are streamed in the same order (EXTENSIONS X9). IF EXISTS: a database
       // not yet migrated that far has none; the migration that creates the table reads the era.
       await db.query(`ALTER TABLE IF EXISTS notifications ALTER COLUMN era SET DEFAULT ${era}`);

@@ -289,10 +289,9 @@ export class GroupsRepository {
 
 /**
  * `deleteGroups` (a DELETE of groups returning their ids), and their audit history out of the
- * journal as the key of audit_entries takes it out of that table: a row whose event is kept loses
- * its audit part and stays in the feed, any other goes. (A row with an audit part that has lost its
- * event has its audit part still: journal_group_audit finds both kinds.) The journal's triggers do
- * the same for rows that audit_entries holds too; this reaches the rows it does not.
+ * journal: a row whose event is kept loses its audit part and stays in the feed, any other goes. (A
+ * row with an audit part that has lost its event has its audit part still: journal_group_audit finds
+ * both kinds.)
  */
 function withoutHistory(deleteGroups: string): string {
   return `WITH gone AS (${deleteGroups}),

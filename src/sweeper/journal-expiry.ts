@@ -41,9 +41,7 @@ const EXPIRE_BATCH = `
 
 /**
  * Expires the journal's events past the retention window, in batches each its own statement outside
- * any transaction. The events of the history the old table still holds are expired first, by their
- * removal there (its trigger expires the copies); this reaches every other event, which only the
- * journal holds.
+ * any transaction.
  */
 export async function expireJournalEvents(m: EntityManager, retentionDays: number, batch: number): Promise<{ expired: number; batches: number }> {
   let expired = 0;

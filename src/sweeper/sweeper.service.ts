@@ -1,12 +1,11 @@
 import type { EventEmitter } from 'node:events';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
 import { logFailure } from '../common/errors/log-failure';
 import { PeriodicTask } from '../common/scheduling/periodic-task';
 import { SETTINGS } from '../config/settings.module';
 import type { Settings } from '../config/settings';
-import { sqlRows } from '../db/sql';
 import { ConnectionLoss } from '../db/transaction';
 import { GroupsRepository } from '../groups/groups.repository';
 import { RESTORE_WINDOW_DAYS } from '../groups/groups.service';
@@ -74,9 +73,7 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
         // The delivery log is kept as long as the events it delivered, and goes first so that a
         // listed delivery still names its event's type.
         const { removed: webhookDeliveriesRemoved } = await removeExpiredDeliveries(runner.manager, this.settings.eventRetentionDays);
-        const { removed } = await removeExpiredEvents(runner.manager, this.settings.eventRetentionDays);
-        const { expired } = await expireJournalEvents(runner.manager, this.settings.eventRetentionDays, EVENT_SWEEP_BATCH);
-        const eventsExpired = removed + expired;
+        const { expired: eventsExpired } = await expireJournalEvents(runner.manager, this.settings.eventRetentionDays, EVENT_SWEEP_BATCH);
         const previousSecretsCleared = await clearExpiredPreviousSecrets(runner.manager);
         const notificationsRemoved =
           (await removeExpiredNotifications(runner.manager, this.settings.notificationRetentionDays)) + (await removeNotificationsBeyondCap(runner.manager));
@@ -98,28 +95,5 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
       loss.stop();
       await runner.releasePostgresConnection(unlockFailure);
     }
-  }
-}
-
-/**
- * Removes the events older than the retention window (EVENT_RETENTION_DAYS), oldest first, one
- * batch per statement outside any transaction. Rows another transaction holds are skipped, not
- * waited for: the next sweep takes them.
- */
-export async function removeExpiredEvents(m: EntityManager, retentionDays: number, batch = EVENT_SWEEP_BATCH): Promise<{ removed: number; batches: number }> {
-  let removed = 0;
-  let batches = 0;
-  for (;;) {
-    const rows = await sqlRows(
-      m,
-      `DELETE FROM outbox_events WHERE id IN (
-         SELECT id FROM outbox_events WHERE created_at < now() - make_interval(days => $1)
-         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
-       ) RETURNING 1`,
-      [retentionDays, batch],
-    );
-    batches++;
-    removed += rows.length;
-    if (rows.length < batch) return { removed, batches };
   }
 }

@@ -260,10 +260,9 @@ export class UserErasureRepository {
  * computed again from what it holds after the rewrite, so no hash of an id stays behind, even on a
  * row that named the user only in an event already expired. With `unindexed` (an id that writers
  * may leave out of the names, mayBeUnindexed), the candidates are found by reading the game's
- * journal instead: the rows that name an id, or hold its hash. audit_entries and outbox_events,
- * which hold the history written before release 1.4.0, are rewritten as before, found by the indexes of their names
- * (migration MentionNames); their triggers then find the journal holding what they would write, and
- * leave it (migration JournalHistory).
+ * journal instead: the rows that name an id, or hold its hash. The old audit_entries and
+ * outbox_events are not touched: since release 1.6.0 they are empty (migration OldTablesEmptied),
+ * their history being the journal's.
  */
 export function pseudonymiseStatement(s: Subject, unindexed = false): { sql: string; params: unknown[] } {
   const ids = idsOf(s);
@@ -294,13 +293,6 @@ export function pseudonymiseStatement(s: Subject, unindexed = false): { sql: str
            payload = c.payload, target_id = c.target_id, actor_pseudonym = c.actor_pseudonym, actor_user_id = c.actor_user_id, body = c.body,
            names = svc_journal_names(c.actor_user_id, c.target_id, c.payload, c.body)
          FROM candidates c WHERE j.id = c.id
-       ), audit AS (
-         UPDATE audit_entries a SET
-           payload = ${swap('a.payload')}, target_id = ${target('a')}, actor_pseudonym = ${pseudonym('a')}, actor_user_id = ${actor('a')}
-         WHERE a.game_id = $1 AND (${named('svc_audit_names(a.actor_user_id, a.target_id, a.payload)')})
-       ), events AS (
-         UPDATE outbox_events o SET body = ${swap('o.body')}
-         WHERE o.game_id = $1 AND (${named('svc_names(o.body)')})
        ), operator_actions AS (
          UPDATE operator_audit x SET
            details = ${swap('x.details')},

@@ -153,8 +153,7 @@ describe('credentials in a webhook url', () => {
     const g = await authedGame(t);
     const h = await hook(g.auth, 'https://hooks.example.com/old');
     const old = [h.id, `https://old-user:${PASSWORD}@hooks.example.com/old`];
-    await t.db.query(`UPDATE audit_entries SET payload = jsonb_set(payload, '{url}', to_jsonb($2::text)) WHERE action = 'webhook.created' AND target_id = $1`, old);
-    // and the journal's copy, which the routes read (its names as the rewritten payload gives them)
+    // The entry as it was written then, its names as the rewritten payload gives them.
     await t.db.query(
       `UPDATE journal SET payload = jsonb_set(payload, '{url}', to_jsonb($2::text)),
          names = svc_journal_names(actor_user_id, target_id, jsonb_set(payload, '{url}', to_jsonb($2::text)), body)

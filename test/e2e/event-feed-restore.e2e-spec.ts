@@ -43,9 +43,8 @@ async function stop(t: TestApp): Promise<void> {
   await t.close();
 }
 
-/** Every stored event (and its journal row, which the feed reads) as if dumped from a cluster ten million transactions further on. */
+/** Every stored event as if dumped from a cluster ten million transactions further on. */
 const restoreFromFurtherOn = async (db: TestDatabase) => {
-  await db.query(`UPDATE outbox_events SET xid = (xid::text::bigint + 10000000)::text::xid8`);
   await db.query(`UPDATE journal SET xid = (xid::text::bigint + 10000000)::text::xid8`);
 };
 
@@ -110,23 +109,6 @@ describe('a database restored from another cluster', () => {
     expect(stream.ids()).toEqual([...all.slice(2), ...(await feedIds(after.t, g.auth, 7)).slice(6)]);
   });
 
-  it('detects a restore whose events only the journal holds (as the release writing the journal alone leaves them)', async () => {
-    const db = await database();
-    const before = await app(db);
-    const g = await busyGame(before.t);
-    await stop(before.t);
-    // TRUNCATE fires no delete trigger: the journal keeps its copies, the old table holds nothing.
-    await db.query('TRUNCATE outbox_events');
-    await restoreFromFurtherOn(db);
-
-    const after = await app(db);
-    expect(await era(db)).toBe(2);
-    await joinOk(after.t, g.auth, g.groupId, 'n1');
-    const all = await feedIds(after.t, g.auth, 5);
-    expect(all.slice(0, 4)).toEqual(g.ids);
-    expect(all).toHaveLength(5);
-  });
-
   it('an ordinary database never starts one, however many connections open', async () => {
     const db = await database();
     const { t } = await app(db, { DATABASE_POOL_MAX: '10' });
@@ -153,16 +135,15 @@ describe('a database restored from another cluster', () => {
       await Promise.all(cs.map((c) => c.end()));
     }
     expect(await era(db)).toBe(2);
-    // The players' notifications are streamed in the same order: their era moves with the outbox's
-    // (EXTENSIONS X9), and so does the journal's, whose changes without an event take its default.
+    // The players' notifications are streamed in the same order: their era moves with the journal's
+    // (EXTENSIONS X9).
     const defaults = await db.query<{ table: string; def: string }>(
       `SELECT d.adrelid::regclass::text AS table, pg_get_expr(d.adbin, d.adrelid) AS def FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
-       WHERE d.adrelid IN ('outbox_events'::regclass, 'notifications'::regclass, 'journal'::regclass) AND a.attname = 'era' ORDER BY 1`,
+       WHERE d.adrelid IN ('notifications'::regclass, 'journal'::regclass) AND a.attname = 'era' ORDER BY 1`,
     );
     expect(defaults).toEqual([
       { table: 'journal', def: '2' },
       { table: 'notifications', def: '2' },
-      { table: 'outbox_events', def: '2' },
     ]);
   });
 
@@ -174,15 +155,15 @@ describe('a database restored from another cluster', () => {
     const [writer, switcher] = await clients(db, 2);
     try {
       await writer.query('BEGIN');
-      await writer.query(`INSERT INTO outbox_events (id, game_id, type, body) VALUES ('000000000000000000000001', $1, 'member.joined', '{}')`, [g.gameId]);
+      await writer.query(`INSERT INTO journal (id, game_id, type, body, names) VALUES ('00000000000000000000000100000000'::uuid, $1, 'member.joined', '{}', '{}')`, [g.gameId]);
       let switched = false;
       const switching = startNewEraIfRestored(switcher).then((e) => ((switched = true), e));
       await sleep(500);
       expect(switched).toBe(false);
       await writer.query('COMMIT');
       expect(await switching).toBe(2);
-      await writer.query(`INSERT INTO outbox_events (id, game_id, type, body) VALUES ('000000000000000000000002', $1, 'member.joined', '{}')`, [g.gameId]);
-      const rows = await db.query<{ id: string; era: number }>(`SELECT id, era FROM outbox_events WHERE id LIKE '0000000000000000000000%' ORDER BY id`);
+      await writer.query(`INSERT INTO journal (id, game_id, type, body, names) VALUES ('00000000000000000000000200000000'::uuid, $1, 'member.joined', '{}', '{}')`, [g.gameId]);
+      const rows = await db.query<{ id: string; era: number }>(`SELECT id, era FROM ${journalEvents()} WHERE id LIKE '0000000000000000000000%' ORDER BY id`);
       expect(rows).toEqual([
         { id: '000000000000000000000001', era: 1 },
         { id: '000000000000000000000002', era: 2 },
@@ -193,7 +174,7 @@ describe('a database restored from another cluster', () => {
     }
   });
 
-  it('fails the connection rather than queue every write behind a transaction that keeps the outbox for more than 5 s', async () => {
+  it('fails the connection rather than queue every write behind a transaction that keeps the journal for more than 5 s', async () => {
     const db = await database();
     const { t } = await app(db);
     await busyGame(t);
@@ -201,7 +182,7 @@ describe('a database restored from another cluster', () => {
     const [holder, switcher] = await clients(db, 2);
     try {
       await holder.query('BEGIN');
-      await holder.query('SELECT count(*) FROM outbox_events');
+      await holder.query('SELECT count(*) FROM journal');
       await expect(startNewEraIfRestored(switcher)).rejects.toMatchObject({ code: '55P03' });
       expect(await era(db)).toBe(1);
       await holder.query('COMMIT');

@@ -118,7 +118,6 @@ describe('GET /v1/events/feed', () => {
     expect(bad.body.message).toMatch(/^after/);
     expectError(await feed(g.auth, `?after=${'0'.repeat(24)}`), 410, 'events_expired');
     expectError(await feed(g.auth, `?after=${other.ids[0]}`), 410, 'events_expired');
-    await t.db.query(`UPDATE outbox_events SET created_at = now() - interval '8 days' WHERE id = $1`, [g.ids[0]]);
     await t.db.query(`UPDATE journal SET created_at = now() - interval '8 days' WHERE id = ($1 || '00000000')::uuid`, [g.ids[0]]);
     expectError(await feed(g.auth, `?after=${g.ids[0]}`), 410, 'events_expired');
     // The expired event is no longer served either, so a reader starting over never meets it again.
@@ -128,8 +127,6 @@ describe('GET /v1/events/feed', () => {
   it('orders by number across a change of digit count (9999 then 10000), in the page and the stream alike', async () => {
     const g = await authedGame(t);
     const stream = await sse('/v1/events', g.auth);
-    await t.db.query(`SELECT setval(pg_get_serial_sequence('outbox_events', 'seq'), 9998)`);
-    // the journal's own sequence too, which numbers its events once the outbox is no longer written
     await t.db.query(`SELECT setval(pg_get_serial_sequence('journal', 'seq'), 9998)`);
     // One transaction, two events: sequence numbers 9999 and 10000, which sort the other way as text.
     await postGroup(t, g.auth, { kind: 'guild', name: 'Digits', visibility: 'public', creatorUserId: 'founder' });
@@ -162,7 +159,9 @@ describe('the horizon: a transaction that commits late is never skipped', () => 
     await c.connect();
     await c.query('BEGIN');
     await c.query(
-      `INSERT INTO outbox_events (id, game_id, type, body) VALUES ($1::text, $2::uuid, 'game.user.banned', jsonb_build_object('id', $1::text, 'type', 'game.user.banned', 'gameId', $2::text, 'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))`,
+      `INSERT INTO journal (id, game_id, type, body, names)
+       SELECT ($1::text || '00000000')::uuid, $2::uuid, 'game.user.banned', b, svc_journal_names(NULL, NULL, NULL, b)
+       FROM (SELECT jsonb_build_object('id', $1::text, 'type', 'game.user.banned', 'gameId', $2::text, 'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) AS b) x`,
       [id, gameId],
     );
     await c.query(`SELECT pg_notify('svc_events', $1)`, [gameId]);

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { removeExpiredEvents, SweeperService } from '../../src/sweeper/sweeper.service';
+import { expireJournalEvents } from '../../src/sweeper/journal-expiry';
+import { SweeperService } from '../../src/sweeper/sweeper.service';
 import { expectError } from '../helpers/errors';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -15,30 +16,33 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** `n` events of the game, `daysAgo` old, with ids `<prefix><counter>`. */
+/** `n` events of the game, `daysAgo` old, with ids `<prefix><counter>` (hex), in the journal as the service writes them. */
 async function insertEvents(gameId: string, n: number, daysAgo: number, prefix: string): Promise<string[]> {
   const rows = await t.db.query<{ id: string }>(
-    `INSERT INTO outbox_events (id, game_id, type, body, created_at)
-     SELECT $3 || lpad(to_hex(i), 24 - length($3), '0'), $1::uuid, 'game.user.banned',
-            jsonb_build_object('id', $3 || lpad(to_hex(i), 24 - length($3), '0'), 'type', 'game.user.banned', 'gameId', $1::text,
-                               'occurredAt', to_char((now() - $4::float8 * interval '1 day') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
-            now() - $4::float8 * interval '1 day'
+    `INSERT INTO journal (id, game_id, type, body, created_at, names)
+     SELECT (e.id || '00000000')::uuid, $1::uuid, 'game.user.banned', e.body, e.at, svc_journal_names(NULL, NULL, NULL, e.body)
      FROM generate_series(1, $2) AS i
-     RETURNING id`,
+     CROSS JOIN LATERAL (SELECT $3 || lpad(to_hex(i), 24 - length($3), '0') AS id, now() - $4::float8 * interval '1 day' AS at) k
+     CROSS JOIN LATERAL (
+       SELECT k.id, k.at, jsonb_build_object('id', k.id, 'type', 'game.user.banned', 'gameId', $1::text,
+                                             'occurredAt', to_char(k.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) AS body
+     ) e
+     RETURNING left(replace(id::text, '-', ''), 24) AS id`,
     [gameId, n, prefix, daysAgo],
   );
   return rows.map((r) => r.id);
 }
 
+/** The game's events the journal still holds. */
 const remaining = async (gameId: string) =>
-  (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox_events WHERE game_id = $1`, [gameId]))[0].n;
+  (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM journal WHERE game_id = $1 AND type IS NOT NULL`, [gameId]))[0].n;
 
-it('removes the events older than the window in batches, keeping the recent ones', async () => {
+it('expires the events older than the window in batches, keeping the recent ones', async () => {
   const g = await authedGame(t);
   await insertEvents(g.gameId, 2500, 3, 'a0');
   await insertEvents(g.gameId, 3, 1, 'b0');
-  const result = await removeExpiredEvents(t.app.get(DataSource).manager, 2, 1000);
-  expect(result).toEqual({ removed: 2500, batches: 3 });
+  const result = await expireJournalEvents(t.app.get(DataSource).manager, 2, 1000);
+  expect(result).toEqual({ expired: 2500, batches: 4 });
   expect(await remaining(g.gameId)).toBe(3);
 });
 
@@ -60,11 +64,11 @@ it('a row held by another transaction is skipped, not waited for, and goes at th
   await c.connect();
   try {
     await c.query('BEGIN');
-    await c.query('SELECT 1 FROM outbox_events WHERE id = $1 FOR UPDATE', [locked]);
+    await c.query(`SELECT 1 FROM journal WHERE id = ($1 || '00000000')::uuid FOR UPDATE`, [locked]);
     const started = Date.now();
     await t.app.get(SweeperService).sweep();
     expect(Date.now() - started).toBeLessThan(5_000);
-    const left = await t.db.query<{ id: string }>(`SELECT id FROM outbox_events WHERE game_id = $1`, [g.gameId]);
+    const left = await t.db.query<{ id: string }>(`SELECT left(replace(id::text, '-', ''), 24) AS id FROM journal WHERE game_id = $1 AND type IS NOT NULL`, [g.gameId]);
     expect(left.map((r) => r.id)).toEqual([locked]);
     expect(others).toHaveLength(19);
     await c.query('COMMIT');

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { HISTORY_BATCHES, JournalHistory1767300000000, READERS_INDEXES } from '../../migrations/1767300000000-journal-history';
+import { OldTablesEmptied1767800000000 } from '../../migrations/1767800000000-old-tables-emptied';
 import { oldestReleaseFor } from '../../migrations/release';
 import { AUTO, friendsGame, uid, type FriendsGame } from '../helpers/friends';
 import { expectJournalMirrors, journalRows, mirrorIntoOldTables } from '../helpers/journal';
@@ -11,8 +12,9 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
  * The journal's second release (migration JournalHistory, docs/design/write-path.md section 4): the
  * history an earlier release wrote to the old tables alone is copied, what such a release writes
  * while it still runs is copied by the statement, and the readers' indexes are built. The database
- * starts as 1.2.0 left it (the migration rolled back), with rows "release 1.1.0" wrote: the rows of
- * a game written again under new keys, straight into the old tables.
+ * starts as 1.2.0 left it (this migration and 1.6.0's OldTablesEmptied rolled back), with rows
+ * "release 1.1.0" wrote: the rows of a game written again under new keys, straight into the old
+ * tables.
  */
 jest.setTimeout(60_000);
 
@@ -22,6 +24,8 @@ const run = (step: 'up' | 'down') => withQueryRunner(t.app.get(DataSource), (q) 
 
 beforeAll(async () => {
   t = await startTestApp({ WEBHOOK_WORKER_ENABLED: 'false' });
+  // The triggers that 1.6.0 drops (OldTablesEmptied) were there when this migration ran.
+  await withQueryRunner(t.app.get(DataSource), (q) => new OldTablesEmptied1767800000000().down(q));
   await run('down');
 });
 afterAll(() => t.close());

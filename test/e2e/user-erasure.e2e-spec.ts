@@ -41,8 +41,8 @@ async function rowsNaming(needle: string): Promise<string[]> {
   const found: string[] = [];
   for (const { table_name: table } of tables) {
     const rows = await t.db.query<{ row: string }>(`SELECT x::text AS row FROM ${table} x WHERE strpos(x::text, $1) > 0`, [needle]);
-    // The erasure's own event names the player (its copy in the journal too), as the feed says it does.
-    for (const { row } of rows) if (!((table === 'outbox_events' || table === 'journal') && row.includes('user.erased'))) found.push(`${table}: ${row}`);
+    // The erasure's own event names the player, as the feed says it does.
+    for (const { row } of rows) if (!(table === 'journal' && row.includes('user.erased'))) found.push(`${table}: ${row}`);
   }
   return found;
 }
@@ -248,9 +248,6 @@ describe('a player named only as an object key', () => {
     events: await t.db.query<Row>(`SELECT id, body AS doc FROM ${journalEvents()} WHERE game_id = $1 AND type <> 'user.erased' ORDER BY era, xid, seq`, [gameId]),
     audit: await t.db.query<Row>(`SELECT id, payload AS doc FROM ${journalAudit()} WHERE game_id = $1 AND action <> 'user.erased' ORDER BY created_at, id`, [gameId]),
     operator: await t.db.query<Row>(`SELECT id::text, details AS doc FROM operator_audit WHERE game_id = $1 AND action <> 'user.erased' ORDER BY id`, [gameId]),
-    // The old tables, while they still hold the game's rows, are rewritten alike.
-    outboxEvents: await t.db.query<Row>(`SELECT id, body AS doc FROM outbox_events WHERE game_id = $1 AND type <> 'user.erased' ORDER BY era, xid, seq`, [gameId]),
-    auditEntries: await t.db.query<Row>(`SELECT id, payload AS doc FROM audit_entries WHERE game_id = $1 AND action <> 'user.erased' ORDER BY created_at, id`, [gameId]),
   });
 
   it('is pseudonymised in events, audit entries and operator audit entries: the key becomes the pseudonym, its value stays', async () => {
@@ -276,7 +273,7 @@ describe('a player named only as an object key', () => {
     expect(r.status).toBe(200);
     const { pseudonym } = r.body as { pseudonym: string };
     const after = await historyOf(g.gameId);
-    for (const part of ['events', 'audit', 'operator', 'outboxEvents', 'auditEntries'] as const) {
+    for (const part of ['events', 'audit', 'operator'] as const) {
       expect(naming(after[part])).toEqual([]);
       // The same rows, each with the key swapped and nothing else changed.
       const swapped = before[part].map((row) => ({ id: row.id, doc: JSON.parse(JSON.stringify(row.doc).split(JSON.stringify(eve)).join(JSON.stringify(pseudonym))) }));
@@ -315,16 +312,19 @@ describe('the rows to rewrite are found by the indexes of names', () => {
     const svcUserId = (await identityOf(t, g.gameId, 'eve'))!;
     // Other players' history, and some of eve's: each table as a game's history is, mostly about others.
     await t.db.query(
-      `INSERT INTO audit_entries (id, game_id, group_id, action, target_id, payload)
-       SELECT svc_uuidv7(), $1, $2, 'member.updated', CASE WHEN n % 400 = 0 THEN 'eve' ELSE 'p' || n END,
-         jsonb_build_object('memberId', gen_random_uuid(), 'after', jsonb_build_object('metadata', jsonb_build_object('rivals', jsonb_build_object('p' || (n + 1), 'sworn'))))
-       FROM generate_series(1, 30000) n`,
+      `INSERT INTO journal (id, game_id, group_id, action, target_id, payload, names)
+       SELECT svc_uuidv7(), $1, $2, 'member.updated', x.target, x.payload, svc_journal_names(NULL, x.target, x.payload, NULL)
+       FROM generate_series(1, 30000) n, LATERAL (
+         SELECT CASE WHEN n % 400 = 0 THEN 'eve' ELSE 'p' || n END AS target,
+           jsonb_build_object('memberId', gen_random_uuid(), 'after', jsonb_build_object('metadata', jsonb_build_object('rivals', jsonb_build_object('p' || (n + 1), 'sworn')))) AS payload
+       ) x`,
       [g.gameId, groupId],
     );
     await t.db.query(
-      `INSERT INTO outbox_events (id, game_id, group_id, type, body)
-       SELECT e.id, $1, $2, 'member.updated', jsonb_build_object('id', e.id, 'type', 'member.updated', 'member', jsonb_build_object('userId', CASE WHEN n % 400 = 0 THEN 'eve' ELSE 'p' || n END))
-       FROM generate_series(1, 30000) n, LATERAL (SELECT substr(md5(random()::text || n), 1, 24) AS id) e`,
+      `INSERT INTO journal (id, game_id, group_id, type, body, names)
+       SELECT (e.id || '00000000')::uuid, $1, $2, 'member.updated', b.body, svc_journal_names(NULL, NULL, NULL, b.body)
+       FROM generate_series(1, 30000) n, LATERAL (SELECT substr(md5(random()::text || n), 1, 24) AS id) e,
+         LATERAL (SELECT jsonb_build_object('id', e.id, 'type', 'member.updated', 'member', jsonb_build_object('userId', CASE WHEN n % 400 = 0 THEN 'eve' ELSE 'p' || n END)) AS body) b`,
       [g.gameId, groupId],
     );
     await t.db.query(
@@ -332,7 +332,7 @@ describe('the rows to rewrite are found by the indexes of names', () => {
        SELECT 'root', 'member.kicked', $1, 'p' || n, jsonb_build_object('groupId', $2::text, 'reason', 'spam') FROM generate_series(1, 3000) n`,
       [g.gameId, groupId],
     );
-    await t.db.query('ANALYZE journal, audit_entries, outbox_events, operator_audit');
+    await t.db.query('ANALYZE journal, operator_audit');
 
     const { sql, params } = pseudonymiseStatement({ gameId: g.gameId, externalUserId: 'eve', svcUserId, pseudonym: 'erased_00000000000000000000000000000000' });
     const [row] = await t.db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
@@ -340,7 +340,7 @@ describe('the rows to rewrite are found by the indexes of names', () => {
     if (process.env.SHOW_PLANS) console.log(JSON.stringify(row['QUERY PLAN'][0].Plan, null, 1));
     expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name'])).toEqual([]);
     const indexes = new Set(nodes.map((n) => n['Index Name']).filter(Boolean));
-    expect([...indexes].filter((i) => /_names$/.test(i!)).sort()).toEqual(['audit_entries_names', 'journal_names', 'operator_audit_names', 'outbox_events_names']);
+    expect([...indexes].filter((i) => /_names$/.test(i!)).sort()).toEqual(['journal_names', 'operator_audit_names']);
   });
 });
 

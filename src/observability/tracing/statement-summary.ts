@@ -11,7 +11,7 @@ export interface StatementSummary {
   operation: string;
   /** The table that operation names directly, when it names one. */
   collection?: string;
-  /** The span's name: each table written (`INSERT outbox_events`), then the main operation and its table. */
+  /** The span's name: each table written (`INSERT journal`), then the main operation and its table. */
   summary: string;
 }
 
