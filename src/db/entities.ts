@@ -1,5 +1,3 @@
-import { AuditEntryEntity } from '../audit/entities/audit-entry.entity';
-import { OutboxEventEntity } from '../events/entities/outbox-event.entity';
 import { ApiKeyEntity } from '../games/entities/api-key.entity';
 import { GameEntity } from '../games/entities/game.entity';
 import { GroupEntity } from '../groups/entities/group.entity';
@@ -23,8 +21,6 @@ export const ENTITIES = [
   ApiKeyEntity,
   UserEntity,
   UserIdentityEntity,
-  AuditEntryEntity,
-  OutboxEventEntity,
   GroupEntity,
   MemberEntity,
   InvitationEntity,
