@@ -151,8 +151,9 @@ async function seed(pg, gameId) {
   await timed('audit entries', () =>
     // Spread over 90 days; one in a hundred is game-wide (no group).
     pg.query(
-      `INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, action, target_id, payload, created_at)
-       SELECT gen_random_uuid(), $1,
+      `INSERT INTO journal (id, game_id, group_id, actor_user_id, action, target_id, payload, created_at, names)
+       SELECT a.*, svc_journal_names(a.actor_user_id, a.target_id, a.payload, NULL) FROM (
+       SELECT gen_random_uuid(), $1::uuid,
               CASE WHEN n % 100 = 0 THEN NULL
                    ELSE ('00000000-0000-7000-8000-' || lpad(to_hex((n::bigint * 7919) % $2::int), 12, '0'))::uuid END,
               CASE WHEN n % 3 = 0 THEN NULL ELSE ('00000000-0000-7000-9000-' || lpad(to_hex(n % $3::int), 12, '0'))::uuid END,
@@ -161,7 +162,8 @@ async function seed(pg, gameId) {
               'player-' || ((n * 31) % $3::int),
               jsonb_build_object('n', n),
               now() - random() * interval '90 days'
-       FROM generate_series(0, $4::int - 1) AS n`,
+       FROM generate_series(0, $4::int - 1) AS n
+       ) a (id, game_id, group_id, actor_user_id, action, target_id, payload, created_at)`,
       [gameId, GROUPS, USERS, AUDIT],
     ),
   );

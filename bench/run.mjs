@@ -669,7 +669,7 @@ async function main() {
     const count = Math.round(CONF.feedEvents * CONF.scale);
     log(`event feed: seeding ${count.toLocaleString('en-US')} events`);
     const seedMs = await seedFeed(q, GAME_ID, { count, groupId: groupUuid(1) });
-    const { retained } = (await q.query('SELECT count(*)::int AS retained FROM outbox_events')).rows[0];
+    const { retained } = (await q.query('SELECT count(*)::int AS retained FROM journal WHERE type IS NOT NULL')).rows[0];
     results.feed = { seedMs, retained };
     if (wanted('feedPage')) {
       const afters = await feedPositions(q, GAME_ID, 1000, 1000);

@@ -45,23 +45,28 @@ export async function seedSubject(q, gameId, users, groups, size = ERASURE_SIZE)
     [svcUserId, externalId, groups.map(groupUuid)],
   );
   await q.query(
-    `INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, action, target_id, payload, created_at)
-     SELECT svc_uuidv7(), $1, ($4::uuid[])[1 + n % cardinality($4::uuid[])], $2, 'member.updated', $3,
-            jsonb_build_object('memberId', gen_random_uuid(), 'fields', jsonb_build_array('metadata')), now() - n * interval '1 second'
-     FROM generate_series(0, $5::int - 1) n`,
+    `INSERT INTO journal (id, game_id, group_id, actor_user_id, action, target_id, payload, created_at, names)
+     SELECT a.*, svc_journal_names(a.actor_user_id, a.target_id, a.payload, NULL) FROM (
+       SELECT svc_uuidv7() AS id, $1::uuid AS game_id, ($4::uuid[])[1 + n % cardinality($4::uuid[])] AS group_id, $2::uuid AS actor_user_id,
+              'member.updated' AS action, $3::text AS target_id,
+              jsonb_build_object('memberId', gen_random_uuid(), 'fields', jsonb_build_array('metadata')) AS payload, now() - n * interval '1 second' AS created_at
+       FROM generate_series(0, $5::int - 1) n
+     ) a`,
     [gameId, svcUserId, externalId, groups.map(groupUuid), size.audit],
   );
   await q.query(
-    `INSERT INTO outbox_events (id, game_id, group_id, type, body)
-     SELECT e.id, $1::uuid, g, 'member.updated',
-            jsonb_build_object('id', e.id, 'type', 'member.updated', 'gameId', $1::text, 'groupId', g::text,
-              'member', jsonb_build_object('userId', $3::text, 'svcUserId', $2::uuid::text, 'groupId', g::text, 'status', 'active'))
+    `INSERT INTO journal (id, game_id, group_id, type, body, names)
+     SELECT (e.id || '00000000')::uuid, $1::uuid, e.g, 'member.updated', b.body, svc_journal_names(NULL, NULL, NULL, b.body)
      FROM generate_series(0, $5::int - 1) n
-     CROSS JOIN LATERAL (SELECT 'ea' || substr(replace($2::uuid::text, '-', ''), 1, 8) || lpad(to_hex(n), 14, '0') AS id, ($4::uuid[])[1 + n % cardinality($4::uuid[])] AS g) e`,
+     CROSS JOIN LATERAL (SELECT 'ea' || substr(replace($2::uuid::text, '-', ''), 1, 8) || lpad(to_hex(n), 14, '0') AS id, ($4::uuid[])[1 + n % cardinality($4::uuid[])] AS g) e
+     CROSS JOIN LATERAL (
+       SELECT jsonb_build_object('id', e.id, 'type', 'member.updated', 'gameId', $1::text, 'groupId', e.g::text,
+                'member', jsonb_build_object('userId', $3::text, 'svcUserId', $2::uuid::text, 'groupId', e.g::text, 'status', 'active')) AS body
+     ) b`,
     [gameId, svcUserId, externalId, groups.map(groupUuid), size.events],
   );
   await q.query('COMMIT');
-  await q.query('ANALYZE user_relationships, members, audit_entries, outbox_events, journal');
+  await q.query('ANALYZE user_relationships, members, journal');
   return externalId;
 }
 

@@ -15,19 +15,18 @@ export async function seedFeed(db, gameId, { count, chunk = 250_000, groupId }) 
   for (let from = 0; from < count; from += chunk) {
     const n = Math.min(chunk, count - from);
     await db.query(
-      `INSERT INTO outbox_events (id, game_id, group_id, type, body, created_at)
-       SELECT e.id, $1::uuid, $2::uuid, 'member.joined',
-              jsonb_build_object('id', e.id, 'type', 'member.joined', 'gameId', $1::text, 'groupId', $2::text,
+      `INSERT INTO journal (id, game_id, group_id, type, body, created_at, names)
+       SELECT (e.id || '00000000')::uuid, $1::uuid, $2::uuid, 'member.joined', b.body, now(), svc_journal_names(NULL, NULL, NULL, b.body)
+       FROM generate_series($3::int, $4::int) AS i,
+            LATERAL (SELECT 'fe' || lpad(to_hex(i), 22, '0') AS id) e,
+            LATERAL (SELECT jsonb_build_object('id', e.id, 'type', 'member.joined', 'gameId', $1::text, 'groupId', $2::text,
                 'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                 'member', jsonb_build_object('userId', 'feed' || i, 'groupId', $2::text, 'status', 'active',
-                  'roleIds', '[]'::jsonb, 'notes', NULL, 'metadata', '{}'::jsonb, 'joinedAt', now(), 'leftAt', NULL)),
-              now()
-       FROM generate_series($3::int, $4::int) AS i,
-            LATERAL (SELECT 'fe' || lpad(to_hex(i), 22, '0') AS id) e`,
+                  'roleIds', '[]'::jsonb, 'notes', NULL, 'metadata', '{}'::jsonb, 'joinedAt', now(), 'leftAt', NULL)) AS body) b`,
       [gameId, groupId, from + 1, from + n],
     );
   }
-  await db.query('ANALYZE outbox_events, journal');
+  await db.query('ANALYZE journal');
   const ms = performance.now() - t0;
   log(`  seed: ${count.toLocaleString('en-US')} feed events in ${(ms / 1000).toFixed(1)} s`);
   return ms;
@@ -37,8 +36,8 @@ export async function seedFeed(db, gameId, { count, chunk = 250_000, groupId }) 
 export async function feedPositions(db, gameId, n, tail) {
   const { rows } = await db.query(
     `SELECT id FROM (
-       SELECT id, row_number() OVER (ORDER BY era, xid, seq) AS k, count(*) OVER () AS total
-       FROM outbox_events WHERE game_id = $1
+       SELECT left(replace(id::text, '-', ''), 24) AS id, row_number() OVER (ORDER BY era, xid, seq) AS k, count(*) OVER () AS total
+       FROM journal WHERE game_id = $1 AND type IS NOT NULL
      ) x WHERE k <= total - $3 AND k % greatest(1, (total - $3) / $2) = 0 LIMIT $2`,
     [gameId, n, tail],
   );

@@ -119,7 +119,7 @@ export async function measureNotificationStreams({ base, key, db, groupId, playe
     const rssAfter = procMb(pid);
     const serverCpu = ((cpuSeconds(pid) - cpu0) / phaseS) * 100;
     const { rows } = await db.query(
-      `SELECT body->'invitation'->>'id' AS id, body->>'occurredAt' AS at FROM outbox_events WHERE type = 'invitation.created' AND group_id = $1`,
+      `SELECT body->'invitation'->>'id' AS id, body->>'occurredAt' AS at FROM journal WHERE type = 'invitation.created' AND group_id = $1 AND body IS NOT NULL`,
       [groupId],
     );
     const occurred = new Map(rows.map((r) => [r.id, Date.parse(r.at)]));

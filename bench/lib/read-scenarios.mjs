@@ -82,7 +82,7 @@ export async function readScenarios({ api, call, q, sizes, key, adminToken, want
   // Audit: the long history of the big group; the deep page starts 3/4 down it.
   const depth = Math.floor(sizes.longHistory * 0.75);
   const deep = (
-    await q.query(`SELECT id, created_at FROM audit_entries WHERE group_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [G0, depth])
+    await q.query(`SELECT id, created_at FROM journal WHERE group_id = $1 AND action IS NOT NULL ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [G0, depth])
   ).rows[0];
   await expectPage(`/v1/groups/${G0}/audit`, (p) => p.items.length === 50);
   await expectPage(`/v1/groups/${G0}/audit?before=${deep.id}`, (p) => p.items.length === 50);

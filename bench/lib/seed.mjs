@@ -194,38 +194,30 @@ export async function seed(clients, s) {
     );
   });
 
+  // The history as the journal holds it: each entry a row of its own, with its names.
   await step(`${s.audit.toLocaleString('en-US')} audit entries (${s.longHistory.toLocaleString('en-US')} in one group)`, async () => {
     const actions = ['member.joined', 'member.left', 'member.updated', 'member.role.assigned', 'role.updated', 'permission.granted', 'member.kicked', 'group.updated'];
+    const insert = (select) =>
+      `INSERT INTO journal (id, game_id, group_id, actor_user_id, action, target_id, payload, created_at, names)
+       SELECT a.*, svc_journal_names(a.actor_user_id, a.target_id, a.payload, NULL) FROM (${select}) a`;
     await c.query(
-      `INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, action, target_id, payload, created_at)
-       SELECT ${uid('0194', 'n')}, $2, ${uid(GROUP_PREFIX, '0')}, CASE WHEN n % 3 = 0 THEN NULL ELSE ${uid(USER_PREFIX, 'n % $4::int')} END,
-              ($5::text[])[1 + n % 8], 'p' || (n * 31) % $4::int, jsonb_build_object('n', n),
-              $3::timestamptz - ($1::int - n) * interval '2 seconds'
-       FROM generate_series(0, $1::int - 1) n`,
+      insert(`SELECT ${uid('0194', 'n')} AS id, $2::uuid AS game_id, ${uid(GROUP_PREFIX, '0')} AS group_id,
+              CASE WHEN n % 3 = 0 THEN NULL ELSE ${uid(USER_PREFIX, 'n % $4::int')} END AS actor_user_id,
+              ($5::text[])[1 + n % 8] AS action, 'p' || (n * 31) % $4::int AS target_id, jsonb_build_object('n', n) AS payload,
+              $3::timestamptz - ($1::int - n) * interval '2 seconds' AS created_at
+       FROM generate_series(0, $1::int - 1) n`),
       [s.longHistory, GAME_ID, params.base, s.users, actions],
     );
     await c.query(
-      `INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, action, target_id, payload, created_at)
-       SELECT ${uid('0194', '$1::int + n')}, $3,
-              CASE WHEN n % 100 = 0 THEN NULL ELSE ${uid(GROUP_PREFIX, '1 + n % ($5::int - 1)')} END,
-              CASE WHEN n % 3 = 0 THEN NULL ELSE ${uid(USER_PREFIX, 'n % $6::int')} END,
-              ($7::text[])[1 + n % 8], 'p' || (n * 31) % $6::int, jsonb_build_object('n', n),
-              $4::timestamptz - ((n::bigint * 7919) % 7776000) * interval '1 second'
-       FROM generate_series(0, $2::int - $1::int - 1) n`,
+      insert(`SELECT ${uid('0194', '$1::int + n')} AS id, $3::uuid AS game_id,
+              CASE WHEN n % 100 = 0 THEN NULL ELSE ${uid(GROUP_PREFIX, '1 + n % ($5::int - 1)')} END AS group_id,
+              CASE WHEN n % 3 = 0 THEN NULL ELSE ${uid(USER_PREFIX, 'n % $6::int')} END AS actor_user_id,
+              ($7::text[])[1 + n % 8] AS action, 'p' || (n * 31) % $6::int AS target_id, jsonb_build_object('n', n) AS payload,
+              $4::timestamptz - ((n::bigint * 7919) % 7776000) * interval '1 second' AS created_at
+       FROM generate_series(0, $2::int - $1::int - 1) n`),
       [s.longHistory, s.audit, GAME_ID, params.base, s.groups, s.users, actions],
     );
   });
-  // The readers read the journal, which holds the history as the migration JournalHistory copied it:
-  // each entry a row of its own under its id, with its names.
-  await step('the audit entries in the journal', () =>
-    c.query(
-      `INSERT INTO journal (id, game_id, group_id, created_at, action, actor_user_id, actor_pseudonym, target_id, payload, names)
-       SELECT id, game_id, group_id, created_at, action, actor_user_id, actor_pseudonym, target_id, payload,
-              svc_journal_names(actor_user_id, target_id, payload, NULL)
-       FROM audit_entries WHERE game_id = $1`,
-      [GAME_ID],
-    ),
-  );
 
   const offsets = friendOffsets(s);
   const friendRows = s.users * offsets.length * 2;

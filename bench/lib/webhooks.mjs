@@ -43,18 +43,19 @@ export async function measureWebhooks({ api, db, gameId, groupId, receiver, late
   receiver.state.latencyMs = latencyMs;
   receiver.state.maxInFlight = 0;
   const endpoint = await api('POST', '/v1/webhooks', { url: receiver.url, events: ['member.joined'] }, 201);
-  const [{ body: template } = {}] = (await db.query(`SELECT body FROM outbox_events WHERE type = 'member.joined' LIMIT 1`)).rows;
-  if (!template) throw new Error('webhooks: no member.joined event in the outbox to copy');
+  const [{ body: template } = {}] = (await db.query(`SELECT body FROM journal WHERE type = 'member.joined' AND body IS NOT NULL LIMIT 1`)).rows;
+  if (!template) throw new Error('webhooks: no member.joined event in the journal to copy');
   const prefix = randomBytes(4).toString('hex');
   await db.query(
     `WITH ev AS (
        SELECT i, $1 || lpad(to_hex(i), 16, '0') AS id FROM generate_series(0, $2::int - 1) AS i
-     ), outbox AS (
-       INSERT INTO outbox_events (id, game_id, group_id, type, body)
-       SELECT ev.id, $3, $4, 'member.joined',
-              $5::jsonb || jsonb_build_object('id', ev.id, 'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                          'member', ($5::jsonb -> 'member') || jsonb_build_object('userId', 'hook-' || ev.i))
+     ), bodies AS (
+       SELECT ev.id, $5::jsonb || jsonb_build_object('id', ev.id, 'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                'member', ($5::jsonb -> 'member') || jsonb_build_object('userId', 'hook-' || ev.i)) AS body
        FROM ev
+     ), journal_rows AS (
+       INSERT INTO journal (id, game_id, group_id, type, body, names)
+       SELECT (b.id || '00000000')::uuid, $3, $4, 'member.joined', b.body, svc_journal_names(NULL, NULL, NULL, b.body) FROM bodies b
      )
      INSERT INTO webhook_deliveries (id, endpoint_id, event_id) SELECT svc_uuidv7(), $6, ev.id FROM ev`,
     [prefix, deliveries, gameId, groupId, JSON.stringify(template), endpoint.id],
