@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { journalAudit } from '../helpers/journal';
+import { insertAuditSql, journalAudit } from '../helpers/journal';
 import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -57,13 +57,12 @@ describe('GET /v1/admin/games/:gameId/audit', () => {
     ];
     for (const [g, actor, action, target, createdAt] of rows) {
       await t.db.query(
-        `INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, action, target_id, payload, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        insertAuditSql(['id', 'game_id', 'group_id', 'actor_user_id', 'action', 'target_id', 'payload', 'created_at'], `VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`),
         [randomUUID(), gameId, g, actor, action, target, { seeded: action }, createdAt],
       );
     }
     await t.db.query(
-      `INSERT INTO audit_entries (id, game_id, action, target_id, created_at) VALUES ($1, $2, 'member.joined', 'alice', $3)`,
+      insertAuditSql(['id', 'game_id', 'action', 'target_id', 'created_at'], `VALUES ($1, $2, 'member.joined', 'alice', $3)`),
       [randomUUID(), other, T(1)],
     );
     expected = (
@@ -165,9 +164,10 @@ describe('GET /v1/admin/games/:gameId/audit', () => {
 
   it('limit: default 50, 100 accepted, 0 / 101 / abc refused', async () => {
     await t.db.query(
-      `INSERT INTO audit_entries (id, game_id, action, created_at)
-       SELECT gen_random_uuid(), $1, 'member.updated', '2023-01-01T00:00:00Z'::timestamptz + i * interval '1 second'
-       FROM generate_series(1, 120) i`,
+      insertAuditSql(
+        ['id', 'game_id', 'action', 'created_at'],
+        `SELECT gen_random_uuid(), $1, 'member.updated', '2023-01-01T00:00:00Z'::timestamptz + i * interval '1 second' FROM generate_series(1, 120) i`,
+      ),
       [other],
     );
     const d = await audit('', other);
@@ -205,14 +205,14 @@ describe('GET /v1/admin/games/:gameId/audit', () => {
     await t.db.query(`INSERT INTO groups (id, game_id, kind, name, visibility) VALUES ($1, $2, 'guild', 'Read', 'public')`, [group, game]);
     const entries = [randomUUID(), randomUUID(), randomUUID()];
     for (const [i, id] of entries.entries()) {
-      await t.db.query(`INSERT INTO audit_entries (id, game_id, group_id, action, created_at) VALUES ($1, $2, $3, 'member.joined', $4)`, [
+      await t.db.query(insertAuditSql(['id', 'game_id', 'group_id', 'action', 'created_at'], `VALUES ($1, $2, $3, 'member.joined', $4)`), [
         id,
         game,
         group,
         T(i),
       ]);
     }
-    // audit_entries still holds it: only a reader of the journal leaves it out
+    // gone from the journal: no reader answers it
     await t.db.query('DELETE FROM journal WHERE id = $1', [entries[1]]);
     // the newest row of the group, an event only: never an audit entry
     const [event] = await t.db.query<{ id: string }>(

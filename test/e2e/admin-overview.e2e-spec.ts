@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { asAdmin, bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { insertAuditSql } from '../helpers/journal';
 
 /**
  * SPEC §4 Admin surface: GET /v1/admin/stats, GET /v1/admin/audit (across games) and
@@ -48,7 +49,7 @@ describe('admin overview: stats, audit across games, games of a user', () => {
       // Outside the 24-hour window, on both sides.
       for (const offset of ["- interval '24 hours 1 second'", "+ interval '1 hour'"]) {
         await t.db.query(
-          `INSERT INTO audit_entries (id, game_id, action, created_at) VALUES ($1, $2, 'member.updated', now() ${offset})`,
+          insertAuditSql(['id', 'game_id', 'action', 'created_at'], `VALUES ($1, $2, 'member.updated', now() ${offset})`),
           [randomUUID(), a.gameId],
         );
       }
@@ -106,8 +107,7 @@ describe('admin overview: stats, audit across games, games of a user', () => {
     it('orders createdAt descending, then id descending', async () => {
       const g = await newGame(t, 'audit order');
       await t.db.query(
-        `INSERT INTO audit_entries (id, game_id, action, created_at)
-         SELECT gen_random_uuid(), $1, 'member.updated', now() + interval '1 day' FROM generate_series(1, 5)`,
+        insertAuditSql(['id', 'game_id', 'action', 'created_at'], `SELECT gen_random_uuid(), $1, 'member.updated', now() + interval '1 day' FROM generate_series(1, 5)`),
         [g.gameId],
       );
       const r = await admin('/v1/admin/audit?limit=5');
@@ -119,15 +119,14 @@ describe('admin overview: stats, audit across games, games of a user', () => {
         const [x, y] = [all[i - 1], all[i]];
         expect(x.createdAt > y.createdAt || (x.createdAt === y.createdAt && x.id > y.id)).toBe(true);
       }
-      await t.db.query('DELETE FROM audit_entries WHERE game_id = $1', [g.gameId]);
-      // and from the journal the service reads (each of the game's rows is an audit entry alone)
+      // Each of the game's rows is an audit entry alone.
       await t.db.query('DELETE FROM journal WHERE game_id = $1 AND action IS NOT NULL AND body IS NULL', [g.gameId]);
     });
 
     it('limit: default 20, 1 to the page cap; anything else is 400 naming limit', async () => {
       const g = await newGame(t, 'audit volume');
       await t.db.query(
-        `INSERT INTO audit_entries (id, game_id, action) SELECT gen_random_uuid(), $1, 'member.updated' FROM generate_series(1, 25)`,
+        insertAuditSql(['id', 'game_id', 'action'], `SELECT gen_random_uuid(), $1, 'member.updated' FROM generate_series(1, 25)`),
         [g.gameId],
       );
       expect((await admin('/v1/admin/audit')).body.items).toHaveLength(20);

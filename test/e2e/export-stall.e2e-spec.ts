@@ -12,7 +12,7 @@ import { expectError } from '../helpers/errors';
 import { joinOk, postGroup } from '../helpers/groups';
 import { identityOf } from '../helpers/identities';
 import { seqUid as uid } from '../helpers/ids';
-import { journalAudit } from '../helpers/journal';
+import { insertAuditSql, insertEventsSql, journalAudit } from '../helpers/journal';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -165,26 +165,29 @@ function comparable(text: string): string {
 async function seedHistory(gameId: string, groupId: string, userId: string, entries: number, events: number): Promise<void> {
   const svcUserId = await identityOf(t, gameId, userId);
   await t.db.query(
-    `INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, action, target_id, payload, created_at)
-     SELECT svc_uuidv7(), $1, $2, $3, 'member.updated', $4,
+    insertAuditSql(
+      ['id', 'game_id', 'group_id', 'actor_user_id', 'action', 'target_id', 'payload', 'created_at'],
+      `SELECT svc_uuidv7(), $1::uuid, $2::uuid, $3::uuid, 'member.updated', $4::text,
        jsonb_build_object('memberId', gen_random_uuid(),
          'before', jsonb_build_object('metadata', jsonb_build_object('class', 'ranger', 'level', n, 'title', 'Warden of the ' || md5(n::text))),
          'after', jsonb_build_object('metadata', jsonb_build_object('class', 'ranger', 'level', n + 1, 'title', 'Warden of the ' || md5((n + 1)::text)))),
        now() - make_interval(secs => $5::int - n)
      FROM generate_series(1, $5::int) n`,
+    ),
     [gameId, groupId, svcUserId, userId, entries],
   );
   await t.db.query(
-    `INSERT INTO outbox_events (id, game_id, group_id, type, body)
-     SELECT e.id, $1::uuid, $2::uuid, 'member.updated',
+    insertEventsSql(
+      `SELECT e.id, $1::uuid, $2::uuid, 'member.updated',
        jsonb_build_object('id', e.id, 'type', 'member.updated', 'gameId', $1::text, 'groupId', $2::text, 'occurredAt', now(),
          'member', jsonb_build_object('userId', $3::text, 'groupId', $2::text, 'status', 'active', 'roles', '[]'::jsonb,
            'metadata', jsonb_build_object('class', 'ranger', 'level', n, 'title', 'Warden of the ' || md5(n::text))),
          'changes', jsonb_build_array('metadata'))
      FROM generate_series(1, $4::int) n, LATERAL (SELECT substr(md5(random()::text || n), 1, 24) AS id) e`,
+    ),
     [gameId, groupId, userId, events],
   );
-  await t.db.query('ANALYZE audit_entries, outbox_events, journal');
+  await t.db.query('ANALYZE journal');
 }
 
 describe('exports whose clients stop reading', () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { postGroup } from '../helpers/groups';
 import { seqUid as uid } from '../helpers/ids';
-import { journalAudit } from '../helpers/journal';
+import { insertAuditSql, journalAudit } from '../helpers/journal';
 import { ISO_MS, UUID } from '../helpers/shapes';
 import { authedGame, bearer, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -62,11 +62,13 @@ describe('GET /v1/groups/:id/audit', () => {
     } while (before && pages < 200);
     return { ids, pages };
   }
-  /** Inserts audit rows sharing one created_at, straight into the table. */
+  /** Inserts audit rows sharing one created_at, straight into the journal. */
   async function insertEntries(groupId: string, n: number, createdAt: string, action = 'member.updated'): Promise<void> {
     await t.db.query(
-      `INSERT INTO audit_entries (id, game_id, group_id, action, target_id, payload, created_at)
-       SELECT gen_random_uuid(), $1, $2, $3, 'bulk-' || i, jsonb_build_object('i', i), $4::timestamptz FROM generate_series(1, $5) i`,
+      insertAuditSql(
+        ['id', 'game_id', 'group_id', 'action', 'target_id', 'payload', 'created_at'],
+        `SELECT gen_random_uuid(), $1, $2, $3, 'bulk-' || i, jsonb_build_object('i', i), $4::timestamptz FROM generate_series(1, $5::int) i`,
+      ),
       [gameId, groupId, action, createdAt, n],
     );
   }
@@ -291,7 +293,7 @@ describe('GET /v1/groups/:id/audit', () => {
       const g = await createGroup();
       await insertEntries(g.id, 3, '2030-01-01T00:00:00.000Z');
       const [gone, ...kept] = await dbEntries(g.id);
-      // audit_entries still holds it: only a reader of the journal leaves it out
+      // gone from the journal: no reader answers it
       await t.db.query('DELETE FROM journal WHERE id = $1', [gone]);
       // the newest row of the group, an event only: never an audit entry
       const [event] = await t.db.query<{ id: string }>(

@@ -12,12 +12,12 @@ describe('hourly sweeper', () => {
   });
   afterAll(() => t.close());
 
-  it('removes outbox events older than the retention window and keeps recent ones', async () => {
+  it('expires the events older than the retention window and keeps recent ones', async () => {
     const { gameId } = await newGame(t);
     await t.db.query(
-      `INSERT INTO outbox_events (id, game_id, type, body, created_at) VALUES
-         ('aaaaaaaaaaaaaaaaaaaaaaaa', $1, 'group.created', '{}', now() - interval '8 days'),
-         ('bbbbbbbbbbbbbbbbbbbbbbbb', $1, 'group.created', '{}', now() - interval '6 days')`,
+      `INSERT INTO journal (id, game_id, type, body, created_at, names) VALUES
+         ('aaaaaaaa-aaaa-aaaa-aaaa-aaaa00000000', $1, 'group.created', '{}', now() - interval '8 days', '{}'),
+         ('bbbbbbbb-bbbb-bbbb-bbbb-bbbb00000000', $1, 'group.created', '{}', now() - interval '6 days', '{}')`,
       [gameId],
     );
     const result = await t.app.get(SweeperService).sweep();

@@ -101,3 +101,40 @@ export async function mirrorIntoOldTables(db: TestDatabase, gameId: string): Pro
     [gameId],
   );
 }
+
+const AUDIT_COLUMNS = {
+  id: { type: 'uuid', otherwise: 'svc_uuidv7()' },
+  game_id: { type: 'uuid', otherwise: null },
+  group_id: { type: 'uuid', otherwise: 'NULL::uuid' },
+  actor_user_id: { type: 'uuid', otherwise: 'NULL::uuid' },
+  action: { type: 'text', otherwise: null },
+  target_id: { type: 'text', otherwise: 'NULL::text' },
+  payload: { type: 'jsonb', otherwise: `'{}'::jsonb` },
+  created_at: { type: 'timestamptz', otherwise: 'now()' },
+} as const;
+export type AuditColumn = keyof typeof AUDIT_COLUMNS;
+
+/**
+ * An INSERT of audit entries into the journal as the service keeps them, for seeds of history:
+ * `rows` (a SELECT or VALUES) yields the `columns` named, in order; the others take what the
+ * service writes when it has nothing (no group, no actor, no target, an empty payload, now), and
+ * the names are those the erasure and the export look for (svc_journal_names).
+ */
+export function insertAuditSql(columns: readonly AuditColumn[], rows: string): string {
+  const all = Object.keys(AUDIT_COLUMNS) as AuditColumn[];
+  const value = (c: AuditColumn) => (columns.includes(c) ? `s.${c}::${AUDIT_COLUMNS[c].type}` : AUDIT_COLUMNS[c].otherwise);
+  return `INSERT INTO journal (${all.join(', ')}, names)
+    SELECT a.*, svc_journal_names(a.actor_user_id, a.target_id, a.payload, NULL)
+    FROM (SELECT ${all.map((c) => `${value(c)} AS ${c}`).join(', ')} FROM (${rows}) AS s(${columns.join(', ')})) a`;
+}
+
+/**
+ * An INSERT of events into the journal as the service keeps them, for seeds of history: `rows`
+ * yields (id, game_id, group_id, type, body), the id 24 hex characters (the journal's key is it
+ * and four zero bytes).
+ */
+export function insertEventsSql(rows: string): string {
+  return `INSERT INTO journal (id, game_id, group_id, type, body, names)
+    SELECT (s.id::text || '00000000')::uuid, s.game_id::uuid, s.group_id::uuid, s.type::text, s.body::jsonb, svc_journal_names(NULL, NULL, NULL, s.body::jsonb)
+    FROM (${rows}) AS s(id, game_id, group_id, type, body)`;
+}

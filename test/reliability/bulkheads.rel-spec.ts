@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { http, sleep } from '../helpers/process';
+import { insertAuditSql } from '../helpers/journal';
 import { caseContext, createGame, expectStatus, startInstance, type Game, type Instance } from './helpers/service';
 
 /**
@@ -68,16 +69,17 @@ describe('bulkheads: one game stalling its exports', () => {
     // ~12 MiB of the player's history: audit entries and events naming them, as the member routes write them.
     const [svcUser] = await ctx.db.query<{ user_id: string }>('SELECT user_id FROM user_identities WHERE game_id = $1 AND external_id = $2', [hoarding.id, 'hoarder']);
     await ctx.db.query(
-      `INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, action, target_id, payload, created_at)
-       SELECT svc_uuidv7(), $1, $2, $3, 'member.updated', 'hoarder',
+      insertAuditSql(
+        ['id', 'game_id', 'group_id', 'actor_user_id', 'action', 'target_id', 'payload', 'created_at'],
+        `SELECT svc_uuidv7(), $1::uuid, $2::uuid, $3::uuid, 'member.updated', 'hoarder',
          jsonb_build_object('before', jsonb_build_object('metadata', jsonb_build_object('title', repeat(md5(n::text), 4))),
                             'after', jsonb_build_object('metadata', jsonb_build_object('title', repeat(md5((n + 1)::text), 4)))),
          now() - make_interval(secs => 40000 - n)
        FROM generate_series(1, 30000) n`,
+      ),
       [hoarding.id, group.id, svcUser.user_id],
     );
-    // The trigger copies them into the journal, which the export reads.
-    await ctx.db.query('ANALYZE audit_entries, journal');
+    await ctx.db.query('ANALYZE journal');
   }, 300_000);
 
   afterAll(async () => {
