@@ -91,13 +91,7 @@ export class Journal1767200000000 implements ReleasedMigration {
       await q.query('ALTER SEQUENCE journal_seq OWNED BY journal.seq');
     });
     await q.query(TRIGGER_FUNCTIONS);
-    for (const trigger of TRIGGERS) {
-      await lockedStatement(
-        q,
-        `CREATE OR REPLACE TRIGGER ${trigger.name} AFTER ${trigger.event} ON ${trigger.table}
-         REFERENCING ${trigger.event === 'UPDATE' ? 'NEW' : 'OLD'} TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION ${trigger.name}()`,
-      );
-    }
+    for (const trigger of TRIGGERS) await createTrigger(q, trigger);
   }
 
   /** Rolled back to 1.1.0, nothing that runs reads or writes the journal: it goes, with what it copied. */
@@ -112,12 +106,22 @@ export class Journal1767200000000 implements ReleasedMigration {
   }
 }
 
-const TRIGGERS = [
+/** The triggers that carry a rewrite or a removal of an old row into the journal (OldTablesEmptied drops them, its down makes them again). */
+export const TRIGGERS = [
   { name: 'svc_journal_audit_updated', table: 'audit_entries', event: 'UPDATE' },
   { name: 'svc_journal_audit_deleted', table: 'audit_entries', event: 'DELETE' },
   { name: 'svc_journal_event_updated', table: 'outbox_events', event: 'UPDATE' },
   { name: 'svc_journal_event_deleted', table: 'outbox_events', event: 'DELETE' },
 ] as const;
+
+/** Creates one of TRIGGERS, on its function of the same name. */
+export function createTrigger(q: QueryRunner, trigger: (typeof TRIGGERS)[number]): Promise<unknown> {
+  return lockedStatement(
+    q,
+    `CREATE OR REPLACE TRIGGER ${trigger.name} AFTER ${trigger.event} ON ${trigger.table}
+     REFERENCING ${trigger.event === 'UPDATE' ? 'NEW' : 'OLD'} TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION ${trigger.name}()`,
+  );
+}
 
 /** An event's row in the journal: its id's 12 bytes, then four zero bytes. */
 const EVENT_KEY = `(c.id || '00000000')::uuid`;

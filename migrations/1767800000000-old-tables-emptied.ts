@@ -1,4 +1,5 @@
 import type { QueryRunner } from 'typeorm';
+import { createTrigger, TRIGGERS } from './1767200000000-journal';
 import { backfillInBatches, lockedStatement } from './online';
 import { expandIn, type ReleasedMigration } from './release';
 
@@ -30,23 +31,9 @@ export class OldTablesEmptied1767800000000 implements ReleasedMigration {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const trigger of TRIGGERS) {
-      await lockedStatement(
-        q,
-        `CREATE OR REPLACE TRIGGER ${trigger.name} AFTER ${trigger.event} ON ${trigger.table}
-         REFERENCING ${trigger.event === 'UPDATE' ? 'NEW' : 'OLD'} TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION ${trigger.name}()`,
-      );
-    }
+    for (const trigger of TRIGGERS) await createTrigger(q, trigger);
   }
 }
-
-/** The triggers that carry a rewrite or a removal of an old row into the journal (Journal1767200000000, JournalHistory1767300000000). */
-export const TRIGGERS = [
-  { name: 'svc_journal_audit_updated', table: 'audit_entries', event: 'UPDATE' },
-  { name: 'svc_journal_audit_deleted', table: 'audit_entries', event: 'DELETE' },
-  { name: 'svc_journal_event_updated', table: 'outbox_events', event: 'UPDATE' },
-  { name: 'svc_journal_event_deleted', table: 'outbox_events', event: 'DELETE' },
-] as const;
 
 /**
  * One batch of the delete of each table, in key order after $1 (null first), $2 rows

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
-import { journalEvents } from '../helpers/journal';
+import { insertEventsSql, journalEvents } from '../helpers/journal';
 import { openSse, type SseStream } from '../helpers/sse';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -116,9 +116,10 @@ it('a paging consumer and a reconnecting stream consumer both get every committe
       await c.query('BEGIN');
       // Staged as the unit of work stages an event: the row, then the announcement with the commit.
       await c.query(
-        `INSERT INTO journal (id, game_id, group_id, type, body, names)
-         SELECT ($1::text || '00000000')::uuid, $2::uuid, $3::uuid, 'group.updated', b, svc_journal_names(NULL, NULL, NULL, b)
-         FROM (SELECT jsonb_build_object('id', $1::text, 'type', 'group.updated', 'gameId', $2::text, 'groupId', $3::text, 'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) AS b) x`,
+        insertEventsSql(
+          `SELECT $1::text, $2::uuid, $3::uuid, 'group.updated',
+                  jsonb_build_object('id', $1::text, 'type', 'group.updated', 'gameId', $2::text, 'groupId', $3::text, 'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`,
+        ),
         [id, g.gameId, groups[i % GROUPS]],
       );
       await c.query(`SELECT pg_notify('svc_events', $1)`, [g.gameId]);

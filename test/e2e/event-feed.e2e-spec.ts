@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { expectError } from '../helpers/errors';
 import { postGroup, joinOk } from '../helpers/groups';
-import { journalEvents } from '../helpers/journal';
+import { insertEventsSql, journalEvents } from '../helpers/journal';
 import { openSse, type SseStream } from '../helpers/sse';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -159,9 +159,10 @@ describe('the horizon: a transaction that commits late is never skipped', () => 
     await c.connect();
     await c.query('BEGIN');
     await c.query(
-      `INSERT INTO journal (id, game_id, type, body, names)
-       SELECT ($1::text || '00000000')::uuid, $2::uuid, 'game.user.banned', b, svc_journal_names(NULL, NULL, NULL, b)
-       FROM (SELECT jsonb_build_object('id', $1::text, 'type', 'game.user.banned', 'gameId', $2::text, 'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) AS b) x`,
+      insertEventsSql(
+        `SELECT $1::text, $2::uuid, NULL::uuid, 'game.user.banned',
+                jsonb_build_object('id', $1::text, 'type', 'game.user.banned', 'gameId', $2::text, 'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`,
+      ),
       [id, gameId],
     );
     await c.query(`SELECT pg_notify('svc_events', $1)`, [gameId]);

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { expireJournalEvents } from '../../src/sweeper/journal-expiry';
 import { SweeperService } from '../../src/sweeper/sweeper.service';
 import { expectError } from '../helpers/errors';
+import { insertEventsSql } from '../helpers/journal';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -19,15 +20,15 @@ afterAll(() => t.close());
 /** `n` events of the game, `daysAgo` old, with ids `<prefix><counter>` (hex), in the journal as the service writes them. */
 async function insertEvents(gameId: string, n: number, daysAgo: number, prefix: string): Promise<string[]> {
   const rows = await t.db.query<{ id: string }>(
-    `INSERT INTO journal (id, game_id, type, body, created_at, names)
-     SELECT (e.id || '00000000')::uuid, $1::uuid, 'game.user.banned', e.body, e.at, svc_journal_names(NULL, NULL, NULL, e.body)
-     FROM generate_series(1, $2) AS i
-     CROSS JOIN LATERAL (SELECT $3 || lpad(to_hex(i), 24 - length($3), '0') AS id, now() - $4::float8 * interval '1 day' AS at) k
-     CROSS JOIN LATERAL (
-       SELECT k.id, k.at, jsonb_build_object('id', k.id, 'type', 'game.user.banned', 'gameId', $1::text,
-                                             'occurredAt', to_char(k.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) AS body
-     ) e
-     RETURNING left(replace(id::text, '-', ''), 24) AS id`,
+    insertEventsSql(
+      `SELECT k.id, $1::uuid, NULL::uuid, 'game.user.banned',
+              jsonb_build_object('id', k.id, 'type', 'game.user.banned', 'gameId', $1::text,
+                                 'occurredAt', to_char(k.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+              k.at
+       FROM generate_series(1, $2::int) AS i
+       CROSS JOIN LATERAL (SELECT $3 || lpad(to_hex(i), 24 - length($3), '0') AS id, now() - $4::float8 * interval '1 day' AS at) k`,
+      true,
+    ),
     [gameId, n, prefix, daysAgo],
   );
   return rows.map((r) => r.id);

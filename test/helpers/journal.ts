@@ -130,11 +130,13 @@ export function insertAuditSql(columns: readonly AuditColumn[], rows: string): s
 
 /**
  * An INSERT of events into the journal as the service keeps them, for seeds of history: `rows`
- * yields (id, game_id, group_id, type, body), the id 24 hex characters (the journal's key is it
- * and four zero bytes).
+ * yields (id, game_id, group_id, type, body), and then created_at when `timed` (else now); the id
+ * 24 hex characters (the journal's key is it and four zero bytes). It answers each row's event id.
  */
-export function insertEventsSql(rows: string): string {
-  return `INSERT INTO journal (id, game_id, group_id, type, body, names)
-    SELECT (s.id::text || '00000000')::uuid, s.game_id::uuid, s.group_id::uuid, s.type::text, s.body::jsonb, svc_journal_names(NULL, NULL, NULL, s.body::jsonb)
-    FROM (${rows}) AS s(id, game_id, group_id, type, body)`;
+export function insertEventsSql(rows: string, timed = false): string {
+  return `INSERT INTO journal (id, game_id, group_id, type, body, created_at, names)
+    SELECT (s.id::text || '00000000')::uuid, s.game_id::uuid, s.group_id::uuid, s.type::text, s.body::jsonb,
+           ${timed ? 's.created_at::timestamptz' : 'now()'}, svc_journal_names(NULL, NULL, NULL, s.body::jsonb)
+    FROM (${rows}) AS s(id, game_id, group_id, type, body${timed ? ', created_at' : ''})
+    RETURNING left(replace(id::text, '-', ''), 24) AS id`;
 }
