@@ -45,12 +45,19 @@ export class UserErasureRepository {
   /**
    * Every audit entry, operator audit entry and event of the game naming the user, by either id,
    * anywhere, names the pseudonym instead (see {@link pseudonymiseStatement}). Returns how many
-   * rows were rewritten.
+   * journal rows were rewritten.
+   *
+   * The rewritten rows' names go to the pending list of the index of names (fastupdate), and
+   * whichever writer finds that list over gin_pending_list_limit merges all of it, in its own
+   * request: left at the default 4 MB, an erasure of a long history would hand a player's join a
+   * merge of seconds. Cleaning it from 64 kB on (the least PostgreSQL allows) while it writes, the
+   * erasure pays for its own entries, and leaves at most that much behind.
    */
-  async pseudonymiseHistory(m: EntityManager, s: Subject): Promise<{ audit: number; events: number }> {
+  async pseudonymiseHistory(m: EntityManager, s: Subject): Promise<number> {
+    await m.query(`SET LOCAL gin_pending_list_limit = '64kB'`);
     const { sql, params } = pseudonymiseStatement(s, await mayBeUnindexed(m, idsOf(s)));
-    const [row] = await sqlRows<{ audit: number; events: number }>(m, sql, params);
-    return row;
+    const [row] = await sqlRows<{ rewritten: number }>(m, sql, params);
+    return row.rewritten;
   }
 
   /** The friends graph: relationships both ways (their tag links go with them), tags, visibility. */
@@ -252,54 +259,60 @@ export class UserErasureRepository {
  * The statement of {@link UserErasureRepository.pseudonymiseHistory}. The JSON text's string tokens
  * equal to an id are swapped whole, object keys included (a token is quoted, so a longer string that
  * contains the id is left alone): ids, order and counts stay. Parameters: $1 game, $2 pseudonym,
- * then the user's ids.
+ * then the user's ids. Answers how many journal rows were rewritten.
  *
- * The journal, which this release reads, is rewritten directly: its candidates are the rows whose
- * names hold an id's hash (journal_names), each decided exactly per part, which gives the counts
- * (an audit entry that named the user; an event still kept that did). Every candidate's names are
- * computed again from what it holds after the rewrite, so no hash of an id stays behind, even on a
- * row that named the user only in an event already expired. With `unindexed` (an id that writers
- * may leave out of the names, mayBeUnindexed), the candidates are found by reading the game's
+ * The journal's rows to rewrite are those whose names hold an id's hash (journal_names), rewritten
+ * in one pass, each row read and written once (a read of the candidates joined back to the journal
+ * was planned as a hash join over the whole journal once they were many). With `unindexed` (an id
+ * that writers may leave out of the names, mayBeUnindexed), they are found by reading the game's
  * journal instead: the rows that name an id, or hold its hash. The old audit_entries and
  * outbox_events are not touched: since release 1.6.0 they are empty (migration OldTablesEmptied),
  * their history being the journal's.
+ *
+ * A row's names lose the ids' hashes and gain the pseudonym's where a string became it, so no hash
+ * of an id stays behind and what the row's writer left out stays out. An id's hash stays only where
+ * another string of the row has the same hash (a collision of the 32 bits), so that string is still
+ * found by it.
  */
 export function pseudonymiseStatement(s: Subject, unindexed = false): { sql: string; params: unknown[] } {
   const ids = idsOf(s);
   const refs = ids.map((_, i) => `$${i + 3}::text`);
-  const named = (names: string) => refs.map((r) => `${names} @> jsonb_build_array(${r})`).join(' OR ');
+  const idList = `ARRAY[${refs.join(', ')}]`;
+  const idHashes = `ARRAY[${refs.map((r) => `svc_name_hash(${r})`).join(', ')}]`;
   const swap = (doc: string) => refs.reduce((text, r) => `replace(${text}, to_jsonb(${r})::text, to_jsonb($2::text)::text)`, `${doc}::text`) + '::jsonb';
-  const actorIs = (a: string) => (s.svcUserId ? `${a}.actor_user_id = $4::uuid` : 'false');
-  const target = (a: string) => `CASE WHEN ${a}.target_id IN (${refs.join(', ')}) THEN $2 ELSE ${a}.target_id END`;
-  const actor = (a: string) => `CASE WHEN ${actorIs(a)} THEN NULL ELSE ${a}.actor_user_id END`;
-  const pseudonym = (a: string) => `CASE WHEN ${actorIs(a)} THEN $2 ELSE ${a}.actor_pseudonym END`;
-  const inAudit = `j.action IS NOT NULL AND (${named('svc_audit_names(j.actor_user_id, j.target_id, j.payload)')})`;
-  const inEvent = `j.body IS NOT NULL AND (${named('svc_names(j.body)')})`;
-  const byNames = `j.names && ARRAY[${refs.map((r) => `svc_name_hash(${r})`).join(', ')}]`;
+  const named = (names: string) => refs.map((r) => `${names} @> jsonb_build_array(${r})`).join(' OR ');
+  const actorIs = s.svcUserId ? `j.actor_user_id = $4::uuid` : 'false';
+  // The strings of a row that may become the pseudonym (the actor becomes a pseudonym of its own column).
+  const strings = `coalesce(svc_names(j.payload), '[]') || coalesce(svc_names(j.body), '[]') || jsonb_build_array(j.target_id)`;
+  const byNames = `j.names && ${idHashes}`;
   // An id the names may lack (mayBeUnindexed): every row of the game is read, and those that name
-  // it or hold its hash are the candidates.
-  const found = unindexed ? `j.game_id = $1 AND (${byNames} OR (${inAudit}) OR (${inEvent}))` : `${byNames} AND j.game_id = $1`;
+  // it or hold its hash are rewritten.
+  const found = unindexed
+    ? `j.game_id = $1 AND (${byNames} OR ${actorIs} OR ${named(`(${strings})`)})`
+    : `${byNames} AND j.game_id = $1`;
   return {
-    sql: `WITH candidates AS MATERIALIZED (
-         SELECT j.id,
-                ${inAudit} AS in_audit,
-                ${inEvent} AS in_event,
-                ${swap('j.payload')} AS payload, ${target('j')} AS target_id, ${pseudonym('j')} AS actor_pseudonym,
-                ${actor('j')} AS actor_user_id, ${swap('j.body')} AS body
-         FROM journal j
-         WHERE ${found}
-       ), journal_rows AS (
+    sql: `WITH journal_rows AS (
          UPDATE journal j SET
-           payload = c.payload, target_id = c.target_id, actor_pseudonym = c.actor_pseudonym, actor_user_id = c.actor_user_id, body = c.body,
-           names = svc_journal_names(c.actor_user_id, c.target_id, c.payload, c.body)
-         FROM candidates c WHERE j.id = c.id
+           payload = ${swap('j.payload')}, body = ${swap('j.body')},
+           target_id = CASE WHEN j.target_id IN (${refs.join(', ')}) THEN $2 ELSE j.target_id END,
+           actor_pseudonym = CASE WHEN ${actorIs} THEN $2 ELSE j.actor_pseudonym END,
+           actor_user_id = CASE WHEN ${actorIs} THEN NULL ELSE j.actor_user_id END,
+           names = (SELECT ARRAY(
+               SELECT h FROM unnest(j.names) h WHERE h <> ALL (${idHashes})
+               UNION SELECT svc_name_hash(n) FROM jsonb_array_elements_text(w.strings || jsonb_build_array(j.actor_user_id::text)) n
+                 WHERE n <> ALL (${idList}) AND svc_name_hash(n) = ANY (${idHashes})
+               UNION SELECT svc_name_hash($2::text) WHERE w.strings ?| ${idList}
+               ORDER BY 1)
+             FROM (SELECT ${strings} AS strings) w)
+         WHERE ${found}
+         RETURNING 1
        ), operator_actions AS (
          UPDATE operator_audit x SET
            details = ${swap('x.details')},
            target_id = CASE WHEN x.target_id IN (${refs.join(', ')}) THEN $2 ELSE x.target_id END
          WHERE x.game_id = $1 AND (x.target_id IN (${refs.join(', ')}) OR ${named('svc_names(x.details)')})
        )
-       SELECT count(*) FILTER (WHERE in_audit)::int AS audit, count(*) FILTER (WHERE in_event)::int AS events FROM candidates`,
+       SELECT count(*)::int AS rewritten FROM journal_rows`,
     params: [s.gameId, s.pseudonym, ...ids],
   };
 }

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { GroupsRepository } from '../../src/groups/groups.repository';
 import { expireJournalEvents } from '../../src/sweeper/journal-expiry';
 import { AUTO, befriend, friendsGame, uid, type FriendsGame } from '../helpers/friends';
-import { journalRows, type JournalRow } from '../helpers/journal';
+import { insertAuditSql, journalRows, type JournalRow } from '../helpers/journal';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -109,6 +109,75 @@ it('an erasure rewrites every row of the history that named the player, names in
     expect(row.names).not.toContain(eveHash);
     expect(row.names).not.toContain(internalHash);
   }
+});
+
+it("an erasure's rewritten rows keep their writers' names, the ids' hashes swapped for the pseudonym's", async () => {
+  const g = await friendsGame(t, AUTO);
+  const eve = uid('eve');
+  const groupId = await groupWith(g, 'hal', [eve]);
+  expect((await g.post(`/v1/groups/${groupId}/leave`, { userId: eve })).status).toBeLessThan(300);
+  const [{ user_id: internal }] = await t.db.query<{ user_id: string }>(`SELECT user_id FROM user_identities WHERE game_id = $1 AND external_id = $2`, [g.gameId, eve]);
+  const gone = new Set([await hashOf(eve), await hashOf(internal)]);
+  const before = new Map((await journalRows(t.db, g.gameId)).map((r) => [r.id, r]));
+  const naming = [...before.values()].filter((r) => r.names.some((h) => gone.has(h)));
+  expect(naming.map((r) => r.action).sort()).toEqual(['member.joined', 'member.left']);
+
+  const erased = await g.del(`/v1/users/${eve}`);
+  expect(erased.status).toBe(200);
+  const pseudonymHash = await hashOf(erased.body.pseudonym);
+
+  const after = new Map((await journalRows(t.db, g.gameId)).map((r) => [r.id, r]));
+  for (const row of naming) {
+    // What the writer left out (the service's own words) stays out: nothing is added but the pseudonym.
+    const expected = [...row.names.filter((h) => !gone.has(h)), pseudonymHash].sort((a, b) => a - b);
+    expect(after.get(row.id)!.names).toEqual(expected);
+  }
+  for (const [id, row] of before) if (!naming.includes(row)) expect(after.get(id)!.names).toEqual(row.names);
+});
+
+it("an id's hash stays in a rewritten row's names where another of its strings has the same hash", async () => {
+  const g = await friendsGame(t, AUTO);
+  // Two ids whose 32-bit hashes are equal (found by search): the row names both players.
+  const [eve, ivo] = ['player-1567', 'player-64393'];
+  expect(await hashOf(eve)).toBe(await hashOf(ivo));
+  const groupId = await groupWith(g, 'hal', [eve, ivo]);
+  expect((await g.patch(`/v1/groups/${groupId}/members/${eve}`, { metadata: { rival: ivo } })).status).toBe(200);
+  const [row] = await t.db.query<JournalRow>(`SELECT * FROM journal WHERE game_id = $1 AND action = 'member.updated'`, [g.gameId]);
+  expect(row.names).toContain(await hashOf(ivo));
+
+  expect((await g.del(`/v1/users/${eve}`)).status).toBe(200);
+
+  const [rewritten] = await t.db.query<JournalRow>(`SELECT * FROM journal WHERE id = $1`, [row.id]);
+  expect(JSON.stringify(rewritten.payload)).not.toContain(`"${eve}"`);
+  expect(JSON.stringify(rewritten.payload)).toContain(`"${ivo}"`);
+  expect(rewritten.names).toContain(await hashOf(ivo));
+  // So ivo's erasure still finds the change.
+  expect((await g.del(`/v1/users/${ivo}`)).status).toBe(200);
+  const [again] = await t.db.query<JournalRow>(`SELECT * FROM journal WHERE id = $1`, [row.id]);
+  expect(JSON.stringify(again.payload)).not.toContain(`"${ivo}"`);
+  expect(again.names).not.toContain(await hashOf(ivo));
+});
+
+it("an erasure merges the names it rewrites into the index itself, leaving writers at most 64 kB of them to merge", async () => {
+  const g = await friendsGame(t, AUTO);
+  const eve = uid('eve');
+  await groupWith(g, eve, ['hal']);
+  // 6,000 entries naming eve, as writers left them: some 60,000 names for the index's pending list.
+  await t.db.query(
+    insertAuditSql(
+      ['game_id', 'action', 'target_id', 'payload'],
+      `SELECT $1::uuid, 'member.updated', $2::text, jsonb_build_object('memberId', gen_random_uuid(), 'note', 'n' || n, 'at', clock_timestamp()::text)
+       FROM generate_series(1, 6000) n`,
+    ),
+    [g.gameId, eve],
+  );
+  await t.db.query(`SELECT gin_clean_pending_list('journal_names')`);
+
+  expect((await g.del(`/v1/users/${eve}`)).status).toBe(200);
+
+  // What is still pending (pages of 8 kB) once the erasure has committed.
+  const [{ pages }] = await t.db.query<{ pages: string }>(`SELECT gin_clean_pending_list('journal_names') AS pages`);
+  expect(Number(pages)).toBeLessThanOrEqual(9);
 });
 
 it('the export and the erasure read a change that only the journal holds, as a release writing the journal alone leaves it', async () => {
