@@ -40,13 +40,7 @@ export class JournalHistory1767300000000 implements ReleasedMigration {
   async up(q: QueryRunner): Promise<void> {
     await q.query(COPY_FUNCTIONS);
     await q.query(REWRITE_FUNCTIONS);
-    for (const trigger of TRIGGERS) {
-      await lockedStatement(
-        q,
-        `CREATE OR REPLACE TRIGGER ${trigger.name} AFTER INSERT ON ${trigger.table}
-         REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION ${trigger.name}()`,
-      );
-    }
+    for (const trigger of INSERT_TRIGGERS) await createInsertTrigger(q, trigger);
     await backfillInBatches(q, { batch: EXPIRED_NAMES_BATCH });
     await backfillInBatches(q, { batch: HISTORY_BATCHES.events });
     await backfillInBatches(q, { batch: HISTORY_BATCHES.audit });
@@ -56,18 +50,28 @@ export class JournalHistory1767300000000 implements ReleasedMigration {
   /** Rolled back to 1.2.0, which reads the old tables: the copies stay (1.2.0 keeps them up to date), the readers' indexes and the insert triggers go, and the update triggers are 1.2.0's again. */
   async down(q: QueryRunner): Promise<void> {
     for (const index of [...READERS_INDEXES].reverse()) await dropIndex(q, index.name);
-    for (const trigger of TRIGGERS) await lockedStatement(q, `DROP TRIGGER IF EXISTS ${trigger.name} ON ${trigger.table}`);
+    for (const trigger of INSERT_TRIGGERS) await lockedStatement(q, `DROP TRIGGER IF EXISTS ${trigger.name} ON ${trigger.table}`);
     await lockedTransaction(q, async () => {
-      for (const trigger of TRIGGERS) await q.query(`DROP FUNCTION IF EXISTS ${trigger.name}()`);
+      for (const trigger of INSERT_TRIGGERS) await q.query(`DROP FUNCTION IF EXISTS ${trigger.name}()`);
       await q.query(JOURNAL_TRIGGER_FUNCTIONS);
     });
   }
 }
 
-const TRIGGERS = [
+/** The insert triggers that copy an old row into the journal (OldTablesDropped drops them with their tables, its down makes them again). */
+export const INSERT_TRIGGERS = [
   { name: 'svc_journal_audit_inserted', table: 'audit_entries' },
   { name: 'svc_journal_event_inserted', table: 'outbox_events' },
 ] as const;
+
+/** Creates one of INSERT_TRIGGERS, on its function of the same name. */
+export function createInsertTrigger(q: QueryRunner, trigger: (typeof INSERT_TRIGGERS)[number]): Promise<unknown> {
+  return lockedStatement(
+    q,
+    `CREATE OR REPLACE TRIGGER ${trigger.name} AFTER INSERT ON ${trigger.table}
+     REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION ${trigger.name}()`,
+  );
+}
 
 /** The journal row of an audit entry `c` alone, and of an event `c` alone (keyed by its id and four zero bytes). */
 const AUDIT_ROW = {
@@ -87,7 +91,7 @@ const copyMissing = (row: typeof AUDIT_ROW, from: string) => `
   SELECT ${row.values} FROM ${from} c WHERE NOT EXISTS (SELECT 1 FROM journal j WHERE j.id = ${row.key})
   ON CONFLICT (id) DO NOTHING`;
 
-const COPY_FUNCTIONS = `
+export const COPY_FUNCTIONS = `
   CREATE OR REPLACE FUNCTION svc_journal_audit_inserted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
     ${copyMissing(AUDIT_ROW, 'changed')};
     RETURN NULL;
@@ -127,7 +131,7 @@ export const EXPIRED_NAMES_BATCH = `
  * erasure of 120,000 rows take 12.7 s instead of 8.0 s. A copy that differs (a 1.2.0 erasure) is
  * rewritten as before.
  */
-const REWRITE_FUNCTIONS = `
+export const REWRITE_FUNCTIONS = `
   CREATE OR REPLACE FUNCTION svc_journal_audit_updated() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
     UPDATE journal j SET action = c.action, actor_user_id = c.actor_user_id, actor_pseudonym = c.actor_pseudonym,
       target_id = c.target_id, payload = c.payload, names = svc_journal_names(c.actor_user_id, c.target_id, c.payload, j.body)

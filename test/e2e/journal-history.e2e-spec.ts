@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { HISTORY_BATCHES, JournalHistory1767300000000, READERS_INDEXES } from '../../migrations/1767300000000-journal-history';
 import { OldTablesEmptied1767800000000 } from '../../migrations/1767800000000-old-tables-emptied';
+import { OldTablesDropped1767900000000 } from '../../migrations/1767900000000-old-tables-dropped';
 import { oldestReleaseFor } from '../../migrations/release';
 import { AUTO, friendsGame, uid, type FriendsGame } from '../helpers/friends';
 import { expectJournalMirrors, journalRows, mirrorIntoOldTables } from '../helpers/journal';
@@ -24,7 +25,8 @@ const run = (step: 'up' | 'down') => withQueryRunner(t.app.get(DataSource), (q) 
 
 beforeAll(async () => {
   t = await startTestApp({ WEBHOOK_WORKER_ENABLED: 'false' });
-  // The triggers that 1.6.0 drops (OldTablesEmptied) were there when this migration ran.
+  // The tables that 1.7.0 drops (OldTablesDropped), and the triggers that 1.6.0 drops (OldTablesEmptied), were there when this migration ran.
+  await withQueryRunner(t.app.get(DataSource), (q) => new OldTablesDropped1767900000000().down(q));
   await withQueryRunner(t.app.get(DataSource), (q) => new OldTablesEmptied1767800000000().down(q));
   await run('down');
 });

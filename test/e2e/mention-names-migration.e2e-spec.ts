@@ -4,6 +4,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { MentionNames1765800000000, NAME_INDEXES } from '../../migrations/1765800000000-mention-names';
 import { OldMentionsDropped1766700000000 } from '../../migrations/1766700000000-old-mentions-dropped';
+import { OldTablesDropped1767900000000 } from '../../migrations/1767900000000-old-tables-dropped';
 import { createDataSource, runMigrations } from '../../src/db/data-source';
 import { withQueryRunner } from '../helpers/query-runner';
 import { createTestDatabase, databaseUrl, type TestDatabase } from '../helpers/test-db';
@@ -43,7 +44,12 @@ describe('on a migrated database', () => {
     db = await createTestDatabase();
     ds = createDataSource({ url: db.url, poolMax: 2 });
     await ds.initialize();
-    // The database as MentionNames left it: what OldMentionsDropped, applied since, removed comes back.
+    // The database as MentionNames left it: the tables OldTablesDropped and what OldMentionsDropped, applied since, removed come back.
+    await withRunner(async (q) => {
+      await q.startTransaction();
+      await new OldTablesDropped1767900000000().down(q);
+      await q.commitTransaction();
+    });
     await withRunner((q) => new OldMentionsDropped1766700000000().down(q));
   });
   afterAll(async () => {

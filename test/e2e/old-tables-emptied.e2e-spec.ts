@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { QueryRunner } from 'typeorm';
 import { OldTablesEmptied1767800000000 } from '../../migrations/1767800000000-old-tables-emptied';
+import { OldTablesDropped1767900000000 } from '../../migrations/1767900000000-old-tables-dropped';
 import { oldestReleaseFor } from '../../migrations/release';
 import { onFreshDatabase } from '../helpers/query-runner';
 
@@ -52,6 +53,10 @@ describe('OldTablesEmptied1767800000000', () => {
 
   it('drops the update and delete triggers, then empties both tables in batches; the journal keeps every row as it was; down restores the triggers, up again empties', async () => {
     await onFreshDatabase(async (q) => {
+      // The tables as 1.6.0 has them: 1.7.0 drops them.
+      await q.startTransaction();
+      await new OldTablesDropped1767900000000().down(q);
+      await q.commitTransaction();
       expect(await triggers(q)).toEqual(['svc_journal_audit_inserted', 'svc_journal_event_inserted']);
       await migration.down(q);
       expect(await triggers(q)).toEqual([
