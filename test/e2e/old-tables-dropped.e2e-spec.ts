@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
+import { TRIGGERS } from '../../migrations/1767200000000-journal';
+import { INSERT_TRIGGERS } from '../../migrations/1767300000000-journal-history';
 import { OldTablesDropped1767900000000 } from '../../migrations/1767900000000-old-tables-dropped';
 import { OldTablesEmptied1767800000000 } from '../../migrations/1767800000000-old-tables-emptied';
 import { oldestReleaseFor } from '../../migrations/release';
@@ -16,14 +18,8 @@ import { createEmptyDatabase } from '../helpers/test-db';
 jest.setTimeout(120_000);
 
 const migration = new OldTablesDropped1767900000000();
-const FUNCTIONS = [
-  'svc_journal_audit_deleted',
-  'svc_journal_audit_inserted',
-  'svc_journal_audit_updated',
-  'svc_journal_event_deleted',
-  'svc_journal_event_inserted',
-  'svc_journal_event_updated',
-];
+/** The functions of the old tables' triggers: the insert triggers' and the update and delete triggers'. */
+const FUNCTIONS = [...INSERT_TRIGGERS, ...TRIGGERS].map((t) => t.name).sort();
 
 /** What the catalogue says of the two tables and their trigger functions: columns, indexes, constraints, triggers, function bodies. */
 async function catalogue(q: QueryRunner): Promise<unknown> {
