@@ -28,7 +28,7 @@ export class OldTablesDropped1767900000000 implements ReleasedMigration {
 
   async up(q: QueryRunner): Promise<void> {
     for (const fk of ['audit_entries_game_id_fkey', 'audit_entries_group_fk']) {
-      if (await tableExists(q, 'audit_entries')) await lockedStatement(q, `ALTER TABLE audit_entries DROP CONSTRAINT IF EXISTS ${fk}`);
+      await lockedStatement(q, `ALTER TABLE IF EXISTS audit_entries DROP CONSTRAINT IF EXISTS ${fk}`);
     }
     for (const table of ['audit_entries', 'outbox_events']) await lockedStatement(q, `DROP TABLE IF EXISTS ${table}`);
     await q.query(`DROP FUNCTION IF EXISTS ${[...INSERT_TRIGGERS, ...TRIGGERS].map((t) => `${t.name}()`).join(', ')}`);
@@ -46,9 +46,6 @@ export class OldTablesDropped1767900000000 implements ReleasedMigration {
     });
   }
 }
-
-const tableExists = async (q: QueryRunner, table: string): Promise<boolean> =>
-  ((await q.query(`SELECT to_regclass($1) IS NOT NULL AS found`, [table])) as { found: boolean }[])[0].found;
 
 /** Both tables as 1.6.0 has them, empty; events take the feed's current era, as they did when written. */
 const OLD_TABLES = (era: number) => `

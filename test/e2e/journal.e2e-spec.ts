@@ -8,8 +8,8 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 /**
  * The journal (docs/design/write-path.md step 5): from release 1.4.0 every change is written once,
  * to the journal, an audit entry and its event in one row, and nothing to audit_entries and
- * outbox_events (emptied by 1.6.0's OldTablesEmptied, dropped by 1.7.0's OldTablesDropped). What later happens to a change (an erasure,
- * retention, a purged group) happens to its journal row.
+ * outbox_events (emptied by 1.6.0's OldTablesEmptied, dropped by 1.7.0's OldTablesDropped). What
+ * later happens to a change (an erasure, retention, a purged group) happens to its journal row.
  */
 let t: TestApp;
 beforeAll(async () => {
