@@ -257,7 +257,7 @@ async function flush(tx: Tx, tracing: Tracing | null, unindexed: ReadonlySet<num
        FROM audit a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE ${eventKeySql('e.id')} = a.id)
      ), deliveries AS (
        INSERT INTO webhook_deliveries (id, endpoint_id, event_id)
-       SELECT svc_uuidv7(), w.id, e.id
+       SELECT svc_delivery_id(w.id, e.id), w.id, e.id
        FROM events e JOIN webhook_endpoints w
          ON w.game_id = e.game_id AND w.disabled_at IS NULL AND (cardinality(w.events) = 0 OR e.type = ANY (w.events))
        RETURNING 1

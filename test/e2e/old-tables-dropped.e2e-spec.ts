@@ -68,7 +68,7 @@ describe('OldTablesDropped1767900000000', () => {
     expect(migration.release).toEqual({ version: '1.7.0', kind: 'expand' });
     expect(oldestReleaseFor(migration.release)).toBe('1.6.0');
     expect(migration.transaction).toBe(false);
-    expect(MIGRATIONS[MIGRATIONS.length - 1]).toBe(OldTablesDropped1767900000000);
+    expect(MIGRATIONS.indexOf(OldTablesDropped1767900000000)).toBe(MIGRATIONS.indexOf(OldTablesEmptied1767800000000) + 1);
   });
 
   it('leaves neither table nor trigger function; its down makes both tables as 1.6.0 has them, empty; up again drops them', async () => {
