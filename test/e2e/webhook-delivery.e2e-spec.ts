@@ -571,6 +571,23 @@ describe('routing', () => {
     expect((await deliveries(h.id)).map((d) => d.status)).toEqual(['delivered']);
   });
 
+  it('a change of the events filter applies to the events after it; those queued before it still go out', async () => {
+    const rx = await receiver(200);
+    const { auth } = await game();
+    const g = await publicGroup(auth);
+    const h = await hook(auth, { url: rx.url });
+    await ban(auth, 'olga'); // queued under the filter [] (everything)
+    await patchHook(auth, h.id, { events: ['member.joined'] });
+    await ban(auth, 'pat'); // after the change: not a type of the new filter
+    await join(auth, g.id, 'quinn');
+    await patchHook(auth, h.id, { events: ['game.user.banned'] });
+    await tick();
+    expect(rx.received.map((r) => [r.body!.type, r.body!.svcUserId ?? r.body!.member?.userId]).sort()).toEqual([
+      ['game.user.banned', 'olga'],
+      ['member.joined', 'quinn'],
+    ]);
+  });
+
   it('endpoints of another game receive nothing', async () => {
     const rxA = await receiver(200);
     const rxB = await receiver(200);
