@@ -64,7 +64,7 @@ import { measureHttp, stopLoad } from './lib/load.mjs';
 import { explain, mainStatement } from './lib/plans.mjs';
 import { baselineBuild } from './lib/baseline-build.mjs';
 import { migrate, openDatabase } from './lib/postgres.mjs';
-import { freePort, isRunning, loadAverage, log, procMb, sleep, startNode, stopNode, waitHttp } from './lib/processes.mjs';
+import { freePort, isRunning, loadAverage, log, percentile, procMb, sleep, startNode, stopNode, waitHttp } from './lib/processes.mjs';
 import { permissionScenarios } from './lib/permission-scenarios.mjs';
 import { readScenarios } from './lib/read-scenarios.mjs';
 import { missingPostgres15, replicaClusters } from './lib/replica.mjs';
@@ -561,10 +561,16 @@ async function main() {
   const runWrite = (s, extra = {}) =>
     runPaired(s.key, s.name, (at) => writeTarget(s, at), { statements: writeStatementStats, counters: writeCounts, ...extra });
   const deliveredBefore = receiver.state.requests;
+  const lags = (receiver.state.lags = []);
   // The join row's WAL by record over its whole run too: what concurrency adds to the dissected join.
   await runWrite(scenarios[0], (await canDissect(q)) ? { walWindow: walWindow(q) } : {});
+  receiver.state.lags = null;
   const { n: backlog } = (await q.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`, [writeEndpointId])).rows[0];
-  if (results.joinLeave) results.joinLeave.webhook = { delivered: receiver.state.requests - deliveredBefore, backlog };
+  lags.sort((a, b) => a - b);
+  if (results.joinLeave) {
+    const w = (results.joinLeave.webhook = { delivered: receiver.state.requests - deliveredBefore, backlog, lagP50: percentile(lags, 50), lagP99: percentile(lags, 99) });
+    log(`join then leave's webhook: ${w.delivered} delivered, ${w.backlog} still pending; occurredAt to arrival p50 ${w.lagP50} ms, p99 ${w.lagP99} ms`);
+  }
   await api('PATCH', `/v1/webhooks/${writeEndpointId}`, { disabled: true }, 200);
 
   // The read rows (bench/lib/read-scenarios.mjs); under BENCH_REPLICA=1 each is measured again

@@ -6,15 +6,27 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { cpuWindow, percentile, procMb, sleep } from './processes.mjs';
 
-/** The receiver: answers 200 after `state.latencyMs`; counts requests. */
+/**
+ * The receiver: answers 200 after `state.latencyMs`; counts requests. While `state.lags` is an
+ * array, each request's lag is pushed to it: from its event's `occurredAt` (stamped by the server
+ * as it stages the event, just before its commit) to the request's arrival, in ms.
+ */
 export async function startReceiver() {
-  const state = { latencyMs: 0, requests: 0, inFlight: 0, maxInFlight: 0 };
+  const state = { latencyMs: 0, requests: 0, inFlight: 0, maxInFlight: 0, lags: null };
   const server = createServer((req, res) => {
+    const arrived = Date.now();
     state.requests++;
     state.inFlight++;
     state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
-    req.resume();
+    const lags = state.lags;
+    const chunks = [];
+    if (lags) req.on('data', (c) => chunks.push(c));
+    else req.resume();
     req.on('end', () => {
+      if (lags) {
+        const at = Date.parse(JSON.parse(Buffer.concat(chunks).toString('utf8')).occurredAt);
+        if (Number.isFinite(at)) lags.push(arrived - at);
+      }
       const answer = () => {
         state.inFlight--;
         res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
