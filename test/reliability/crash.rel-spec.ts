@@ -16,6 +16,7 @@ const RECEIVER_DELAY_MS = 250;
 
 interface Receipt {
   eventId: string;
+  deliveryId: string;
   memberId: string;
   occurredAt: number;
   arrivedAt: number;
@@ -45,6 +46,7 @@ describe('crash under load', () => {
         const event = JSON.parse(body);
         const r: Receipt = {
           eventId: event.id,
+          deliveryId: String(req.headers['x-svc-delivery-id']),
           memberId: event.member?.id,
           occurredAt: Date.parse(event.occurredAt),
           arrivedAt: Date.now(),
@@ -143,6 +145,10 @@ describe('crash under load', () => {
     const idsByMember = new Map<string, Set<string>>();
     for (const r of receipts) idsByMember.set(r.memberId, (idsByMember.get(r.memberId) ?? new Set()).add(r.eventId));
     expect([...idsByMember.values()].filter((ids) => ids.size !== 1)).toEqual([]);
+    // And one delivery id per event: a repeat after a kill is the same delivery, whichever instance sent it.
+    const deliveryIds = new Map<string, Set<string>>();
+    for (const r of receipts) deliveryIds.set(r.eventId, (deliveryIds.get(r.eventId) ?? new Set()).add(r.deliveryId));
+    expect([...deliveryIds.entries()].filter(([, ids]) => ids.size !== 1)).toEqual([]);
 
     // ---- the feed: every acknowledged join exactly once; nothing that was rolled back ----
     const feed: { id: string; member: { id: string } }[] = [];
@@ -164,7 +170,7 @@ describe('crash under load', () => {
 
     const duplicates = receipts.length - new Set(receipts.map((r) => r.eventId)).size;
     process.stdout.write(
-      `crash: ${acked.size} acknowledged joins, ${unacked} unacknowledged, 4 SIGKILLs; ${receipts.length} deliveries, ${duplicates} repeated (same event id), ` +
+      `crash: ${acked.size} acknowledged joins, ${unacked} unacknowledged, 4 SIGKILLs; ${receipts.length} deliveries, ${duplicates} repeated (same event and delivery id), ` +
         `0 lost; ${inFlightAtKills} attempts in flight at the kills of instance 1; the attempt cut off mid-delivery came again after ${(recoveryMs / 1000).toFixed(1)} s\n`,
     );
     expect(acked.size).toBeGreaterThan(100);
