@@ -4,7 +4,7 @@ import { MIGRATIONS } from '../../migrations';
 import { EndpointEpochs1768100000000 } from '../../migrations/1768100000000-endpoint-epochs';
 import { oldestReleaseFor } from '../../migrations/release';
 import { AUTO_DISABLE_AFTER } from '../../src/webhooks/backoff';
-import { PER_ENDPOINT_IN_FLIGHT, WORKER_BATCH } from '../../src/webhooks/delivery-window';
+import { DeliveryWindow } from '../../src/webhooks/delivery-window';
 import type { AttemptRecord } from '../../src/webhooks/webhook-rows';
 import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { onFreshDatabase } from '../helpers/query-runner';
@@ -97,8 +97,7 @@ describe('EndpointEpochs1768100000000', () => {
     }
     const repo = t.app.get(WebhooksRepository);
     const m = t.app.get(DataSource).manager;
-    const room = { endpointIds: [], inFlight: [], share: PER_ENDPOINT_IN_FLIGHT, fairFree: WORKER_BATCH, borrowFree: WORKER_BATCH };
-    const [a, b, c] = (await repo.claimDue(m, room)).filter((d) => d.endpointId === id).map((d) => d.id);
+    const [a, b, c] = (await repo.claimDue(m, new DeliveryWindow().room())).filter((d) => d.endpointId === id).map((d) => d.id);
     const fail = (deliveryId: string): AttemptRecord => ({ id: deliveryId, attempts: 1, outcome: 'retry', status: 500, error: 'HTTP 500', retryInMs: 60_000, durationMs: 3 });
     await repo.recordResults(m, [fail(a)], AUTO_DISABLE_AFTER);
     expect(await epochs(id)).toHaveLength(1);
