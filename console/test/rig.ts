@@ -21,9 +21,23 @@ export interface ConsoleRig<R extends string> {
 /** Starts the service and the browser and makes an operator of each of `roles`, named `<role> of <label>`. */
 export async function startRig<R extends string>(roles: readonly R[], label: string): Promise<ConsoleRig<R>> {
   const t = await startTestApp();
-  await t.app.listen(0, '127.0.0.1');
+  let browser: Browser | undefined;
+  try {
+    await t.app.listen(0, '127.0.0.1');
+    browser = await launch();
+    return await rigOn(t, browser, roles, label);
+  } catch (err) {
+    // No rig comes back to be stopped: what was started is stopped here, or the app's connections
+    // would outlive the suite and the run's teardown would crash on them, leaving the embedded
+    // cluster's folder behind.
+    await browser?.close();
+    await t.close();
+    throw err;
+  }
+}
+
+async function rigOn<R extends string>(t: TestApp, browser: Browser, roles: readonly R[], label: string): Promise<ConsoleRig<R>> {
   const base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-  const browser: Browser = await launch();
   const pages: Array<{ page: Page; requested: string[] }> = [];
   const rootCall = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${base}${path}`, {
