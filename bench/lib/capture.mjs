@@ -10,8 +10,10 @@
 // prepared on the connection long before. The row's requests are sent to the capture server one
 // at a time, after a warm-up of the same requests (so caches are as warm as in the measured run),
 // and each request's statements are those executed between its send and its answer. The server's
-// own background work (the member counter folder's transaction, each second) would land in those
-// windows too: its statement texts are learnt in an idle window before the requests, and a
+// own background work (the member counter folder's transaction each second, the schema check, the
+// suggestions refresh, the grant sweep) would land in those windows too: its statement texts are
+// learnt in an idle window when the capture server starts, long enough for every periodic task to
+// come round, and in a shorter one before each row's requests; a
 // transaction with such a statement is left out whole (a request's own BEGIN and COMMIT, of the
 // same texts, stay), even when it straddles two requests' windows. And a request that happens to
 // open a pool connection (when the folder holds the other one) runs the connection's set-up first
@@ -24,6 +26,9 @@ import { freePort, sleep, startNode, stopNode, waitHttp } from './processes.mjs'
 
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
+
+/** Longer than the period of every task the server runs on its own (src/: the grant sweeper's 15 s). */
+const LEARN_IDLE_MS = 16_000;
 
 const TX_START = /^\s*(BEGIN|START TRANSACTION)\b/i;
 const TX_END = /^\s*(COMMIT|ROLLBACK)\b/i;
@@ -225,6 +230,23 @@ export async function startCaptureServer({ dbUrl, serverArgs, typeName }) {
     await fn();
     return [from, relay.state.recording.length];
   };
+  // Statement texts of the server's own periodic work, other than transaction brackets.
+  const backgroundTexts = (statements) => statements.map((st) => st.sql).filter((sql) => !TX_START.test(sql) && !TX_END.test(sql));
+  // Every periodic task the server runs comes round within LEARN_IDLE_MS (the grant sweeper's
+  // 15 s is the longest): learnt once here, so that a schema check or a suggestions refresh that
+  // falls in a request's window is never taken for the request's (it made a row's captured sets
+  // unnamed, and its SQL alone re-plan every statement).
+  let learnt;
+  try {
+    const stream = (relay.state.recording = []);
+    await sleep(LEARN_IDLE_MS);
+    learnt = new Set(backgroundTexts(stream));
+  } catch (err) {
+    await stop();
+    throw err;
+  } finally {
+    relay.state.recording = null;
+  }
   return {
     pid: proc.pid,
     stop,
@@ -244,7 +266,7 @@ export async function startCaptureServer({ dbUrl, serverArgs, typeName }) {
         relay.state.recording = null;
       }
       if (relay.state.failure) throw relay.state.failure;
-      const background = new Set(stream.slice(...idle).map((st) => st.sql).filter((sql) => !TX_START.test(sql) && !TX_END.test(sql)));
+      const background = new Set([...learnt, ...backgroundTexts(stream.slice(...idle))]);
       const { firsts } = relay.state;
       const setUp = new Set(firsts.filter((sql, i) => firsts.indexOf(sql) !== i));
       const keep = requestStatements(
