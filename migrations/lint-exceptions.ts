@@ -238,7 +238,7 @@ export const LINT_EXCEPTIONS: readonly LintException[] = [
       'lost with them, as a rollback means.',
   },
   {
-    migration: ['ServiceKeys1765900000000', 'SchemaReleases1766000000000', 'UnindexedNames1767600000000', 'EndpointEpochs1768100000000'],
+    migration: ['ServiceKeys1765900000000', 'SchemaReleases1766000000000', 'UnindexedNames1767600000000', 'EndpointEpochs1768100000000', 'DeliveryPositions1768200000000'],
     direction: 'down',
     rule: ['ban-drop-table', ...TIMEOUTS],
     reason:

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Keyset } from '../common/pagination/keyset';
 import { eventKeySql, eventTypeSql } from '../db/journal-sql';
+import { untakenSql } from './position-sql';
 import { sqlRows } from '../db/sql';
 import { readyAtSql } from './webhooks.repository';
 import type { DeliveryStatus } from './dto/delivery-log.dto';
@@ -38,9 +39,18 @@ const DELIVERY_COLUMNS = `x.id, x.event_id AS "eventId", ${eventTypeSql('o')} AS
 export class DeliveryLogRepository {
   /**
    * Keyset page in (createdAt, id) descending order. Each status is its own run of
-   * webhook_deliveries_log, read only as far as the page needs; the runs are then merged.
+   * webhook_deliveries_log, read only as far as the page needs; the runs are then merged. Pending
+   * deliveries also include those not yet taken up: the events after the endpoint's position that
+   * it receives and that have no row yet (untakenSql), listed as the row their first result will
+   * write is (same id and creation; no attempt yet).
    */
-  list(m: EntityManager, endpointId: string, statuses: readonly DeliveryStatus[], after: Keyset | undefined, limit: number): Promise<DeliveryLogRow[]> {
+  list(
+    m: EntityManager,
+    endpointId: string,
+    statuses: readonly DeliveryStatus[],
+    after: Keyset | undefined,
+    limit: number,
+  ): Promise<DeliveryLogRow[]> {
     const params: unknown[] = [endpointId, limit + 1];
     if (after) params.push(after.at, after.id);
     const runs = statuses.map((status) => {
@@ -50,6 +60,11 @@ export class DeliveryLogRepository {
                  ${after ? 'AND (x.created_at, x.id) < ($3::timestamptz, $4::uuid)' : ''}
                ORDER BY x.created_at DESC, x.id DESC LIMIT $2)`;
     });
+    if (statuses.includes('pending')) {
+      runs.push(`(SELECT * FROM (${untakenSql('p.endpoint_id = $1')}) x
+                  ${after ? 'WHERE (x.created_at, x.id) < ($3::timestamptz, $4::uuid)' : ''}
+                  ORDER BY x.created_at DESC, x.id DESC LIMIT $2)`);
+    }
     return sqlRows<DeliveryLogRow>(
       m,
       `SELECT ${DELIVERY_COLUMNS} FROM (${runs.join(' UNION ALL ')}) x
@@ -59,14 +74,25 @@ export class DeliveryLogRepository {
     );
   }
 
-  /** One delivery of the endpoint, when the endpoint belongs to the game. */
+  /**
+   * One delivery of the endpoint, when the endpoint belongs to the game: its row, or one not yet
+   * taken up. A derived id's first 48 bits are its event's time (svc_delivery_id), so the latter
+   * is looked for only among the events of that millisecond.
+   */
   async find(m: EntityManager, gameId: string, endpointId: string, deliveryId: string): Promise<DeliveryLogRow | null> {
+    const ms = (bound: string) => `(left(replace($1::text, '-', ''), 12) || '${bound}')::uuid`;
     const [row] = await sqlRows<DeliveryLogRow>(
       m,
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries x
+      `SELECT ${DELIVERY_COLUMNS} FROM (
+         SELECT x.* FROM webhook_deliveries x WHERE x.id = $1 AND x.endpoint_id = $2
+         UNION ALL
+         SELECT * FROM (${untakenSql(`p.endpoint_id = $2`, `o.id BETWEEN ${ms('00000000000000000000')} AND ${ms('ffffffffffffffffffff')}`)}) u
+         WHERE u.id = $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries x WHERE x.id = $1)
+       ) x
        JOIN webhook_endpoints w ON w.id = x.endpoint_id
        LEFT JOIN journal o ON o.id = ${eventKeySql('x.event_id')}
-       WHERE x.id = $1 AND x.endpoint_id = $2 AND w.game_id = $3`,
+       WHERE w.game_id = $3
+       LIMIT 1`,
       [deliveryId, endpointId, gameId],
     );
     return row ?? null;

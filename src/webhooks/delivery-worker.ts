@@ -15,6 +15,8 @@ import { DeliverySender, type AttemptResult } from './delivery-sender';
 import { DeliveryWindow, WORKER_BATCH } from './delivery-window';
 import { ResultRecorder } from './result-recorder';
 import type { AttemptRecord, ClaimedDelivery } from './webhook-rows';
+import { completedBatches, markLost } from './position-batches';
+import { PositionsRepository } from './positions.repository';
 import { WebhooksRepository } from './webhooks.repository';
 
 export const WORKER_TICK_MS = 5_000;
@@ -52,9 +54,13 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   readonly outcomes: Record<AttemptRecord['outcome'], number> = { delivered: 0, retry: 0, failed: 0 };
   private lastClaimAt = 0;
   private readonly recorder = new ResultRecorder(
-    (results) => this.repo.recordResults(this.ds.manager, results, AUTO_DISABLE_AFTER),
-    // The claims' leases run out and the attempts are made again: at-least-once.
-    (err, results) => logFailure(this.logger, err, 'could not record delivery attempts', { deliveryIds: results.map((r) => r.id) }),
+    (results) => this.repo.recordResults(this.ds.manager, results, AUTO_DISABLE_AFTER, completedBatches(results)),
+    // The claims' leases run out and the attempts are made again: at-least-once. A position whose
+    // batch lost a result stays where it is until its lease runs out.
+    (err, results) => {
+      markLost(results);
+      logFailure(this.logger, err, 'could not record delivery attempts', { deliveryIds: results.map((r) => r.id) });
+    },
   );
 
   /** One span per attempt, when traces are on. */
@@ -67,6 +73,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     private readonly listener: PgListener,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly sender: DeliverySender,
+    private readonly positions: PositionsRepository,
     @Optional() @Inject(TRACING) tracing: Tracing | null = null,
   ) {
     // Loaded only when traces are on, like the rest of the OpenTelemetry code (see TracingModule).
@@ -172,10 +179,14 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
         this.lastClaimAt = Date.now();
         this.wakeRequested = false;
         const before = { freed, sharesFreed };
-        const batch = await this.repo.claimDue(this.ds.manager, window.room());
+        // Retries (and rows a commit wrote) first, then the events after the endpoints' positions
+        // in the room that is left: each send takes its slot as it starts.
+        const due = await this.repo.claimDue(this.ds.manager, window.room());
+        for (const d of due) void attempt(d);
+        const fresh = window.hasRoom ? await this.positions.claim(this.ds.manager, window.room(), this.settings.eventRetentionDays) : [];
+        for (const d of fresh) void attempt(d);
         this.lastProgressAt = Date.now();
-        emptyClaim = batch.length === 0 ? before : null;
-        for (const d of batch) void attempt(d);
+        emptyClaim = due.length === 0 && fresh.length === 0 ? before : null;
         continue;
       }
       // Stopping, a wake no longer counts: no claim follows it, and waiting on it would hold the
@@ -199,7 +210,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
 }
 
 function attemptRecord(d: ClaimedDelivery, { outcome, status, durationMs }: AttemptResult): AttemptRecord {
-  const base = { id: d.id, attempts: d.attempts, status, durationMs };
+  const base = { id: d.id, attempts: d.attempts, status, durationMs, ...(d.fresh ? { fresh: { ...d.fresh, endpointId: d.endpointId } } : {}) };
   if (outcome.kind === 'delivered') return { ...base, outcome: 'delivered', error: null, retryInMs: null };
   const retryInMs = outcome.kind === 'retry' ? retryDelayMs(d.attempts) : null;
   return { ...base, outcome: retryInMs === null ? 'failed' : 'retry', error: outcome.reason, retryInMs };

@@ -33,6 +33,34 @@ export interface ClaimedDelivery {
   event: SvcEvent | null;
   /** The trace context of the request that wrote the event, when it was traced. */
   traceContext: TraceCarrier | null;
+  /** Taken up from the endpoint's position (PositionsRepository): no row yet, one is written with its result. */
+  fresh?: FreshDelivery;
+}
+
+/** A first attempt taken up from a position: what its row is written with, and the batch it moves. */
+export interface FreshDelivery {
+  eventId: string;
+  /** The event's creation (the row's created_at, as a commit's row would have it), as Postgres prints it. */
+  createdAt: string;
+  /** When it was taken up: the attempt's time in the log. */
+  claimedAt: string;
+  batch: PositionBatch;
+}
+
+/**
+ * The events one claim took up after an endpoint's position: once all `size` results are written
+ * the position moves to (era, xid, seq), if the lease is still `lease`. A result that could not be
+ * written (`lost`) keeps it where it is: the lease runs out and the events without a row are sent again.
+ */
+export interface PositionBatch {
+  endpointId: string;
+  lease: string;
+  era: number;
+  xid: string;
+  seq: string;
+  size: number;
+  recorded: number;
+  lost: boolean;
 }
 
 /** The result of one finished attempt, as recorded on its row. */
@@ -47,4 +75,6 @@ export interface AttemptRecord {
   /** The wait before the next attempt, for `retry`. */
   retryInMs: number | null;
   durationMs: number;
+  /** A first attempt taken up from a position: its row is written with this result. */
+  fresh?: FreshDelivery & { endpointId: string };
 }

@@ -6,7 +6,8 @@ import { sqlRows } from '../db/sql';
 import { AUTO_DISABLE_AFTER } from './backoff';
 import type { WebhookFormat } from './payload-formats';
 import type { ClaimRoom } from './delivery-window';
-import { ENDPOINT_COLUMNS, type AttemptRecord, type ClaimedDelivery, type EndpointRow } from './webhook-rows';
+import { untakenSql } from './position-sql';
+import { ENDPOINT_COLUMNS, type AttemptRecord, type ClaimedDelivery, type EndpointRow, type PositionBatch } from './webhook-rows';
 
 export interface EndpointChanges {
   url?: string;
@@ -38,19 +39,27 @@ const notLeased = (x: string): string => `(${x}.lease_until IS NULL OR ${x}.leas
  * The webhook backlog for the metrics, in one statement on the pending-deliveries index: pending
  * deliveries due now, waiting for a later attempt (a retry's backoff, or in flight under a claim's
  * lease), or muted (their endpoint is disabled); how long the oldest due one has waited past its
- * due time; and the disabled endpoints, by why. An endpoint disabled by its failures keeps their
- * count until it is re-enabled (recordResults), and one an operator disabled cannot have reached
- * that many without being disabled by them first. docs/observability.md gives the same figures in SQL.
+ * due time; and the disabled endpoints, by why. The deliveries not yet taken up from the endpoints'
+ * positions (untakenSql) are due, or muted, from their event's creation. An endpoint disabled by
+ * its failures keeps their count until it is re-enabled (recordResults), and one an operator
+ * disabled cannot have reached that many without being disabled by them first.
+ * docs/observability.md gives the same figures in SQL.
  */
-export const WEBHOOK_BACKLOG_SQL = `SELECT
-    count(*) FILTER (WHERE w.disabled_at IS NULL AND ${readyAtSql('d')} <= now())::int AS due,
-    count(*) FILTER (WHERE w.disabled_at IS NULL AND ${readyAtSql('d')} > now())::int AS waiting,
-    count(*) FILTER (WHERE w.disabled_at IS NOT NULL)::int AS muted,
-    coalesce(extract(epoch FROM now() - min(${readyAtSql('d')}) FILTER (WHERE w.disabled_at IS NULL AND ${readyAtSql('d')} <= now())), 0)::float8 AS oldest,
+export const WEBHOOK_BACKLOG_SQL = `WITH rows AS (
+    SELECT w.disabled_at IS NOT NULL AS muted, ${readyAtSql('d')} AS ready FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+    WHERE d.status = 'pending'
+    UNION ALL
+    SELECT w.disabled_at IS NOT NULL, u.next_attempt_at FROM (${untakenSql('true')}) u
+    JOIN webhook_endpoints w ON w.id = u.endpoint_id
+  )
+  SELECT
+    count(*) FILTER (WHERE NOT muted AND ready <= now())::int AS due,
+    count(*) FILTER (WHERE NOT muted AND ready > now())::int AS waiting,
+    count(*) FILTER (WHERE muted)::int AS muted,
+    coalesce(extract(epoch FROM now() - min(ready) FILTER (WHERE NOT muted AND ready <= now())), 0)::float8 AS oldest,
     (SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NOT NULL AND consecutive_failures >= ${AUTO_DISABLE_AFTER})::int AS "disabledByFailures",
     (SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NOT NULL AND consecutive_failures < ${AUTO_DISABLE_AFTER})::int AS "disabledByOperator"
-  FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-  WHERE d.status = 'pending'`;
+  FROM rows`;
 
 @Injectable()
 export class WebhooksRepository {
@@ -195,21 +204,27 @@ export class WebhooksRepository {
   }
 
   /**
-   * Records finished attempts, in the order they finished, in one statement: each row becomes
-   * delivered, pending again (`retryInMs` later, its lease over) or failed, and its attempt joins
-   * the delivery log (stamped with the claim's time, the row's last_attempt_at). A result applies
-   * only to the attempt it belongs to (a row claimed again after its lease ran out is left to its
-   * new claimant). Each endpoint's run of consecutive failures restarts at its last success in the
-   * batch and grows by the failures after it; at `disableAfter` the endpoint is disabled. Once
-   * disabled, a success still in flight leaves the count alone: it is how the metrics tell an
-   * endpoint disabled by its failures from one an operator disabled, until it is re-enabled.
+   * Records finished attempts, in the order they finished, in one statement: each claimed row
+   * becomes delivered, pending again (`retryInMs` later, its lease over) or failed, and its attempt
+   * joins the delivery log (stamped with the claim's time, the row's last_attempt_at). A result
+   * applies only to the attempt it belongs to (a row claimed again after its lease ran out is left
+   * to its new claimant). A first attempt taken up from a position (`fresh`) writes its row now,
+   * already in the state its result gives it, dated as its event (the delivery log's order does not
+   * change when the row appears), unless a row with its id exists (then it was sent twice, and is
+   * logged once). The positions whose batches are all recorded move in the same statement
+   * (`moves`), each only if its lease is still the one that batch took and only forward. Each
+   * endpoint's run of consecutive failures restarts at its last success in the batch and grows by
+   * the failures after it; at `disableAfter` the endpoint is disabled. Once disabled, a success
+   * still in flight leaves the count alone: it is how the metrics tell an endpoint disabled by its
+   * failures from one an operator disabled, until it is re-enabled.
    */
-  async recordResults(m: EntityManager, results: AttemptRecord[], disableAfter: number): Promise<void> {
+  async recordResults(m: EntityManager, results: AttemptRecord[], disableAfter: number, moves: readonly PositionBatch[] = []): Promise<void> {
     await sqlRows(
       m,
       `WITH r AS (
-         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[]) WITH ORDINALITY
-           AS r(id, attempts, outcome, status, error, retry_ms, duration_ms, seq)
+         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[],
+                              $9::uuid[], $10::text[], $11::timestamptz[], $12::timestamptz[]) WITH ORDINALITY
+           AS r(id, attempts, outcome, status, error, retry_ms, duration_ms, endpoint_id, event_id, created_at, claimed_at, seq)
        ), d AS (
          UPDATE webhook_deliveries x SET
            status = CASE r.outcome WHEN 'retry' THEN 'pending' ELSE r.outcome END,
@@ -217,19 +232,35 @@ export class WebhooksRepository {
            lease_until = NULL,
            completed_at = CASE WHEN r.outcome <> 'retry' THEN now() END,
            last_status = r.status, last_error = r.error
-         FROM r WHERE x.id = r.id AND x.attempts = r.attempts AND x.status = 'pending'
+         FROM r WHERE r.endpoint_id IS NULL AND x.id = r.id AND x.attempts = r.attempts AND x.status = 'pending'
          RETURNING x.id, x.endpoint_id, x.last_attempt_at, r.attempts, r.status, r.error, r.duration_ms, r.seq, r.outcome = 'delivered' AS ok
+       ), f AS (
+         INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts, next_attempt_at, last_attempt_at, last_status, last_error, created_at, completed_at)
+         SELECT r.id, r.endpoint_id, r.event_id, CASE r.outcome WHEN 'retry' THEN 'pending' ELSE r.outcome END, 1,
+                CASE WHEN r.outcome = 'retry' THEN now() + make_interval(secs => r.retry_ms / 1000.0) ELSE r.created_at END,
+                r.claimed_at, r.status, r.error, r.created_at, CASE WHEN r.outcome <> 'retry' THEN now() END
+         FROM r WHERE r.endpoint_id IS NOT NULL
+         ON CONFLICT (id) DO NOTHING
+         RETURNING id
+       ), done AS (
+         SELECT * FROM d
+         UNION ALL
+         SELECT r.id, r.endpoint_id, r.claimed_at, 1, r.status, r.error, r.duration_ms, r.seq, r.outcome = 'delivered' FROM f JOIN r ON r.id = f.id
        ), logged AS (
          -- A retried attempt's row stays pending at the same number: a result written twice is logged once.
          INSERT INTO webhook_delivery_attempts (delivery_id, number, attempted_at, status_code, error, duration_ms)
-         SELECT id, attempts, last_attempt_at, status, error, duration_ms FROM d
+         SELECT id, attempts, last_attempt_at, status, error, duration_ms FROM done
          ON CONFLICT DO NOTHING
+       ), moved AS (
+         UPDATE webhook_positions p SET era = mv.era, xid = mv.xid::xid8, seq = mv.seq, lease_until = NULL
+         FROM unnest($13::uuid[], $14::timestamptz[], $15::int[], $16::text[], $17::bigint[]) AS mv(endpoint_id, lease, era, xid, seq)
+         WHERE p.endpoint_id = mv.endpoint_id AND p.lease_until = mv.lease AND (p.era, p.xid, p.seq) < (mv.era, mv.xid::xid8, mv.seq)
        ), runs AS (
-         SELECT endpoint_id, max(seq) FILTER (WHERE ok) AS last_ok FROM d GROUP BY endpoint_id
+         SELECT endpoint_id, max(seq) FILTER (WHERE ok) AS last_ok FROM done GROUP BY endpoint_id
        ), tally AS (
-         SELECT d.endpoint_id, runs.last_ok IS NOT NULL AS reset,
-                count(*) FILTER (WHERE NOT d.ok AND d.seq > coalesce(runs.last_ok, 0))::int AS failures
-         FROM d JOIN runs USING (endpoint_id) GROUP BY d.endpoint_id, runs.last_ok
+         SELECT done.endpoint_id, runs.last_ok IS NOT NULL AS reset,
+                count(*) FILTER (WHERE NOT done.ok AND done.seq > coalesce(runs.last_ok, 0))::int AS failures
+         FROM done JOIN runs USING (endpoint_id) GROUP BY done.endpoint_id, runs.last_ok
        )
        UPDATE webhook_endpoints w SET
          consecutive_failures = CASE WHEN t.reset AND w.disabled_at IS NULL THEN 0 ELSE w.consecutive_failures END + t.failures,
@@ -246,6 +277,15 @@ export class WebhooksRepository {
         results.map((r) => r.retryInMs),
         results.map((r) => r.durationMs),
         disableAfter,
+        results.map((r) => r.fresh?.endpointId ?? null),
+        results.map((r) => r.fresh?.eventId ?? null),
+        results.map((r) => r.fresh?.createdAt ?? null),
+        results.map((r) => r.fresh?.claimedAt ?? null),
+        moves.map((b) => b.endpointId),
+        moves.map((b) => b.lease),
+        moves.map((b) => b.era),
+        moves.map((b) => b.xid),
+        moves.map((b) => b.seq),
       ],
     );
   }

@@ -1,0 +1,48 @@
+import { eventIdSql } from '../db/journal-sql';
+
+// The SQL of deliveries by position (docs/design/write-path.md, step 6, release B), shared by the
+// worker's claims, the delivery log and the backlog's figures.
+
+/**
+ * Whether the endpoint `endpoint` receives the event `o` by the rules in force at the event's place
+ * in the feed: its newest epoch at or before (era, xid). An event of the transaction that changed
+ * the rules is under the new ones, as that transaction's own write saw them. Null (no epoch yet)
+ * is false: the event came before the endpoint.
+ */
+export const receivesSql = (endpoint: string, o: string): string => `coalesce((
+    SELECT NOT e.disabled AND (cardinality(e.events) = 0 OR ${o}.type = ANY (e.events))
+    FROM webhook_endpoint_epochs e WHERE e.endpoint_id = ${endpoint} AND (e.era, e.xid) <= (${o}.era, ${o}.xid)
+    ORDER BY e.era DESC, e.xid DESC LIMIT 1), false)`;
+
+/** Whether the event `o` of endpoint `endpoint` has its delivery row (written at a commit, or at its first result). */
+export const hasRowSql = (endpoint: string, o: string): string =>
+  `EXISTS (SELECT 1 FROM webhook_deliveries x WHERE x.id = svc_delivery_id(${endpoint}, ${eventIdSql(o)}))`;
+
+/** The largest era and xid there are: no bound. */
+const NO_ERA = '2147483647';
+const NO_XID = `'18446744073709551615'::xid8`;
+
+/**
+ * The deliveries of the endpoints `which` picks (over \`webhook_positions p\`) not yet taken up, as
+ * rows of webhook_deliveries: the events after each position that the endpoint receives
+ * (receivesSql) and that have no row. An event past retention is one until the sweep removes its
+ * body, as a row past retention is a delivery until the sweep removes it (the worker sends neither). Not only those below the feed's horizon: an event
+ * committed is queued, whether or not the worker may take it up yet. While the endpoint is
+ * disabled the read stops at the change that disabled it, whose events and later ones it does not
+ * receive: the events queued before it wait. `also` narrows the events read.
+ */
+export function untakenSql(which: string, also = 'true'): string {
+  return `SELECT svc_delivery_id(p.endpoint_id, ${eventIdSql('o')}) AS id, p.endpoint_id, ${eventIdSql('o')}::char(24) AS event_id,
+      'pending'::text AS status, 0 AS attempts, o.created_at AS next_attempt_at, NULL::timestamptz(3) AS last_attempt_at,
+      NULL::int AS last_status, NULL::text AS last_error, o.created_at, NULL::timestamptz(3) AS completed_at, NULL::timestamptz(3) AS lease_until
+    FROM webhook_positions p
+    JOIN webhook_endpoints w ON w.id = p.endpoint_id
+    LEFT JOIN LATERAL (
+      SELECT e.era, e.xid, e.disabled FROM webhook_endpoint_epochs e WHERE e.endpoint_id = p.endpoint_id ORDER BY e.era DESC, e.xid DESC LIMIT 1
+    ) rules ON true
+    JOIN journal o ON o.game_id = w.game_id AND o.type IS NOT NULL AND (o.era, o.xid, o.seq) > (p.era, p.xid, p.seq)
+      AND (o.era, o.xid) < (CASE WHEN rules.disabled THEN rules.era ELSE ${NO_ERA} END, CASE WHEN rules.disabled THEN rules.xid ELSE ${NO_XID} END)
+    WHERE ${which} AND ${also} AND o.body IS NOT NULL
+      AND ${receivesSql('p.endpoint_id', 'o')} AND NOT ${hasRowSql('p.endpoint_id', 'o')}`;
+}
+

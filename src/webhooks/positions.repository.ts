@@ -1,0 +1,148 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { eventIdSql } from '../db/journal-sql';
+import { sqlRows } from '../db/sql';
+import { HORIZON } from '../events/feed.repository';
+import type { SvcEvent } from '../events/event';
+import type { TraceCarrier } from '../observability/tracing/tracing';
+import type { ClaimRoom } from './delivery-window';
+import type { WebhookFormat } from './payload-formats';
+import type { ClaimedDelivery, PositionBatch } from './webhook-rows';
+import { CLAIM_LEASE_SECONDS } from './webhooks.repository';
+import { hasRowSql, receivesSql } from './position-sql';
+
+/** How many events after a position one claim reads at most, those it passes over included. */
+export const POSITION_SCAN = 200;
+
+interface ClaimRow {
+  id: string;
+  endpointId: string;
+  url: string;
+  format: WebhookFormat;
+  secret: string;
+  previousSecret: string | null;
+  event: SvcEvent | null;
+  traceContext: TraceCarrier | null;
+  eventId: string;
+  createdAt: string;
+  claimedAt: string;
+  lease: string;
+  era: number;
+  xid: string;
+  seq: string;
+  taken: number;
+}
+
+/**
+ * The endpoints' positions in their games' feeds (docs/design/write-path.md, step 6, release B):
+ * the events after an endpoint's position are its deliveries not yet taken up.
+ */
+@Injectable()
+export class PositionsRepository {
+  /**
+   * Takes up, for this worker, the events after the positions of enabled endpoints: as claimDue
+   * for rows, each endpoint at most its share less what it has in flight, the one endpoint with
+   * work the window's free slots, the endpoints furthest behind first. Only events below the
+   * feed's horizon are read, so none can still appear before a position once it has passed them;
+   * those the endpoint's rules at their place do not let through, those past retention and those
+   * with a delivery row (a commit wrote it) are passed over. A position with events to send is
+   * leased, as a claimed row is, until the worker has recorded their results and moves it to the
+   * batch's end (recordResults); one with only events to pass over is moved at once. Positions
+   * another worker holds, by its lock or its lease, are skipped.
+   *
+   * Planned on every call, as claimDue is.
+   */
+  async claim(m: EntityManager, room: ClaimRoom, retentionDays: number): Promise<ClaimedDelivery[]> {
+    const rows = await sqlRows<ClaimRow>(
+      m,
+      `WITH flying AS (
+         SELECT f.endpoint_id, f.n FROM unnest($1::uuid[], $2::int[]) AS f(endpoint_id, n)
+       ), h AS MATERIALIZED (
+         SELECT s.era, ${HORIZON} AS horizon FROM feed_state s
+       ), cand AS (
+         SELECT p.endpoint_id, coalesce(f.n, 0) AS n, count(*) OVER () AS endpoints, p.era, p.xid, p.seq
+         FROM webhook_positions p
+         JOIN webhook_endpoints w ON w.id = p.endpoint_id
+         CROSS JOIN h
+         LEFT JOIN flying f ON f.endpoint_id = p.endpoint_id
+         WHERE w.disabled_at IS NULL AND (p.lease_until IS NULL OR p.lease_until <= now())
+           AND EXISTS (SELECT 1 FROM journal o WHERE o.game_id = w.game_id AND o.type IS NOT NULL
+                       AND (o.era, o.xid, o.seq) > (p.era, p.xid, p.seq) AND (o.era, o.xid) < (h.era, h.horizon))
+       ), allowance AS (
+         SELECT endpoint_id, greatest(least($3 - n, $4), CASE WHEN endpoints = 1 THEN $5 ELSE 0 END) AS k,
+                CASE WHEN endpoints = 1 THEN greatest($4, $5) ELSE $4 END AS budget, era, xid, seq
+         FROM cand
+       ), budgeted AS (
+         SELECT endpoint_id, greatest(least(k, budget - (sum(k) OVER (ORDER BY era, xid, seq, endpoint_id) - k)), 0) AS k
+         FROM allowance
+       ), locked AS (
+         SELECT p.endpoint_id, p.era, p.xid, p.seq, b.k, w.game_id FROM webhook_positions p
+         JOIN budgeted b ON b.endpoint_id = p.endpoint_id
+         JOIN webhook_endpoints w ON w.id = p.endpoint_id
+         WHERE (p.lease_until IS NULL OR p.lease_until <= now()) AND w.disabled_at IS NULL
+         FOR UPDATE OF p SKIP LOCKED
+       ), scanned AS (
+         SELECT l.endpoint_id, l.k, o.id, o.era, o.xid, o.seq,
+                o.body IS NOT NULL AND o.created_at >= now() - make_interval(days => $6)
+                  AND ${receivesSql('l.endpoint_id', 'o')} AND NOT ${hasRowSql('l.endpoint_id', 'o')} AS sendable
+         FROM locked l CROSS JOIN h
+         CROSS JOIN LATERAL (
+           SELECT o.id, o.era, o.xid, o.seq, o.type, o.body, o.created_at FROM journal o
+           WHERE o.game_id = l.game_id AND o.type IS NOT NULL
+             AND (o.era, o.xid, o.seq) > (l.era, l.xid, l.seq) AND (o.era, o.xid) < (h.era, h.horizon)
+           ORDER BY o.era, o.xid, o.seq LIMIT $7
+         ) o
+       ), counted AS (
+         SELECT s.*, count(*) FILTER (WHERE s.sendable) OVER (PARTITION BY s.endpoint_id ORDER BY s.era, s.xid, s.seq) AS upto
+         FROM scanned s
+       ), batch AS (
+         SELECT * FROM counted WHERE upto <= k
+       ), ends AS (
+         SELECT DISTINCT ON (endpoint_id) endpoint_id, era, xid, seq,
+                (SELECT count(*) FROM batch t WHERE t.endpoint_id = b.endpoint_id AND t.sendable)::int AS taken
+         FROM batch b ORDER BY endpoint_id, era DESC, xid DESC, seq DESC
+       ), moved AS (
+         UPDATE webhook_positions p SET
+           lease_until = CASE WHEN e.taken > 0 THEN now() + make_interval(secs => ${CLAIM_LEASE_SECONDS}) END,
+           era = CASE WHEN e.taken > 0 THEN p.era ELSE e.era END,
+           xid = CASE WHEN e.taken > 0 THEN p.xid ELSE e.xid END,
+           seq = CASE WHEN e.taken > 0 THEN p.seq ELSE e.seq END
+         FROM ends e WHERE p.endpoint_id = e.endpoint_id
+         RETURNING p.endpoint_id, p.lease_until
+       )
+       SELECT svc_delivery_id(w.id, ${eventIdSql('o')})::text AS id, w.id AS "endpointId", w.url, w.format, w.secret,
+              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret",
+              o.body AS event, o.trace_context AS "traceContext", ${eventIdSql('o')} AS "eventId",
+              o.created_at::text AS "createdAt", now()::timestamptz(3)::text AS "claimedAt", mv.lease_until::text AS lease,
+              e.era, e.xid::text AS xid, e.seq::text AS seq, e.taken
+       FROM batch b
+       JOIN ends e ON e.endpoint_id = b.endpoint_id
+       JOIN moved mv ON mv.endpoint_id = b.endpoint_id
+       JOIN webhook_endpoints w ON w.id = b.endpoint_id
+       JOIN journal o ON o.id = b.id
+       WHERE b.sendable
+       ORDER BY b.era, b.xid, b.seq`,
+      [room.endpointIds, room.inFlight, room.share, room.fairFree, room.borrowFree, retentionDays, POSITION_SCAN],
+    );
+    const batches = new Map<string, PositionBatch>();
+    return rows.map((r) => {
+      let batch = batches.get(r.endpointId);
+      if (!batch) {
+        batch = { endpointId: r.endpointId, lease: r.lease, era: r.era, xid: r.xid, seq: r.seq, size: r.taken, recorded: 0, lost: false };
+        batches.set(r.endpointId, batch);
+      }
+      return {
+        id: r.id,
+        endpointId: r.endpointId,
+        attempts: 1,
+        url: r.url,
+        format: r.format,
+        secret: r.secret,
+        previousSecret: r.previousSecret,
+        event: r.event,
+        traceContext: r.traceContext,
+        fresh: { eventId: r.eventId, createdAt: r.createdAt, claimedAt: r.claimedAt, batch },
+      };
+    });
+  }
+}

@@ -1,0 +1,299 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { MIGRATIONS } from '../../migrations';
+import { DeliveryPositions1768200000000 } from '../../migrations/1768200000000-delivery-positions';
+import { oldestReleaseFor } from '../../migrations/release';
+import { AUTO_DISABLE_AFTER } from '../../src/webhooks/backoff';
+import { DeliveryWindow } from '../../src/webhooks/delivery-window';
+import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
+import { PositionsRepository } from '../../src/webhooks/positions.repository';
+import type { AttemptRecord, ClaimedDelivery } from '../../src/webhooks/webhook-rows';
+import { WEBHOOK_BACKLOG_SQL, WebhooksRepository } from '../../src/webhooks/webhooks.repository';
+import { joinOk, postGroup } from '../helpers/groups';
+import { onFreshDatabase } from '../helpers/query-runner';
+import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { listenLocal, type LocalServer } from '../helpers/webhook-receiver';
+
+/**
+ * DeliveryPositions1768200000000 and the worker that follows the journal by position
+ * (docs/design/write-path.md, step 6, release B): each endpoint's events after its position are
+ * its deliveries not yet taken up; the worker sends those without a row under their derived ids,
+ * writes each row with its first result and moves the position. This release's commits still
+ * write a row for every delivery (passed over here); an event without one is what the next release
+ * writes, made here by removing the row a commit wrote before any worker ran.
+ */
+
+jest.setTimeout(60_000);
+
+const ENV = { WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', WEBHOOK_WORKER_ENABLED: 'false' };
+let t: TestApp;
+const tick = (app: TestApp = t) => app.app.get(DeliveryWorker).tick();
+
+beforeAll(async () => {
+  t = await startTestApp(ENV);
+});
+const servers: LocalServer[] = [];
+afterEach(async () => {
+  await t.db.query('DELETE FROM webhook_endpoints');
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+afterAll(() => t?.close());
+
+interface Arrival {
+  deliveryId: string;
+  eventId: string;
+  type: string;
+}
+
+/** A receiver answering `status` (a function of the arrival's number), recording each arrival. */
+async function receiver(status: (n: number) => number = () => 200): Promise<{ url: string; arrivals: Arrival[] }> {
+  const arrivals: Arrival[] = [];
+  const local = await listenLocal((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; type: string };
+      arrivals.push({ deliveryId: String(req.headers['x-svc-delivery-id']), eventId: body.id, type: body.type });
+      res.writeHead(status(arrivals.length)).end();
+    });
+  });
+  servers.push(local);
+  return { url: local.url, arrivals };
+}
+
+async function setUp(events: string[] = [], status?: (n: number) => number) {
+  const { auth } = await authedGame(t);
+  const rx = await receiver(status);
+  const r = await t.http.post('/v1/webhooks').set(auth).send({ url: rx.url, events });
+  expect(r.status).toBe(201);
+  const group = await postGroup<{ id: string }>(t, auth, { kind: 'guild', name: 'Positions', visibility: 'public' });
+  return { auth, rx, endpointId: (r.body as { id: string }).id, groupId: group.id };
+}
+
+let users = 0;
+/** A join whose delivery rows the commit wrote are removed before any worker sees them: as the next release writes it. */
+async function rowlessJoin(auth: Record<string, string>, groupId: string): Promise<{ eventId: string; userId: string }> {
+  const userId = `pos-${++users}`;
+  await joinOk(t, auth, groupId, userId);
+  const [e] = await t.db.query<{ id: string }>(
+    `SELECT left(replace(id::text, '-', ''), 24) AS id FROM journal WHERE type = 'member.joined' AND target_id = $1`,
+    [userId],
+  );
+  await t.db.query('DELETE FROM webhook_deliveries WHERE event_id = $1', [e.id]);
+  return { eventId: e.id, userId };
+}
+
+async function rowlessLeave(auth: Record<string, string>, groupId: string, userId: string): Promise<string> {
+  expect((await t.http.post(`/v1/groups/${groupId}/leave`).set(auth).send({ userId })).status).toBe(200);
+  const [e] = await t.db.query<{ id: string }>(
+    `SELECT left(replace(id::text, '-', ''), 24) AS id FROM journal WHERE type = 'member.left' AND target_id = $1`,
+    [userId],
+  );
+  await t.db.query('DELETE FROM webhook_deliveries WHERE event_id = $1', [e.id]);
+  return e.id;
+}
+
+const derivedId = async (endpointId: string, eventId: string) =>
+  (await t.db.query<{ id: string }>('SELECT svc_delivery_id($1, $2)::text AS id', [endpointId, eventId]))[0].id;
+
+/** Whether the endpoint's position is past every event of its game (to compare, positions as numbers). */
+async function positionAtHead(endpointId: string): Promise<boolean> {
+  const [r] = await t.db.query<{ done: boolean }>(
+    `SELECT NOT EXISTS (SELECT 1 FROM journal o WHERE o.game_id = w.game_id AND o.type IS NOT NULL AND (o.era, o.xid, o.seq) > (p.era, p.xid, p.seq)) AS done
+     FROM webhook_positions p JOIN webhook_endpoints w ON w.id = p.endpoint_id WHERE p.endpoint_id = $1`,
+    [endpointId],
+  );
+  return r.done;
+}
+
+const logOf = async (auth: Record<string, string>, endpointId: string, query: Record<string, string> = {}) => {
+  const r = await t.http.get(`/v1/webhooks/${endpointId}/deliveries`).query(query).set(auth);
+  expect(r.status).toBe(200);
+  return r.body.items as { id: string; eventId: string; status: string; attempts: number; createdAt: string; deliveredAt: string | null }[];
+};
+
+describe('DeliveryPositions1768200000000', () => {
+  it('is an expand of 1.8.0 that lets 1.7.0, not 1.6.0, run beside it', () => {
+    const migration = new DeliveryPositions1768200000000();
+    expect(migration.release).toEqual({ version: '1.8.0', kind: 'expand' });
+    expect(oldestReleaseFor(migration.release)).toBe('1.7.0');
+    expect(MIGRATIONS).toContain(DeliveryPositions1768200000000);
+  });
+
+  it('gives an endpoint its position in the transaction that creates it, at the place of its first rules', async () => {
+    const { endpointId } = await setUp();
+    const [row] = await t.db.query<{ same: boolean; seq: string; lease: unknown }>(
+      `SELECT p.era = e.era AND p.xid = e.xid AS same, p.seq::text AS seq, p.lease_until AS lease
+       FROM webhook_positions p JOIN webhook_endpoint_epochs e USING (endpoint_id) WHERE p.endpoint_id = $1`,
+      [endpointId],
+    );
+    expect(row).toEqual({ same: true, seq: '0', lease: null });
+  });
+
+  it('run on a database with endpoints, gives each its position at the migration; up twice; the down removes table, trigger and function', async () => {
+    const migration = new DeliveryPositions1768200000000();
+    await onFreshDatabase(async (q) => {
+      await migration.down(q);
+      const gameId = randomUUID();
+      await q.query(`INSERT INTO games (id, name) VALUES ($1, 'positions')`, [gameId]);
+      const [a, b] = [randomUUID(), randomUUID()];
+      await q.query(
+        `INSERT INTO webhook_endpoints (id, game_id, url, events, secret) VALUES ($1, $3, 'http://127.0.0.1:9/a', '{}', 's'), ($2, $3, 'http://127.0.0.1:9/b', '{}', 's')`,
+        [a, b, gameId],
+      );
+      const gone = (await q.query(
+        `SELECT to_regclass('webhook_positions') AS t, to_regproc('svc_endpoint_position') AS f,
+                (SELECT count(*)::int FROM pg_trigger WHERE tgname = 'svc_position_created') AS n`,
+      )) as { t: unknown; f: unknown; n: number }[];
+      expect(gone).toEqual([{ t: null, f: null, n: 0 }]);
+
+      await migration.up(q);
+      await migration.up(q);
+      const rows = (await q.query(`SELECT endpoint_id AS id, xid::text AS xid, seq::int AS seq FROM webhook_positions ORDER BY xid`)) as { id: string; xid: string; seq: number }[];
+      expect(rows.map((r) => r.id).sort()).toEqual([a, b].sort());
+      expect(rows[0].xid).toBe(rows[1].xid);
+      expect(rows.map((r) => r.seq)).toEqual([0, 0]);
+      const c = randomUUID();
+      await q.query(`INSERT INTO webhook_endpoints (id, game_id, url, events, secret) VALUES ($1, $2, 'http://127.0.0.1:9/c', '{}', 's')`, [c, gameId]);
+      expect(await q.query(`SELECT count(*)::int AS n FROM webhook_positions WHERE endpoint_id = $1`, [c])).toEqual([{ n: 1 }]);
+      await q.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [c]);
+      expect(await q.query(`SELECT count(*)::int AS n FROM webhook_positions`)).toEqual([{ n: 2 }]);
+    });
+  });
+});
+
+describe('the worker by position', () => {
+  it('passes over the events whose rows a commit wrote: each sent once, as its row, and the position moves past them', async () => {
+    const { auth, rx, endpointId, groupId } = await setUp();
+    for (let i = 0; i < 3; i++) await joinOk(t, auth, groupId, `row-${i}`);
+    await tick();
+    await tick();
+    const rows = await t.db.query<{ id: string }>('SELECT id::text FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId]);
+    expect(rx.arrivals.map((a) => a.deliveryId).sort()).toEqual(rows.map((r) => r.id).sort());
+    expect(rx.arrivals).toHaveLength(4); // the group's creation and three joins
+    expect(await positionAtHead(endpointId)).toBe(true);
+  });
+
+  it('sends an event without a row under its derived id, listed pending until then, and writes its row with the result', async () => {
+    const { auth, rx, endpointId, groupId } = await setUp();
+    await tick(); // the group's creation, which has its row
+    rx.arrivals.length = 0;
+    const { eventId } = await rowlessJoin(auth, groupId);
+    const id = await derivedId(endpointId, eventId);
+    const [event] = await t.db.query<{ at: Date }>(`SELECT created_at AS at FROM journal WHERE id = ($1 || '00000000')::uuid`, [eventId]);
+
+    const pending = await logOf(auth, endpointId, { status: 'pending' });
+    expect(pending).toEqual([expect.objectContaining({ id, eventId, status: 'pending', attempts: 0, createdAt: event.at.toISOString(), deliveredAt: null })]);
+    expect((await logOf(auth, endpointId))[0]).toEqual(pending[0]);
+    const one = await t.http.get(`/v1/webhooks/${endpointId}/deliveries/${id}`).set(auth);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(expect.objectContaining({ id, status: 'pending', attempts: 0, attemptLog: [] }));
+    const [backlog] = await t.db.query<{ due: number }>(WEBHOOK_BACKLOG_SQL);
+    expect(backlog.due).toBe(1);
+
+    await tick();
+    expect(rx.arrivals).toEqual([{ deliveryId: id, eventId, type: 'member.joined' }]);
+    const [row] = await t.db.query<{ status: string; attempts: number; created_at: Date; n: number }>(
+      `SELECT status, attempts, created_at, (SELECT count(*)::int FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id AND a.number = 1) AS n
+       FROM webhook_deliveries d WHERE id = $1`,
+      [id],
+    );
+    expect(row).toEqual({ status: 'delivered', attempts: 1, created_at: event.at, n: 1 });
+    const [after] = await logOf(auth, endpointId);
+    expect(after).toEqual(expect.objectContaining({ id, status: 'delivered', attempts: 1, createdAt: event.at.toISOString() }));
+    expect(await positionAtHead(endpointId)).toBe(true);
+    expect((await t.db.query<{ due: number }>(WEBHOOK_BACKLOG_SQL))[0].due).toBe(0);
+    await tick();
+    expect(rx.arrivals).toHaveLength(1);
+  });
+
+  it('a first attempt that fails leaves a row pending for its retry, which the rows claim then sends', async () => {
+    let status = 503;
+    const { auth, rx, endpointId, groupId } = await setUp([], () => status);
+    const { eventId } = await rowlessJoin(auth, groupId);
+    const id = await derivedId(endpointId, eventId);
+    await tick();
+    const [row] = await t.db.query<{ status: string; attempts: number; last_status: number; later: boolean }>(
+      `SELECT status, attempts, last_status, next_attempt_at > now() AS later FROM webhook_deliveries WHERE id = $1`,
+      [id],
+    );
+    expect(row).toEqual({ status: 'pending', attempts: 1, last_status: 503, later: true });
+    expect(await positionAtHead(endpointId)).toBe(true);
+    status = 200;
+    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1 AND status = 'pending'`, [endpointId]);
+    await tick();
+    const [done] = await t.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [id]);
+    expect(done).toEqual({ status: 'delivered', attempts: 2 });
+    expect(rx.arrivals.filter((a) => a.deliveryId === id)).toHaveLength(2);
+  });
+
+  it('follows the rules in force at each event: a filtered type and the events of a disabled spell are passed over; those queued before it wait', async () => {
+    const { auth, rx, endpointId, groupId } = await setUp(['member.joined']);
+    const queued = await rowlessJoin(auth, groupId);
+    const filtered = await rowlessLeave(auth, groupId, queued.userId);
+    expect((await t.http.patch(`/v1/webhooks/${endpointId}`).set(auth).send({ disabled: true })).status).toBe(200);
+    const whileDisabled = await rowlessJoin(auth, groupId);
+
+    const pending = await logOf(auth, endpointId, { status: 'pending' });
+    expect(pending.map((d) => d.eventId)).toEqual([queued.eventId]);
+    const [backlog] = await t.db.query<{ due: number; muted: number }>(WEBHOOK_BACKLOG_SQL);
+    expect(backlog).toEqual(expect.objectContaining({ due: 0, muted: 1 }));
+    await tick();
+    expect(rx.arrivals).toEqual([]);
+
+    expect((await t.http.patch(`/v1/webhooks/${endpointId}`).set(auth).send({ disabled: false })).status).toBe(200);
+    const after = await rowlessJoin(auth, groupId);
+    await tick();
+    expect(rx.arrivals.map((a) => a.eventId).sort()).toEqual([queued.eventId, after.eventId].sort());
+    expect(rx.arrivals.map((a) => a.eventId)).not.toContain(filtered);
+    expect(rx.arrivals.map((a) => a.eventId)).not.toContain(whileDisabled.eventId);
+    expect(await positionAtHead(endpointId)).toBe(true);
+  });
+
+  it('a batch whose results were never recorded is taken up again once its lease runs out, under the same ids; recorded, the position moves', async () => {
+    const { auth, endpointId, groupId } = await setUp();
+    await tick();
+    const first = await rowlessJoin(auth, groupId);
+    const positions = t.app.get(PositionsRepository);
+    const m = t.app.get(DataSource).manager;
+    const claim = () => positions.claim(m, new DeliveryWindow().room(), 7);
+
+    const taken = await claim();
+    expect(taken.map((d) => d.id)).toEqual([await derivedId(endpointId, first.eventId)]);
+    expect(await claim()).toEqual([]); // leased
+    await t.db.query(`UPDATE webhook_positions SET lease_until = now() - interval '1 second' WHERE endpoint_id = $1`, [endpointId]);
+    const again = await claim();
+    expect(again.map((d) => d.id)).toEqual(taken.map((d) => d.id));
+
+    // The first batch's result comes in late: its lease is no longer the position's, which stays.
+    const record = (d: ClaimedDelivery): AttemptRecord => ({
+      id: d.id, attempts: 1, outcome: 'delivered', status: 204, error: null, retryInMs: null, durationMs: 3,
+      fresh: { ...d.fresh!, endpointId: d.endpointId },
+    });
+    const repo = t.app.get(WebhooksRepository);
+    await repo.recordResults(m, [record(taken[0])], AUTO_DISABLE_AFTER, [taken[0].fresh!.batch]);
+    expect(await positionAtHead(endpointId)).toBe(false);
+    await repo.recordResults(m, [record(again[0])], AUTO_DISABLE_AFTER, [again[0].fresh!.batch]);
+    expect(await positionAtHead(endpointId)).toBe(true);
+    expect(await t.db.query('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [taken[0].id])).toEqual([{ status: 'delivered', attempts: 1 }]);
+    expect(await t.db.query('SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE delivery_id = $1', [taken[0].id])).toEqual([{ n: 1 }]);
+    expect(await claim()).toEqual([]);
+  });
+
+  it('two workers ticking at once never send one event twice', async () => {
+    const { auth, rx, endpointId, groupId } = await setUp();
+    await tick();
+    rx.arrivals.length = 0;
+    const events: string[] = [];
+    for (let i = 0; i < 30; i++) events.push((await rowlessJoin(auth, groupId)).eventId);
+    const other = await startTestApp(ENV, t.db);
+    try {
+      for (let round = 0; round < 10 && rx.arrivals.length < events.length; round++) await Promise.all([tick(), tick(other)]);
+    } finally {
+      await other.close();
+    }
+    expect(rx.arrivals.map((a) => a.eventId).sort()).toEqual([...events].sort());
+    expect(new Set(rx.arrivals.map((a) => a.deliveryId)).size).toBe(events.length);
+    expect(await positionAtHead(endpointId)).toBe(true);
+  });
+});
