@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { eventIdSql } from '../db/journal-sql';
 import { sqlRows } from '../db/sql';
+import { KNOWN_MIGRATIONS } from '../db/schema/schema-state';
 import { HORIZON } from '../events/feed.repository';
 import type { SvcEvent } from '../events/event';
 import type { TraceCarrier } from '../observability/tracing/tracing';
@@ -11,9 +12,17 @@ import type { ClaimedDelivery, PositionBatch } from './webhook-rows';
 import { CLAIM_LEASE_SECONDS } from './webhooks.repository';
 import { hasRowSql, receivesSql } from './position-sql';
 
-/** How many events after a position one claim reads at most, those it passes over included. */
-export const POSITION_SCAN = 200;
+/**
+ * How many events after a position one claim reads at most, those it passes over included: enough
+ * that passing over a second of a busy game's events takes a claim or two (each is planned, about
+ * 3 ms), few enough that a claim holds its position's lock for milliseconds.
+ */
+export const POSITION_SCAN = 500;
 
+/** The migrations of this build: one not among them was applied by a newer release. */
+const KNOWN_NAMES = KNOWN_MIGRATIONS.map((k) => k.name);
+
+/** A row per event to send; one with a null id for an endpoint that only passed over a full read. */
 interface ClaimRow {
   id: string;
   endpointId: string;
@@ -47,25 +56,40 @@ export class PositionsRepository {
    * those the endpoint's rules at their place do not let through, those past retention and those
    * with a delivery row (a commit wrote it) are passed over. A position with events to send is
    * leased, as a claimed row is, until the worker has recorded their results and moves it to the
-   * batch's end (recordResults); one with only events to pass over is moved at once. Positions
-   * another worker holds, by its lock or its lease, are skipped.
+   * batch's end (recordResults); one with only events to pass over is moved at once, and `more`
+   * says that it read as many as a claim reads: there may be more to pass over, so the worker
+   * claims again rather than wait for a wake. Positions another worker holds, by its lock or its
+   * lease, are skipped.
    *
-   * Planned on every call, as claimDue is.
+   * Every commit of this release and of 1.7.0 writes a row for each delivery it queues: until a
+   * migration of a newer release is applied (one not of this build), whose instances may write
+   * events without rows, every event below the horizon has its rows, and the positions are moved
+   * to the horizon at once instead of passing over each event (which cost PostgreSQL about a tenth
+   * more CPU a write in the bench's join row). Once one is, events are read one by one, an event's
+   * row looked for first: nearly every event has one while writers of both kinds run, and its
+   * rules need not be read then (the AND of the select list is evaluated in order, stopping at the
+   * first false). Planned on every call, as claimDue is.
    */
-  async claim(m: EntityManager, room: ClaimRoom, retentionDays: number): Promise<ClaimedDelivery[]> {
+  async claim(m: EntityManager, room: ClaimRoom, retentionDays: number): Promise<{ deliveries: ClaimedDelivery[]; more: boolean }> {
     const rows = await sqlRows<ClaimRow>(
       m,
       `WITH flying AS (
          SELECT f.endpoint_id, f.n FROM unnest($1::uuid[], $2::int[]) AS f(endpoint_id, n)
        ), h AS MATERIALIZED (
          SELECT s.era, ${HORIZON} AS horizon FROM feed_state s
+       ), newer AS MATERIALIZED (
+         SELECT EXISTS (SELECT 1 FROM schema_migrations s WHERE s.name <> ALL ($8::text[])) AS applied
+       ), jumped AS (
+         UPDATE webhook_positions p SET era = h.era, xid = h.horizon, seq = 0
+         FROM h, newer
+         WHERE NOT newer.applied AND (p.lease_until IS NULL OR p.lease_until <= now()) AND (p.era, p.xid, p.seq) < (h.era, h.horizon, 0)
        ), cand AS (
          SELECT p.endpoint_id, coalesce(f.n, 0) AS n, count(*) OVER () AS endpoints, p.era, p.xid, p.seq
          FROM webhook_positions p
          JOIN webhook_endpoints w ON w.id = p.endpoint_id
-         CROSS JOIN h
+         CROSS JOIN h CROSS JOIN newer
          LEFT JOIN flying f ON f.endpoint_id = p.endpoint_id
-         WHERE w.disabled_at IS NULL AND (p.lease_until IS NULL OR p.lease_until <= now())
+         WHERE newer.applied AND w.disabled_at IS NULL AND (p.lease_until IS NULL OR p.lease_until <= now())
            AND EXISTS (SELECT 1 FROM journal o WHERE o.game_id = w.game_id AND o.type IS NOT NULL
                        AND (o.era, o.xid, o.seq) > (p.era, p.xid, p.seq) AND (o.era, o.xid) < (h.era, h.horizon))
        ), allowance AS (
@@ -82,9 +106,9 @@ export class PositionsRepository {
          WHERE (p.lease_until IS NULL OR p.lease_until <= now()) AND w.disabled_at IS NULL
          FOR UPDATE OF p SKIP LOCKED
        ), scanned AS (
-         SELECT l.endpoint_id, l.k, o.id, o.era, o.xid, o.seq,
-                o.body IS NOT NULL AND o.created_at >= now() - make_interval(days => $6)
-                  AND ${receivesSql('l.endpoint_id', 'o')} AND NOT ${hasRowSql('l.endpoint_id', 'o')} AS sendable
+         SELECT l.endpoint_id, l.k, o.id, o.era, o.xid, o.seq, count(*) OVER (PARTITION BY l.endpoint_id) AS read,
+                NOT ${hasRowSql('l.endpoint_id', 'o')} AND o.body IS NOT NULL AND o.created_at >= now() - make_interval(days => $6)
+                  AND ${receivesSql('l.endpoint_id', 'o')} AS sendable
          FROM locked l CROSS JOIN h
          CROSS JOIN LATERAL (
            SELECT o.id, o.era, o.xid, o.seq, o.type, o.body, o.created_at FROM journal o
@@ -96,10 +120,9 @@ export class PositionsRepository {
          SELECT s.*, count(*) FILTER (WHERE s.sendable) OVER (PARTITION BY s.endpoint_id ORDER BY s.era, s.xid, s.seq) AS upto
          FROM scanned s
        ), batch AS (
-         SELECT * FROM counted WHERE upto <= k
+         SELECT c.*, (count(*) FILTER (WHERE c.sendable) OVER (PARTITION BY c.endpoint_id))::int AS taken FROM counted c WHERE c.upto <= c.k
        ), ends AS (
-         SELECT DISTINCT ON (endpoint_id) endpoint_id, era, xid, seq,
-                (SELECT count(*) FROM batch t WHERE t.endpoint_id = b.endpoint_id AND t.sendable)::int AS taken
+         SELECT DISTINCT ON (endpoint_id) endpoint_id, era, xid, seq, read, taken
          FROM batch b ORDER BY endpoint_id, era DESC, xid DESC, seq DESC
        ), moved AS (
          UPDATE webhook_positions p SET
@@ -115,17 +138,17 @@ export class PositionsRepository {
               o.body AS event, o.trace_context AS "traceContext", ${eventIdSql('o')} AS "eventId",
               o.created_at::text AS "createdAt", now()::timestamptz(3)::text AS "claimedAt", mv.lease_until::text AS lease,
               e.era, e.xid::text AS xid, e.seq::text AS seq, e.taken
-       FROM batch b
-       JOIN ends e ON e.endpoint_id = b.endpoint_id
-       JOIN moved mv ON mv.endpoint_id = b.endpoint_id
-       JOIN webhook_endpoints w ON w.id = b.endpoint_id
-       JOIN journal o ON o.id = b.id
-       WHERE b.sendable
+       FROM ends e
+       JOIN moved mv ON mv.endpoint_id = e.endpoint_id
+       LEFT JOIN batch b ON b.endpoint_id = e.endpoint_id AND b.sendable
+       LEFT JOIN webhook_endpoints w ON w.id = b.endpoint_id
+       LEFT JOIN journal o ON o.id = b.id
+       WHERE b.id IS NOT NULL OR (e.taken = 0 AND e.read = $7)
        ORDER BY b.era, b.xid, b.seq`,
-      [room.endpointIds, room.inFlight, room.share, room.fairFree, room.borrowFree, retentionDays, POSITION_SCAN],
+      [room.endpointIds, room.inFlight, room.share, room.fairFree, room.borrowFree, retentionDays, POSITION_SCAN, KNOWN_NAMES],
     );
     const batches = new Map<string, PositionBatch>();
-    return rows.map((r) => {
+    const deliveries = rows.filter((r) => r.id !== null).map((r): ClaimedDelivery => {
       let batch = batches.get(r.endpointId);
       if (!batch) {
         batch = { endpointId: r.endpointId, lease: r.lease, era: r.era, xid: r.xid, seq: r.seq, size: r.taken, recorded: 0, lost: false };
@@ -144,5 +167,6 @@ export class PositionsRepository {
         fresh: { eventId: r.eventId, createdAt: r.createdAt, claimedAt: r.claimedAt, batch },
       };
     });
+    return { deliveries, more: deliveries.length < rows.length };
   }
 }

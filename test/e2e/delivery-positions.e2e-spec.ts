@@ -3,13 +3,15 @@ import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { DeliveryPositions1768200000000 } from '../../migrations/1768200000000-delivery-positions';
 import { oldestReleaseFor } from '../../migrations/release';
+import { RELEASE } from '../../src/version';
 import { AUTO_DISABLE_AFTER } from '../../src/webhooks/backoff';
 import { DeliveryWindow } from '../../src/webhooks/delivery-window';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
-import { PositionsRepository } from '../../src/webhooks/positions.repository';
+import { POSITION_SCAN, PositionsRepository } from '../../src/webhooks/positions.repository';
 import type { AttemptRecord, ClaimedDelivery } from '../../src/webhooks/webhook-rows';
 import { WEBHOOK_BACKLOG_SQL, WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { joinOk, postGroup } from '../helpers/groups';
+import { insertEventsSql } from '../helpers/journal';
 import { onFreshDatabase } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { listenLocal, type LocalServer } from '../helpers/webhook-receiver';
@@ -162,7 +164,47 @@ describe('DeliveryPositions1768200000000', () => {
   });
 });
 
-describe('the worker by position', () => {
+/**
+ * A migration of a fictitious next release, whose instances write events without rows, recorded as
+ * letting this build run beside it: from then on the worker reads the events after a position one
+ * by one.
+ */
+const NEXT = 'NextRelease1799000000000';
+const nextReleaseMigrated = async () => {
+  await t.db.query(`INSERT INTO schema_migrations ("timestamp", name) VALUES (1799000000000, $1)`, [NEXT]);
+  await t.db.query(`INSERT INTO schema_releases (name, release, kind, oldest_release) VALUES ($1, '9.9.9', 'expand', $2)`, [NEXT, RELEASE]);
+};
+const nextReleaseRolledBack = async () => {
+  await t.db.query('DELETE FROM schema_releases WHERE name = $1', [NEXT]);
+  await t.db.query('DELETE FROM schema_migrations WHERE name = $1', [NEXT]);
+};
+
+describe('before a newer release migrates', () => {
+  it('moves each position to the horizon in one claim: every event below it has its rows', async () => {
+    const { rx, endpointId } = await setUp();
+    await tick();
+    rx.arrivals.length = 0;
+    const [{ gameId }] = await t.db.query<{ gameId: string }>('SELECT game_id AS "gameId" FROM webhook_endpoints WHERE id = $1', [endpointId]);
+    await t.db.query(
+      `WITH e AS (${insertEventsSql(
+        `SELECT lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || lpad(to_hex(i), 12, '0'), $1::text, NULL, 'game.user.banned', '{}'
+         FROM generate_series(1, ${2 * POSITION_SCAN + 50}) AS i`,
+      )})
+       INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts) SELECT svc_delivery_id($2, e.id), $2, e.id, 'delivered', 1 FROM e`,
+      [gameId, endpointId],
+    );
+    expect(await positionAtHead(endpointId)).toBe(false);
+    const { deliveries, more } = await t.app.get(PositionsRepository).claim(t.app.get(DataSource).manager, new DeliveryWindow().room(), 7);
+    expect({ deliveries, more }).toEqual({ deliveries: [], more: false });
+    expect(await positionAtHead(endpointId)).toBe(true);
+    expect(rx.arrivals).toEqual([]);
+  });
+});
+
+describe('the worker by position, once a newer release has migrated', () => {
+  beforeAll(nextReleaseMigrated);
+  afterAll(nextReleaseRolledBack);
+
   it('passes over the events whose rows a commit wrote: each sent once, as its row, and the position moves past them', async () => {
     const { auth, rx, endpointId, groupId } = await setUp();
     for (let i = 0; i < 3; i++) await joinOk(t, auth, groupId, `row-${i}`);
@@ -256,7 +298,7 @@ describe('the worker by position', () => {
     const first = await rowlessJoin(auth, groupId);
     const positions = t.app.get(PositionsRepository);
     const m = t.app.get(DataSource).manager;
-    const claim = () => positions.claim(m, new DeliveryWindow().room(), 7);
+    const claim = async () => (await positions.claim(m, new DeliveryWindow().room(), 7)).deliveries;
 
     const taken = await claim();
     expect(taken.map((d) => d.id)).toEqual([await derivedId(endpointId, first.eventId)]);
@@ -278,6 +320,26 @@ describe('the worker by position', () => {
     expect(await t.db.query('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [taken[0].id])).toEqual([{ status: 'delivered', attempts: 1 }]);
     expect(await t.db.query('SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE delivery_id = $1', [taken[0].id])).toEqual([{ n: 1 }]);
     expect(await claim()).toEqual([]);
+  });
+
+  it('passes over more events with rows than one claim reads within one tick', async () => {
+    const { rx, endpointId } = await setUp();
+    await tick();
+    rx.arrivals.length = 0;
+    const [{ gameId }] = await t.db.query<{ gameId: string }>('SELECT game_id AS "gameId" FROM webhook_endpoints WHERE id = $1', [endpointId]);
+    const n = 2 * POSITION_SCAN + 50;
+    await t.db.query(
+      `WITH e AS (${insertEventsSql(
+        `SELECT lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || lpad(to_hex(i), 12, '0'), $1::text, NULL, 'game.user.banned', '{}'
+         FROM generate_series(1, ${n}) AS i`,
+      )})
+       INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts) SELECT svc_delivery_id($2, e.id), $2, e.id, 'delivered', 1 FROM e`,
+      [gameId, endpointId],
+    );
+    expect(await positionAtHead(endpointId)).toBe(false);
+    await tick();
+    expect(await positionAtHead(endpointId)).toBe(true);
+    expect(rx.arrivals).toEqual([]);
   });
 
   it('two workers ticking at once never send one event twice', async () => {
