@@ -24,7 +24,7 @@ const KNOWN_NAMES = KNOWN_MIGRATIONS.map((k) => k.name);
 
 /** A row per event to send; one with a null id for an endpoint that only passed over a full read. */
 interface ClaimRow {
-  id: string;
+  id: string | null;
   endpointId: string;
   url: string;
   format: WebhookFormat;
@@ -148,7 +148,7 @@ export class PositionsRepository {
       [room.endpointIds, room.inFlight, room.share, room.fairFree, room.borrowFree, retentionDays, POSITION_SCAN, KNOWN_NAMES],
     );
     const batches = new Map<string, PositionBatch>();
-    const deliveries = rows.filter((r) => r.id !== null).map((r): ClaimedDelivery => {
+    const deliveries = rows.filter((r): r is ClaimRow & { id: string } => r.id !== null).map((r): ClaimedDelivery => {
       let batch = batches.get(r.endpointId);
       if (!batch) {
         batch = { endpointId: r.endpointId, lease: r.lease, era: r.era, xid: r.xid, seq: r.seq, size: r.taken, recorded: 0, lost: false };
