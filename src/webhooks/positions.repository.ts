@@ -4,10 +4,7 @@ import { eventIdSql } from '../db/journal-sql';
 import { sqlRows } from '../db/sql';
 import { KNOWN_MIGRATIONS } from '../db/schema/schema-state';
 import { HORIZON } from '../events/feed.repository';
-import type { SvcEvent } from '../events/event';
-import type { TraceCarrier } from '../observability/tracing/tracing';
 import type { ClaimRoom } from './delivery-window';
-import type { WebhookFormat } from './payload-formats';
 import type { ClaimedDelivery, PositionBatch } from './webhook-rows';
 import { CLAIM_LEASE_SECONDS } from './webhooks.repository';
 import { hasRowSql, receivesSql } from './position-sql';
@@ -22,16 +19,9 @@ export const POSITION_SCAN = 500;
 /** The migrations of this build: one not among them was applied by a newer release. */
 const KNOWN_NAMES = KNOWN_MIGRATIONS.map((k) => k.name);
 
-/** A row per event to send; one with a null id for an endpoint that only passed over a full read. */
-interface ClaimRow {
+/** A row per event to send, as a claimed delivery; one with a null id for an endpoint that only passed over a full read. */
+type ClaimRow = Omit<ClaimedDelivery, 'id' | 'attempts' | 'fresh'> & {
   id: string | null;
-  endpointId: string;
-  url: string;
-  format: WebhookFormat;
-  secret: string;
-  previousSecret: string | null;
-  event: SvcEvent | null;
-  traceContext: TraceCarrier | null;
   eventId: string;
   createdAt: string;
   claimedAt: string;
@@ -40,7 +30,7 @@ interface ClaimRow {
   xid: string;
   seq: string;
   taken: number;
-}
+};
 
 /**
  * The endpoints' positions in their games' feeds (docs/design/write-path.md, step 6, release B):
