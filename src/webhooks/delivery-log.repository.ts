@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Keyset } from '../common/pagination/keyset';
 import { eventKeySql, eventTypeSql } from '../db/journal-sql';
-import { untakenSql } from './position-sql';
 import { sqlRows } from '../db/sql';
+import { untakenSql } from './position-sql';
 import { readyAtSql } from './webhooks.repository';
 import type { DeliveryStatus } from './dto/delivery-log.dto';
 
@@ -44,13 +44,7 @@ export class DeliveryLogRepository {
    * it receives and that have no row yet (untakenSql), listed as the row their first result will
    * write is (same id and creation; no attempt yet).
    */
-  list(
-    m: EntityManager,
-    endpointId: string,
-    statuses: readonly DeliveryStatus[],
-    after: Keyset | undefined,
-    limit: number,
-  ): Promise<DeliveryLogRow[]> {
+  list(m: EntityManager, endpointId: string, statuses: readonly DeliveryStatus[], after: Keyset | undefined, limit: number): Promise<DeliveryLogRow[]> {
     const params: unknown[] = [endpointId, limit + 1];
     if (after) params.push(after.at, after.id);
     const runs = statuses.map((status) => {
@@ -76,8 +70,9 @@ export class DeliveryLogRepository {
 
   /**
    * One delivery of the endpoint, when the endpoint belongs to the game: its row, or one not yet
-   * taken up. A derived id's first 48 bits are its event's time (svc_delivery_id), so the latter
-   * is looked for only among the events of that millisecond.
+   * taken up (which has none, so the two never both answer). A derived id's first 48 bits are its
+   * event's time (svc_delivery_id), so the latter is looked for only among the events of that
+   * millisecond.
    */
   async find(m: EntityManager, gameId: string, endpointId: string, deliveryId: string): Promise<DeliveryLogRow | null> {
     const ms = (bound: string) => `(left(replace($1::text, '-', ''), 12) || '${bound}')::uuid`;
@@ -87,7 +82,7 @@ export class DeliveryLogRepository {
          SELECT x.* FROM webhook_deliveries x WHERE x.id = $1 AND x.endpoint_id = $2
          UNION ALL
          SELECT * FROM (${untakenSql(`p.endpoint_id = $2`, `o.id BETWEEN ${ms('00000000000000000000')} AND ${ms('ffffffffffffffffffff')}`)}) u
-         WHERE u.id = $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries x WHERE x.id = $1)
+         WHERE u.id = $1
        ) x
        JOIN webhook_endpoints w ON w.id = x.endpoint_id
        LEFT JOIN journal o ON o.id = ${eventKeySql('x.event_id')}

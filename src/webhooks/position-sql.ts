@@ -24,12 +24,13 @@ const NO_XID = `'18446744073709551615'::xid8`;
 
 /**
  * The deliveries of the endpoints `which` picks (over \`webhook_positions p\`) not yet taken up, as
- * rows of webhook_deliveries: the events after each position that the endpoint receives
- * (receivesSql) and that have no row. An event past retention is one until the sweep removes its
- * body, as a row past retention is a delivery until the sweep removes it (the worker sends neither). Not only those below the feed's horizon: an event
- * committed is queued, whether or not the worker may take it up yet. While the endpoint is
- * disabled the read stops at the change that disabled it, whose events and later ones it does not
- * receive: the events queued before it wait. `also` narrows the events read.
+ * rows of webhook_deliveries: the events after each position that have no row and that the
+ * endpoint receives (receivesSql). Not only those below the feed's horizon: an event committed is
+ * queued, whether or not the worker may take it up yet. An event past retention is one until the
+ * sweep removes its body, as a row past retention is a delivery until the sweep removes it (the
+ * worker sends neither). While the endpoint is disabled the read stops at the change that disabled
+ * it, whose events and later ones it does not receive: the events queued before it wait. `also`
+ * narrows the events read.
  */
 export function untakenSql(which: string, also = 'true'): string {
   return `SELECT svc_delivery_id(p.endpoint_id, ${eventIdSql('o')}) AS id, p.endpoint_id, ${eventIdSql('o')}::char(24) AS event_id,
@@ -43,6 +44,5 @@ export function untakenSql(which: string, also = 'true'): string {
     JOIN journal o ON o.game_id = w.game_id AND o.type IS NOT NULL AND (o.era, o.xid, o.seq) > (p.era, p.xid, p.seq)
       AND (o.era, o.xid) < (CASE WHEN rules.disabled THEN rules.era ELSE ${NO_ERA} END, CASE WHEN rules.disabled THEN rules.xid ELSE ${NO_XID} END)
     WHERE ${which} AND ${also} AND o.body IS NOT NULL
-      AND ${receivesSql('p.endpoint_id', 'o')} AND NOT ${hasRowSql('p.endpoint_id', 'o')}`;
+      AND NOT ${hasRowSql('p.endpoint_id', 'o')} AND ${receivesSql('p.endpoint_id', 'o')}`;
 }
-

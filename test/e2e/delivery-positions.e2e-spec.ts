@@ -14,7 +14,7 @@ import { joinOk, postGroup } from '../helpers/groups';
 import { insertEventsSql } from '../helpers/journal';
 import { onFreshDatabase } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
-import { listenLocal, type LocalServer } from '../helpers/webhook-receiver';
+import { recordingReceiver, type LocalServer } from '../helpers/webhook-receiver';
 
 /**
  * DeliveryPositions1768200000000 and the worker that follows the journal by position
@@ -47,20 +47,17 @@ interface Arrival {
   type: string;
 }
 
-/** A receiver answering `status` (a function of the arrival's number), recording each arrival. */
-async function receiver(status: (n: number) => number = () => 200): Promise<{ url: string; arrivals: Arrival[] }> {
-  const arrivals: Arrival[] = [];
-  const local = await listenLocal((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; type: string };
-      arrivals.push({ deliveryId: String(req.headers['x-svc-delivery-id']), eventId: body.id, type: body.type });
-      res.writeHead(status(arrivals.length)).end();
-    });
-  });
-  servers.push(local);
-  return { url: local.url, arrivals };
+/** A recording receiver answering `status` (a function of the arrival's number), its arrivals as the tests compare them. */
+async function receiver(status?: (n: number) => number) {
+  const rx = await recordingReceiver(status);
+  servers.push(rx);
+  return {
+    url: rx.url,
+    received: rx.received,
+    get arrivals(): Arrival[] {
+      return rx.received.map((r) => ({ deliveryId: r.headers['x-svc-delivery-id'], eventId: String(r.body.id), type: String(r.body.type) }));
+    },
+  };
 }
 
 async function setUp(events: string[] = [], status?: (n: number) => number) {
@@ -183,7 +180,7 @@ describe('before a newer release migrates', () => {
   it('moves each position to the horizon in one claim: every event below it has its rows', async () => {
     const { rx, endpointId } = await setUp();
     await tick();
-    rx.arrivals.length = 0;
+    rx.received.length = 0;
     const [{ gameId }] = await t.db.query<{ gameId: string }>('SELECT game_id AS "gameId" FROM webhook_endpoints WHERE id = $1', [endpointId]);
     await t.db.query(
       `WITH e AS (${insertEventsSql(
@@ -219,7 +216,7 @@ describe('the worker by position, once a newer release has migrated', () => {
   it('sends an event without a row under its derived id, listed pending until then, and writes its row with the result', async () => {
     const { auth, rx, endpointId, groupId } = await setUp();
     await tick(); // the group's creation, which has its row
-    rx.arrivals.length = 0;
+    rx.received.length = 0;
     const { eventId } = await rowlessJoin(auth, groupId);
     const id = await derivedId(endpointId, eventId);
     const [event] = await t.db.query<{ at: Date }>(`SELECT created_at AS at FROM journal WHERE id = ($1 || '00000000')::uuid`, [eventId]);
@@ -325,7 +322,7 @@ describe('the worker by position, once a newer release has migrated', () => {
   it('passes over more events with rows than one claim reads within one tick', async () => {
     const { rx, endpointId } = await setUp();
     await tick();
-    rx.arrivals.length = 0;
+    rx.received.length = 0;
     const [{ gameId }] = await t.db.query<{ gameId: string }>('SELECT game_id AS "gameId" FROM webhook_endpoints WHERE id = $1', [endpointId]);
     const n = 2 * POSITION_SCAN + 50;
     await t.db.query(
@@ -345,7 +342,7 @@ describe('the worker by position, once a newer release has migrated', () => {
   it('two workers ticking at once never send one event twice', async () => {
     const { auth, rx, endpointId, groupId } = await setUp();
     await tick();
-    rx.arrivals.length = 0;
+    rx.received.length = 0;
     const events: string[] = [];
     for (let i = 0; i < 30; i++) events.push((await rowlessJoin(auth, groupId)).eventId);
     const other = await startTestApp(ENV, t.db);
