@@ -112,13 +112,6 @@ export class Tx {
 
 const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK_DETECTED = '40P01';
-const FOREIGN_KEY_VIOLATION = '23503';
-/**
- * The flush's deliveries read the game's enabled endpoints in its snapshot: an endpoint deleted and
- * committed between that snapshot and the foreign key's check fails the insert. Retried, the work
- * meets a snapshot without it.
- */
-const DELIVERY_ENDPOINT_GONE = 'webhook_deliveries_endpoint_id_fkey';
 const MAX_ATTEMPTS = 4;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -153,9 +146,8 @@ export class UnitOfWork {
         this.committed(tx!);
         return result;
       } catch (err) {
-        const { code, constraint } = err as { code?: unknown; constraint?: unknown };
-        const retryable =
-          code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED || (code === FOREIGN_KEY_VIOLATION && constraint === DELIVERY_ENDPOINT_GONE);
+        const { code } = err as { code?: unknown };
+        const retryable = code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED;
         if (!retryable || attempt >= MAX_ATTEMPTS) throw err;
         await sleep(5 * 2 ** attempt + Math.random() * 10);
       }
@@ -187,12 +179,12 @@ export class UnitOfWork {
 /**
  * Writes, in one round trip that also commits: each change once, as a journal row that is its audit
  * entry and its event (paired by auditIds; docs/design/write-path.md), in the order staged, its
- * names without the words `unindexed` lists (journal-names.ts); a
- * webhook delivery for every enabled endpoint of the game whose filter matches (so a crash right
- * after commit loses none); the players' notifications (EXTENSIONS X9), each recipient named by
+ * names without the words `unindexed` lists (journal-names.ts); the players' notifications (EXTENSIONS X9), each recipient named by
  * external id looked up here; and the NOTIFYs staged with tx.notify, which Postgres sends only on
- * commit. The wake-ups for the events, the deliveries and the players notified are announced once
- * it has committed (CommitAnnouncer). The journal and notification rows' feed
+ * commit. It writes no webhook delivery: an event is queued for each endpoint by its place after
+ * the endpoint's position (PositionsRepository), and the flush only reads whether an enabled
+ * endpoint of the game takes one of its events, to wake the workers. The wake-ups for the events,
+ * the deliveries and the players notified are announced once it has committed (CommitAnnouncer). The journal and notification rows' feed
  * position (era, xid, seq) comes from their column defaults. With traces on, the events keep the
  * trace context of the request that wrote them, which their webhook attempts link to.
  */
@@ -255,12 +247,6 @@ async function flush(tx: Tx, tracing: Tracing | null, unindexed: ReadonlySet<num
        SELECT a.id, a.game_id, a.group_id, a.action, a.actor_user_id, a.target_id, a.payload,
               a.names
        FROM audit a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE ${eventKeySql('e.id')} = a.id)
-     ), deliveries AS (
-       INSERT INTO webhook_deliveries (id, endpoint_id, event_id)
-       SELECT svc_delivery_id(w.id, e.id), w.id, e.id
-       FROM events e JOIN webhook_endpoints w
-         ON w.game_id = e.game_id AND w.disabled_at IS NULL AND (cardinality(w.events) = 0 OR e.type = ANY (w.events))
-       RETURNING 1
      ), staged AS (
        SELECT x.id, x.game_id, coalesce(x.user_id, ${internalIdSql('x.game_id', 'x.external_user_id')}) AS user_id,
               x.kind, x.group_id, x.actor_user_id, x.data
@@ -274,7 +260,9 @@ async function flush(tx: Tx, tracing: Tracing | null, unindexed: ReadonlySet<num
      )
      SELECT pg_notify(channel, payload), NULL::uuid AS g, NULL::uuid AS u, false AS d FROM jsonb_to_recordset($3::jsonb) AS n(channel text, payload text)
      UNION ALL
-     SELECT NULL, NULL, NULL, true FROM (SELECT 1 FROM deliveries LIMIT 1) AS enqueued
+     SELECT NULL, NULL, NULL, true WHERE EXISTS (
+       SELECT 1 FROM events e JOIN webhook_endpoints w
+         ON w.game_id = e.game_id AND w.disabled_at IS NULL AND (cardinality(w.events) = 0 OR e.type = ANY (w.events)))
      UNION ALL
      SELECT NULL, w.game_id, w.user_id, false FROM (SELECT DISTINCT game_id, user_id FROM inbox) AS w`,
     [JSON.stringify(audit), JSON.stringify(events), JSON.stringify(tx.notifications), trace && JSON.stringify(trace), JSON.stringify(inbox)],

@@ -24,13 +24,12 @@ export const WORKER_TICK_MS = 5_000;
 const CLAIM_AT_LEAST = 10;
 const TOP_UP_MS = 250;
 /**
- * After a look at the positions that found nothing to send, wakes claim rows only for this long
- * (the timer's tick looks again). While commits write a row for every delivery a look finds
- * nothing to send, yet costs a statement planned on each call (about 3 ms) and a position update:
- * at every wake of a busy worker, a tenth more PostgreSQL CPU a write in the bench's join row.
- * What a newer release's instances left without rows before a rollback waits at most this long more.
+ * After a claim that saw events waiting above the feed's horizon (behind a transaction still open),
+ * the worker looks again this long after, doubling while they wait, up to HELD_RETRY_MAX_MS: the
+ * transaction holding them may end without a commit that announces them.
  */
-const POSITIONS_QUIET_MS = 1_000;
+const HELD_RETRY_MS = 25;
+const HELD_RETRY_MAX_MS = 1_000;
 /** Sends run ahead of the recording of their results by at most this many. */
 const UNRECORDED_MAX = 2 * WORKER_BATCH;
 /** SPEC §1.7: the in-flight deliveries are finished on shutdown, capped at 30 s. */
@@ -55,8 +54,9 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   private readonly task = new PeriodicTask(() => this.deliverDue());
   private stopping = false;
   private wakeRequested = false;
-  /** Until when a wake claims rows only: the positions' last look found nothing to send. */
-  private positionsQuietUntil = 0;
+  /** The next look for events held above the horizon, and how long after the last one it comes. */
+  private heldRetry?: NodeJS.Timeout;
+  private heldDelayMs = HELD_RETRY_MS;
   /** Resolved by a wake, a finished send or a written result: the running tick looks again. */
   private changed: { promise: Promise<void>; resolve: () => void } = deferred();
   private lastProgressAt: number | null = null;
@@ -109,6 +109,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     if (!this.enabled) return;
     this.stopping = true;
     this.registry.deleteInterval('webhook-delivery');
+    clearTimeout(this.heldRetry);
     if (!(await this.task.stop(WORKER_DRAIN_CAP_MS))) {
       this.logger.warn(`deliveries still in flight after ${WORKER_DRAIN_CAP_MS} ms; their attempts will be retried`);
     }
@@ -125,16 +126,8 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     return { ok: true };
   }
 
-  /**
-   * Runs a tick now (also what the timer does); resolves when it completes. Unlike a wake, it looks
-   * at the positions whenever their last look found nothing (see POSITIONS_QUIET_MS).
-   */
+  /** Runs a tick now (also what the timer does); resolves when it completes. */
   tick(): Promise<void> {
-    this.positionsQuietUntil = 0;
-    return this.run();
-  }
-
-  private run(): Promise<void> {
     return this.task.trigger().catch((err) => logFailure(this.logger, err, 'webhook delivery tick failed'));
   }
 
@@ -144,7 +137,21 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     if (this.task.running) {
       this.wakeRequested = true;
       this.changed.resolve();
-    } else void this.run();
+    } else void this.tick();
+  }
+
+  /** Events wait above the horizon: look again soon, later each time they still wait. */
+  private lookAgainForHeld(held: boolean): void {
+    if (!held) {
+      this.heldDelayMs = HELD_RETRY_MS;
+      return;
+    }
+    if (this.heldRetry || this.stopping) return;
+    this.heldRetry = setTimeout(() => {
+      this.heldRetry = undefined;
+      this.wake();
+    }, this.heldDelayMs);
+    this.heldDelayMs = Math.min(2 * this.heldDelayMs, HELD_RETRY_MAX_MS);
   }
 
   /**
@@ -197,13 +204,14 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
         this.lastClaimAt = Date.now();
         this.wakeRequested = false;
         const before = { freed, sharesFreed };
-        // Retries (and rows a commit wrote) first, then the events after the endpoints' positions
-        // in the room that is left: each send takes its slot as it starts.
+        // Retries (and rows 1.8.0's commits wrote) first, then the events after the endpoints'
+        // positions in the room that is left: each send takes its slot as it starts.
         const due = await this.repo.claimDue(this.ds.manager, window.room());
         for (const d of due) void attempt(d);
-        const lookAtPositions = window.hasRoom && Date.now() >= this.positionsQuietUntil;
-        const fresh = lookAtPositions ? await this.positions.claim(this.ds.manager, window.room(), this.settings.eventRetentionDays) : { deliveries: [], more: false };
-        if (lookAtPositions && !fresh.deliveries.length && !fresh.more) this.positionsQuietUntil = Date.now() + POSITIONS_QUIET_MS;
+        const fresh = window.hasRoom
+          ? await this.positions.claim(this.ds.manager, window.room(), this.settings.eventRetentionDays)
+          : { deliveries: [], more: false, held: false };
+        this.lookAgainForHeld(fresh.held);
         for (const d of fresh.deliveries) void attempt(d);
         this.lastProgressAt = Date.now();
         emptyClaim = due.length === 0 && fresh.deliveries.length === 0 && !fresh.more ? before : null;

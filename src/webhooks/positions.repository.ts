@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { eventIdSql } from '../db/journal-sql';
 import { sqlRows } from '../db/sql';
-import { KNOWN_MIGRATIONS } from '../db/schema/schema-state';
 import { HORIZON } from '../events/feed.repository';
 import type { ClaimRoom } from './delivery-window';
 import type { ClaimedDelivery, PositionBatch } from './webhook-rows';
@@ -16,11 +15,12 @@ import { hasRowSql, receivesSql } from './position-sql';
  */
 export const POSITION_SCAN = 500;
 
-/** The migrations of this build: one not among them was applied by a newer release. */
-const KNOWN_NAMES = KNOWN_MIGRATIONS.map((k) => k.name);
-
-/** A row per event to send, as a claimed delivery; one with a null id for an endpoint that only passed over a full read. */
+/**
+ * A row per event to send, as a claimed delivery (`send`); one for an endpoint that only passed over
+ * a full read (`full`); one when events wait above the horizon (`held`).
+ */
 type ClaimRow = Omit<ClaimedDelivery, 'id' | 'attempts' | 'fresh'> & {
+  kind: 'send' | 'full' | 'held';
   id: string | null;
   eventId: string;
   createdAt: string;
@@ -44,42 +44,37 @@ export class PositionsRepository {
    * work the window's free slots, the endpoints furthest behind first. Only events below the
    * feed's horizon are read, so none can still appear before a position once it has passed them;
    * those the endpoint's rules at their place do not let through, those past retention and those
-   * with a delivery row (a commit wrote it) are passed over. A position with events to send is
-   * leased, as a claimed row is, until the worker has recorded their results and moves it to the
-   * batch's end (recordResults); one with only events to pass over is moved at once, and `more`
-   * says that it read as many as a claim reads: there may be more to pass over, so the worker
-   * claims again rather than wait for a wake. Positions another worker holds, by its lock or its
-   * lease, are skipped.
-   *
-   * Every commit of this release and of 1.7.0 writes a row for each delivery it queues: until a
-   * migration of a newer release is applied (one not of this build), whose instances may write
-   * events without rows, every event below the horizon has its rows, and the positions are moved
-   * to the horizon at once instead of passing over each event (which cost PostgreSQL about a tenth
-   * more CPU a write in the bench's join row). Once one is, events are read one by one, an event's
-   * row looked for first: nearly every event has one while writers of both kinds run, and its
-   * rules need not be read then (the AND of the select list is evaluated in order, stopping at the
-   * first false). Planned on every call, as claimDue is.
+   * with a delivery row (written by 1.8.0's commits, or by a first result whose batch lost its
+   * lease) are passed over: an event's row is looked for first, its rules only when it has none
+   * (the AND of the select list is evaluated in order, stopping at the first false). A position
+   * with events to send is leased, as a claimed row is, until the worker has recorded their results
+   * and moves it to the batch's end (recordResults); one with only events to pass over is moved at
+   * once. `more` says that a position passed over as many as a claim reads (there may be more: the
+   * worker claims again rather than wait for a wake); `held`, that committed events of an enabled
+   * endpoint's game wait above the horizon, behind a transaction still open, which may end without
+   * a commit that announces them. Positions another worker holds, by its lock or its lease, are
+   * skipped. Planned on every call, as claimDue is.
    */
-  async claim(m: EntityManager, room: ClaimRoom, retentionDays: number): Promise<{ deliveries: ClaimedDelivery[]; more: boolean }> {
+  async claim(m: EntityManager, room: ClaimRoom, retentionDays: number): Promise<{ deliveries: ClaimedDelivery[]; more: boolean; held: boolean }> {
     const rows = await sqlRows<ClaimRow>(
       m,
       `WITH flying AS (
          SELECT f.endpoint_id, f.n FROM unnest($1::uuid[], $2::int[]) AS f(endpoint_id, n)
        ), h AS MATERIALIZED (
          SELECT s.era, ${HORIZON} AS horizon FROM feed_state s
-       ), newer AS MATERIALIZED (
-         SELECT EXISTS (SELECT 1 FROM schema_migrations s WHERE s.name <> ALL ($8::text[])) AS applied
-       ), jumped AS (
-         UPDATE webhook_positions p SET era = h.era, xid = h.horizon, seq = 0
-         FROM h, newer
-         WHERE NOT newer.applied AND (p.lease_until IS NULL OR p.lease_until <= now()) AND (p.era, p.xid, p.seq) < (h.era, h.horizon, 0)
+       ), held AS MATERIALIZED (
+         SELECT 1 FROM webhook_positions p JOIN webhook_endpoints w ON w.id = p.endpoint_id CROSS JOIN h
+         WHERE w.disabled_at IS NULL
+           AND EXISTS (SELECT 1 FROM journal o WHERE o.game_id = w.game_id AND o.type IS NOT NULL
+                       AND (o.era, o.xid) >= (h.era, h.horizon) AND (o.era, o.xid, o.seq) > (p.era, p.xid, p.seq))
+         LIMIT 1
        ), cand AS (
          SELECT p.endpoint_id, coalesce(f.n, 0) AS n, count(*) OVER () AS endpoints, p.era, p.xid, p.seq
          FROM webhook_positions p
          JOIN webhook_endpoints w ON w.id = p.endpoint_id
-         CROSS JOIN h CROSS JOIN newer
+         CROSS JOIN h
          LEFT JOIN flying f ON f.endpoint_id = p.endpoint_id
-         WHERE newer.applied AND w.disabled_at IS NULL AND (p.lease_until IS NULL OR p.lease_until <= now())
+         WHERE w.disabled_at IS NULL AND (p.lease_until IS NULL OR p.lease_until <= now())
            AND EXISTS (SELECT 1 FROM journal o WHERE o.game_id = w.game_id AND o.type IS NOT NULL
                        AND (o.era, o.xid, o.seq) > (p.era, p.xid, p.seq) AND (o.era, o.xid) < (h.era, h.horizon))
        ), allowance AS (
@@ -123,22 +118,24 @@ export class PositionsRepository {
          FROM ends e WHERE p.endpoint_id = e.endpoint_id
          RETURNING p.endpoint_id, p.lease_until
        )
-       SELECT svc_delivery_id(w.id, ${eventIdSql('o')})::text AS id, w.id AS "endpointId", w.url, w.format, w.secret,
+       SELECT CASE WHEN b.id IS NULL THEN 'full' ELSE 'send' END AS kind, svc_delivery_id(w.id, ${eventIdSql('o')})::text AS id, w.id AS "endpointId", w.url, w.format, w.secret,
               CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret",
               o.body AS event, o.trace_context AS "traceContext", ${eventIdSql('o')} AS "eventId",
               o.created_at::text AS "createdAt", now()::timestamptz(3)::text AS "claimedAt", mv.lease_until::text AS lease,
-              e.era, e.xid::text AS xid, e.seq::text AS seq, e.taken
+              e.era, e.xid::text AS xid, e.seq::text AS seq, e.taken, row_number() OVER (ORDER BY b.era, b.xid, b.seq) AS ord
        FROM ends e
        JOIN moved mv ON mv.endpoint_id = e.endpoint_id
        LEFT JOIN batch b ON b.endpoint_id = e.endpoint_id AND b.sendable
        LEFT JOIN webhook_endpoints w ON w.id = b.endpoint_id
        LEFT JOIN journal o ON o.id = b.id
        WHERE b.id IS NOT NULL OR (e.taken = 0 AND e.read = $7)
-       ORDER BY b.era, b.xid, b.seq`,
-      [room.endpointIds, room.inFlight, room.share, room.fairFree, room.borrowFree, retentionDays, POSITION_SCAN, KNOWN_NAMES],
+       UNION ALL
+       SELECT 'held', ${Array(17).fill('NULL').join(', ')} FROM held
+       ORDER BY ord`,
+      [room.endpointIds, room.inFlight, room.share, room.fairFree, room.borrowFree, retentionDays, POSITION_SCAN],
     );
     const batches = new Map<string, PositionBatch>();
-    const deliveries = rows.filter((r): r is ClaimRow & { id: string } => r.id !== null).map((r): ClaimedDelivery => {
+    const deliveries = rows.filter((r): r is ClaimRow & { id: string } => r.kind === 'send').map((r): ClaimedDelivery => {
       let batch = batches.get(r.endpointId);
       if (!batch) {
         batch = { endpointId: r.endpointId, lease: r.lease, era: r.era, xid: r.xid, seq: r.seq, size: r.taken, recorded: 0, lost: false };
@@ -157,6 +154,6 @@ export class PositionsRepository {
         fresh: { eventId: r.eventId, createdAt: r.createdAt, claimedAt: r.claimedAt, batch },
       };
     });
-    return { deliveries, more: deliveries.length < rows.length };
+    return { deliveries, more: rows.some((r) => r.kind === 'full'), held: rows.some((r) => r.kind === 'held') };
   }
 }
