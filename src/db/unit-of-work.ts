@@ -58,7 +58,7 @@ export class Tx {
   readonly playerNotifications: StagedNotification[] = [];
   /** The players the flush wrote a notification for (internal ids), known once it has run. */
   readonly notifiedPlayers: NotifiedPlayer[] = [];
-  /** Whether the flush queued a webhook delivery, known once it has run. */
+  /** Whether an enabled webhook endpoint takes one of the events (the workers are woken), known once the flush has run. */
   deliveriesQueued = false;
   readonly afterCommitHooks: (() => void)[] = [];
 

@@ -106,10 +106,11 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    if (!this.enabled) return;
     this.stopping = true;
-    this.registry.deleteInterval('webhook-delivery');
+    // Armed by any tick, the timer's own or one run by hand on an instance whose worker is off.
     clearTimeout(this.heldRetry);
+    if (!this.enabled) return;
+    this.registry.deleteInterval('webhook-delivery');
     if (!(await this.task.stop(WORKER_DRAIN_CAP_MS))) {
       this.logger.warn(`deliveries still in flight after ${WORKER_DRAIN_CAP_MS} ms; their attempts will be retried`);
     }
@@ -164,15 +165,20 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   private async deliverDue(): Promise<void> {
     const window = new DeliveryWindow();
     let unrecorded = 0;
-    // Slots freed, and endpoints that fell below their share, since the tick began; and the counts
-    // when the last claim began, if it found nothing.
+    // Slots freed, endpoints that fell below their share, and batches whose results moved their
+    // position, since the tick began; and the counts when the last claim began, if it found nothing.
     let freed = 0;
     let sharesFreed = 0;
-    let emptyClaim: { freed: number; sharesFreed: number } | null = null;
+    let batchesDone = 0;
+    let emptyClaim: { freed: number; sharesFreed: number; batchesDone: number } | null = null;
     // A claim that found nothing is taken as the answer until a share or CLAIM_AT_LEAST slots
-    // have been freed since it began (sends finishing while it ran count too).
+    // have been freed since it began (sends finishing while it ran count too), or a batch's
+    // position has moved: until then the position's lease kept its next events from that claim.
     const foundNothing = () =>
-      emptyClaim !== null && emptyClaim.sharesFreed === sharesFreed && freed - emptyClaim.freed < CLAIM_AT_LEAST;
+      emptyClaim !== null &&
+      emptyClaim.sharesFreed === sharesFreed &&
+      emptyClaim.batchesDone === batchesDone &&
+      freed - emptyClaim.freed < CLAIM_AT_LEAST;
     const attempt = async (d: ClaimedDelivery) => {
       window.add(d.endpointId);
       const span = this.attemptSpans?.start(d);
@@ -185,6 +191,8 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
       unrecorded++;
       this.changed.resolve();
       await this.recorder.record(record);
+      const batch = d.fresh?.batch;
+      if (batch && batch.recorded === batch.size && !batch.lost) batchesDone++;
       unrecorded--;
       this.changed.resolve();
     };
@@ -203,7 +211,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
       if (claimNow) {
         this.lastClaimAt = Date.now();
         this.wakeRequested = false;
-        const before = { freed, sharesFreed };
+        const before = { freed, sharesFreed, batchesDone };
         // Retries (and rows 1.8.0's commits wrote) first, then the events after the endpoints'
         // positions in the room that is left: each send takes its slot as it starts.
         const due = await this.repo.claimDue(this.ds.manager, window.room());

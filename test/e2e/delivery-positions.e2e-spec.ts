@@ -2,27 +2,29 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { DeliveryPositions1768200000000 } from '../../migrations/1768200000000-delivery-positions';
+import { DeliveriesByPosition1768300000000 } from '../../migrations/1768300000000-deliveries-by-position';
 import { oldestReleaseFor } from '../../migrations/release';
-import { RELEASE } from '../../src/version';
+import { eventIdSql } from '../../src/db/journal-sql';
 import { AUTO_DISABLE_AFTER } from '../../src/webhooks/backoff';
 import { DeliveryWindow } from '../../src/webhooks/delivery-window';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
+import { untakenSql } from '../../src/webhooks/position-sql';
 import { POSITION_SCAN, PositionsRepository } from '../../src/webhooks/positions.repository';
 import type { AttemptRecord, ClaimedDelivery } from '../../src/webhooks/webhook-rows';
 import { WEBHOOK_BACKLOG_SQL, WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { joinOk, postGroup } from '../helpers/groups';
 import { insertEventsSql } from '../helpers/journal';
-import { onFreshDatabase } from '../helpers/query-runner';
+import { onFreshDatabase, withQueryRunner } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { recordingReceiver, type LocalServer } from '../helpers/webhook-receiver';
 
 /**
- * DeliveryPositions1768200000000 and the worker that follows the journal by position
- * (docs/design/write-path.md, step 6, release B): each endpoint's events after its position are
- * its deliveries not yet taken up; the worker sends those without a row under their derived ids,
- * writes each row with its first result and moves the position. This release's commits still
- * write a row for every delivery (passed over here); an event without one is what the next release
- * writes, made here by removing the row a commit wrote before any worker ran.
+ * DeliveryPositions1768200000000, DeliveriesByPosition1768300000000 and the worker that follows the
+ * journal by position (docs/design/write-path.md, step 6, releases B1 and B2): each endpoint's
+ * events after its position are its deliveries not yet taken up; the worker sends them under their
+ * derived ids, writes each row with its first result and moves the position. This release's
+ * commits write no row; the rows release 1.8.0's commits write (it may run beside this one) are
+ * sent as rows, and passed over by the positions.
  */
 
 jest.setTimeout(60_000);
@@ -70,27 +72,23 @@ async function setUp(events: string[] = [], status?: (n: number) => number) {
 }
 
 let users = 0;
-/** A join whose delivery rows the commit wrote are removed before any worker sees them: as the next release writes it. */
-async function rowlessJoin(auth: Record<string, string>, groupId: string): Promise<{ eventId: string; userId: string }> {
+/** A join, as this release commits it: no delivery row. */
+async function joined(auth: Record<string, string>, groupId: string): Promise<{ eventId: string; userId: string }> {
   const userId = `pos-${++users}`;
   await joinOk(t, auth, groupId, userId);
-  const [e] = await t.db.query<{ id: string }>(
-    `SELECT left(replace(id::text, '-', ''), 24) AS id FROM journal WHERE type = 'member.joined' AND target_id = $1`,
-    [userId],
-  );
-  await t.db.query('DELETE FROM webhook_deliveries WHERE event_id = $1', [e.id]);
+  const [e] = await t.db.query<{ id: string }>(`SELECT ${eventIdSql('journal')} AS id FROM journal WHERE type = 'member.joined' AND target_id = $1`, [userId]);
   return { eventId: e.id, userId };
 }
 
-async function rowlessLeave(auth: Record<string, string>, groupId: string, userId: string): Promise<string> {
+async function left(auth: Record<string, string>, groupId: string, userId: string): Promise<string> {
   expect((await t.http.post(`/v1/groups/${groupId}/leave`).set(auth).send({ userId })).status).toBe(200);
-  const [e] = await t.db.query<{ id: string }>(
-    `SELECT left(replace(id::text, '-', ''), 24) AS id FROM journal WHERE type = 'member.left' AND target_id = $1`,
-    [userId],
-  );
-  await t.db.query('DELETE FROM webhook_deliveries WHERE event_id = $1', [e.id]);
+  const [e] = await t.db.query<{ id: string }>(`SELECT ${eventIdSql('journal')} AS id FROM journal WHERE type = 'member.left' AND target_id = $1`, [userId]);
   return e.id;
 }
+
+/** The event's delivery row for the endpoint, as a commit of release 1.8.0 writes it: pending, no attempt yet. */
+const rowAs180 = (endpointId: string, eventId: string) =>
+  t.db.query('INSERT INTO webhook_deliveries (id, endpoint_id, event_id) VALUES (svc_delivery_id($1, $2), $1, $2)', [endpointId, eventId]);
 
 const derivedId = async (endpointId: string, eventId: string) =>
   (await t.db.query<{ id: string }>('SELECT svc_delivery_id($1, $2)::text AS id', [endpointId, eventId]))[0].id;
@@ -161,50 +159,81 @@ describe('DeliveryPositions1768200000000', () => {
   });
 });
 
-/**
- * A migration of a fictitious next release, whose instances write events without rows, recorded as
- * letting this build run beside it: from then on the worker reads the events after a position one
- * by one.
- */
-const NEXT = 'NextRelease1799000000000';
-const nextReleaseMigrated = async () => {
-  await t.db.query(`INSERT INTO schema_migrations ("timestamp", name) VALUES (1799000000000, $1)`, [NEXT]);
-  await t.db.query(`INSERT INTO schema_releases (name, release, kind, oldest_release) VALUES ($1, '9.9.9', 'expand', $2)`, [NEXT, RELEASE]);
-};
-const nextReleaseRolledBack = async () => {
-  await t.db.query('DELETE FROM schema_releases WHERE name = $1', [NEXT]);
-  await t.db.query('DELETE FROM schema_migrations WHERE name = $1', [NEXT]);
-};
+describe('DeliveriesByPosition1768300000000', () => {
+  it('is an expand of 1.9.0 that lets 1.8.0 run beside it', () => {
+    const migration = new DeliveriesByPosition1768300000000();
+    expect(migration.release).toEqual({ version: '1.9.0', kind: 'expand' });
+    expect(oldestReleaseFor(migration.release)).toBe('1.8.0');
+    expect(MIGRATIONS).toContain(DeliveriesByPosition1768300000000);
+    expect(MIGRATIONS.indexOf(DeliveriesByPosition1768300000000)).toBe(MIGRATIONS.length - 1);
+  });
 
-describe('before a newer release migrates', () => {
-  it('moves each position to the horizon in one claim: every event below it has its rows', async () => {
-    const { rx, endpointId } = await setUp();
-    await tick();
-    rx.received.length = 0;
-    const [{ gameId }] = await t.db.query<{ gameId: string }>('SELECT game_id AS "gameId" FROM webhook_endpoints WHERE id = $1', [endpointId]);
+  it('its down writes the rows of the deliveries the log lists as untaken, as 1.8.0 commits them, and none for an event with a row', async () => {
+    // `filtered` takes joins only and has a disabled spell (C); `paused` takes every event and is
+    // disabled before the last (E).
+    const { auth, rx, endpointId: filtered, groupId } = await setUp(['member.joined']);
+    const hook = await t.http.post('/v1/webhooks').set(auth).send({ url: rx.url, events: [] });
+    expect(hook.status).toBe(201);
+    const paused = (hook.body as { id: string }).id;
+    const disable = async (id: string, disabled: boolean) => expect((await t.http.patch(`/v1/webhooks/${id}`).set(auth).send({ disabled })).status).toBe(200);
+
+    const a = await joined(auth, groupId);
+    const leave = await left(auth, groupId, a.userId);
+    const b = await joined(auth, groupId);
+    // B's delivery to `filtered` was taken up and delivered: it has its row.
     await t.db.query(
-      `WITH e AS (${insertEventsSql(
-        `SELECT lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || lpad(to_hex(i), 12, '0'), $1::text, NULL, 'game.user.banned', '{}'
-         FROM generate_series(1, ${2 * POSITION_SCAN + 50}) AS i`,
-      )})
-       INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts) SELECT svc_delivery_id($2, e.id), $2, e.id, 'delivered', 1 FROM e`,
-      [gameId, endpointId],
+      `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts, last_attempt_at, last_status, completed_at)
+       VALUES (svc_delivery_id($1, $2), $1, $2, 'delivered', 1, now(), 204, now())`,
+      [filtered, b.eventId],
     );
-    expect(await positionAtHead(endpointId)).toBe(false);
-    const { deliveries, more } = await t.app.get(PositionsRepository).claim(t.app.get(DataSource).manager, new DeliveryWindow().room(), 7);
-    expect({ deliveries, more }).toEqual({ deliveries: [], more: false });
-    expect(await positionAtHead(endpointId)).toBe(true);
-    expect(rx.arrivals).toEqual([]);
+    await disable(filtered, true);
+    const c = await joined(auth, groupId);
+    await disable(filtered, false);
+    await disable(paused, true);
+    const e = await joined(auth, groupId);
+
+    const untaken = { [filtered]: [a.eventId, e.eventId], [paused]: [a.eventId, leave, b.eventId, c.eventId] };
+    const logs = async () => ({ [filtered]: await logOf(auth, filtered), [paused]: await logOf(auth, paused) });
+    const before = await logs();
+    for (const [id, events] of Object.entries(untaken)) {
+      expect(before[id].filter((d) => d.attempts === 0).map((d) => d.eventId).sort()).toEqual([...events].sort());
+    }
+    const bRowOf = () => t.db.query('SELECT * FROM webhook_deliveries WHERE id = svc_delivery_id($1, $2)', [filtered, b.eventId]);
+    const bRow = await bRowOf();
+
+    await withQueryRunner(t.app.get(DataSource), (q) => new DeliveriesByPosition1768300000000().down(q));
+
+    // Nothing is left untaken, and the log lists the same deliveries, field for field.
+    expect(await t.db.query(`SELECT count(*)::int AS n FROM (${untakenSql('p.endpoint_id = ANY ($1::uuid[])')}) u`, [[filtered, paused]])).toEqual([{ n: 0 }]);
+    expect(await logs()).toEqual(before);
+    const rows = await t.db.query<{ id: string; endpoint_id: string; event_id: string; status: string; attempts: number; next: boolean; created: boolean; untouched: boolean }>(
+      `SELECT d.id::text, d.endpoint_id, d.event_id, d.status, d.attempts, d.next_attempt_at = o.created_at AS next, d.created_at = o.created_at AS created,
+              d.last_attempt_at IS NULL AND d.last_status IS NULL AND d.last_error IS NULL AND d.completed_at IS NULL AND d.lease_until IS NULL AS untouched
+       FROM webhook_deliveries d JOIN journal o ON o.id = (d.event_id || '00000000')::uuid
+       WHERE d.endpoint_id = ANY ($1::uuid[]) AND d.id <> svc_delivery_id($2, $3)`,
+      [[filtered, paused], filtered, b.eventId],
+    );
+    const expected: (typeof rows)[number][] = [];
+    for (const [id, events] of Object.entries(untaken)) {
+      for (const eventId of events) {
+        expected.push({ id: await derivedId(id, eventId), endpoint_id: id, event_id: eventId, status: 'pending', attempts: 0, next: true, created: true, untouched: true });
+      }
+    }
+    const byId = (x: { id: string }, y: { id: string }) => x.id.localeCompare(y.id);
+    expect(rows.sort(byId)).toEqual(expected.sort(byId));
+    expect(await bRowOf()).toEqual(bRow);
+
+    // This release sends those rows once each, as it sends 1.8.0's.
+    await tick();
+    await tick();
+    expect(rx.arrivals.map((d) => d.deliveryId).sort()).toEqual(expected.filter((d) => d.endpoint_id === filtered).map((d) => d.id).sort());
   });
 });
 
-describe('the worker by position, once a newer release has migrated', () => {
-  beforeAll(nextReleaseMigrated);
-  afterAll(nextReleaseRolledBack);
-
-  it('passes over the events whose rows a commit wrote: each sent once, as its row, and the position moves past them', async () => {
+describe('the worker by position', () => {
+  it('passes over the events whose rows a 1.8.0 commit wrote: each sent once, as its row, and the position moves past them', async () => {
     const { auth, rx, endpointId, groupId } = await setUp();
-    for (let i = 0; i < 3; i++) await joinOk(t, auth, groupId, `row-${i}`);
+    for (let i = 0; i < 3; i++) await rowAs180(endpointId, (await joined(auth, groupId)).eventId);
     await tick();
     await tick();
     const rows = await t.db.query<{ id: string }>('SELECT id::text FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId]);
@@ -215,9 +244,9 @@ describe('the worker by position, once a newer release has migrated', () => {
 
   it('sends an event without a row under its derived id, listed pending until then, and writes its row with the result', async () => {
     const { auth, rx, endpointId, groupId } = await setUp();
-    await tick(); // the group's creation, which has its row
+    await tick(); // the group's creation
     rx.received.length = 0;
-    const { eventId } = await rowlessJoin(auth, groupId);
+    const { eventId } = await joined(auth, groupId);
     const id = await derivedId(endpointId, eventId);
     const [event] = await t.db.query<{ at: Date }>(`SELECT created_at AS at FROM journal WHERE id = ($1 || '00000000')::uuid`, [eventId]);
 
@@ -249,7 +278,7 @@ describe('the worker by position, once a newer release has migrated', () => {
   it('a first attempt that fails leaves a row pending for its retry, which the rows claim then sends', async () => {
     let status = 503;
     const { auth, rx, endpointId, groupId } = await setUp([], () => status);
-    const { eventId } = await rowlessJoin(auth, groupId);
+    const { eventId } = await joined(auth, groupId);
     const id = await derivedId(endpointId, eventId);
     await tick();
     const [row] = await t.db.query<{ status: string; attempts: number; last_status: number; later: boolean }>(
@@ -268,10 +297,10 @@ describe('the worker by position, once a newer release has migrated', () => {
 
   it('follows the rules in force at each event: a filtered type and the events of a disabled spell are passed over; those queued before it wait', async () => {
     const { auth, rx, endpointId, groupId } = await setUp(['member.joined']);
-    const queued = await rowlessJoin(auth, groupId);
-    const filtered = await rowlessLeave(auth, groupId, queued.userId);
+    const queued = await joined(auth, groupId);
+    const filtered = await left(auth, groupId, queued.userId);
     expect((await t.http.patch(`/v1/webhooks/${endpointId}`).set(auth).send({ disabled: true })).status).toBe(200);
-    const whileDisabled = await rowlessJoin(auth, groupId);
+    const whileDisabled = await joined(auth, groupId);
 
     const pending = await logOf(auth, endpointId, { status: 'pending' });
     expect(pending.map((d) => d.eventId)).toEqual([queued.eventId]);
@@ -281,7 +310,7 @@ describe('the worker by position, once a newer release has migrated', () => {
     expect(rx.arrivals).toEqual([]);
 
     expect((await t.http.patch(`/v1/webhooks/${endpointId}`).set(auth).send({ disabled: false })).status).toBe(200);
-    const after = await rowlessJoin(auth, groupId);
+    const after = await joined(auth, groupId);
     await tick();
     expect(rx.arrivals.map((a) => a.eventId).sort()).toEqual([queued.eventId, after.eventId].sort());
     expect(rx.arrivals.map((a) => a.eventId)).not.toContain(filtered);
@@ -292,7 +321,7 @@ describe('the worker by position, once a newer release has migrated', () => {
   it('a batch whose results were never recorded is taken up again once its lease runs out, under the same ids; recorded, the position moves', async () => {
     const { auth, endpointId, groupId } = await setUp();
     await tick();
-    const first = await rowlessJoin(auth, groupId);
+    const first = await joined(auth, groupId);
     const positions = t.app.get(PositionsRepository);
     const m = t.app.get(DataSource).manager;
     const claim = async () => (await positions.claim(m, new DeliveryWindow().room(), 7)).deliveries;
@@ -334,9 +363,49 @@ describe('the worker by position, once a newer release has migrated', () => {
       [gameId, endpointId],
     );
     expect(await positionAtHead(endpointId)).toBe(false);
+    // One claim reads as many as it may, sends none of them and says there may be more.
+    const one = await t.app.get(PositionsRepository).claim(t.app.get(DataSource).manager, new DeliveryWindow().room(), 7);
+    expect(one).toEqual({ deliveries: [], more: true, held: false });
+    expect(await positionAtHead(endpointId)).toBe(false);
     await tick();
     expect(await positionAtHead(endpointId)).toBe(true);
     expect(rx.arrivals).toEqual([]);
+  });
+
+  it('a claim says when an event waits above the horizon, and the worker looks again on its own until the transaction before it ends', async () => {
+    const { auth, rx, endpointId, groupId } = await setUp();
+    await tick();
+    rx.received.length = 0;
+    const { Client } = await import('pg');
+    const blocker = new Client({ connectionString: t.db.url });
+    await blocker.connect();
+    try {
+      // A transaction with an id, older than the join's, still open: the join's event lies above the horizon.
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT pg_current_xact_id()');
+      const { eventId } = await joined(auth, groupId);
+
+      const claimed = await t.app.get(PositionsRepository).claim(t.app.get(DataSource).manager, new DeliveryWindow().room(), 7);
+      expect(claimed).toEqual({ deliveries: [], more: false, held: true });
+      // Queued all the same: the log lists it.
+      expect((await logOf(auth, endpointId, { status: 'pending' })).map((d) => [d.eventId, d.attempts])).toEqual([[eventId, 0]]);
+      await tick();
+      expect(rx.arrivals).toEqual([]);
+
+      // It ends with no write, so no commit announces the event; this app's worker (disabled:
+      // ticked by the tests) has no timer of its own and hears no commit. Only the look again
+      // that the held claim asked for can take it up.
+      await blocker.query('ROLLBACK');
+      for (const deadline = Date.now() + 5_000; !rx.arrivals.length && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      expect(rx.arrivals).toEqual([{ deliveryId: await derivedId(endpointId, eventId), eventId, type: 'member.joined' }]);
+    } finally {
+      await blocker.end();
+    }
+    // Sent, its result moves the position: nothing is held any more.
+    for (const deadline = Date.now() + 5_000; !(await positionAtHead(endpointId)) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    expect(await positionAtHead(endpointId)).toBe(true);
+    expect(await t.app.get(PositionsRepository).claim(t.app.get(DataSource).manager, new DeliveryWindow().room(), 7)).toEqual({ deliveries: [], more: false, held: false });
+    expect(rx.arrivals).toHaveLength(1);
   });
 
   it('two workers ticking at once never send one event twice', async () => {
@@ -344,7 +413,7 @@ describe('the worker by position, once a newer release has migrated', () => {
     await tick();
     rx.received.length = 0;
     const events: string[] = [];
-    for (let i = 0; i < 30; i++) events.push((await rowlessJoin(auth, groupId)).eventId);
+    for (let i = 0; i < 30; i++) events.push((await joined(auth, groupId)).eventId);
     const other = await startTestApp(ENV, t.db);
     try {
       for (let round = 0; round < 10 && rx.arrivals.length < events.length; round++) await Promise.all([tick(), tick(other)]);

@@ -5,7 +5,8 @@ import { EndpointEpochs1768100000000 } from '../../migrations/1768100000000-endp
 import { oldestReleaseFor } from '../../migrations/release';
 import { AUTO_DISABLE_AFTER } from '../../src/webhooks/backoff';
 import { DeliveryWindow } from '../../src/webhooks/delivery-window';
-import type { AttemptRecord } from '../../src/webhooks/webhook-rows';
+import { PositionsRepository } from '../../src/webhooks/positions.repository';
+import type { AttemptRecord, ClaimedDelivery } from '../../src/webhooks/webhook-rows';
 import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { onFreshDatabase } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
@@ -97,8 +98,13 @@ describe('EndpointEpochs1768100000000', () => {
     }
     const repo = t.app.get(WebhooksRepository);
     const m = t.app.get(DataSource).manager;
-    const [a, b, c] = (await repo.claimDue(m, new DeliveryWindow().room())).filter((d) => d.endpointId === id).map((d) => d.id);
-    const fail = (deliveryId: string): AttemptRecord => ({ id: deliveryId, attempts: 1, outcome: 'retry', status: 500, error: 'HTTP 500', retryInMs: 60_000, durationMs: 3 });
+    // First attempts, taken up from the endpoint's position: their results write their rows.
+    const [a, b, c] = (await t.app.get(PositionsRepository).claim(m, new DeliveryWindow().room(), 7)).deliveries.filter((d) => d.endpointId === id);
+    expect(c).toBeDefined();
+    const fail = (d: ClaimedDelivery): AttemptRecord => ({
+      id: d.id, attempts: 1, outcome: 'retry', status: 500, error: 'HTTP 500', retryInMs: 60_000, durationMs: 3,
+      fresh: { ...d.fresh!, endpointId: d.endpointId },
+    });
     await repo.recordResults(m, [fail(a)], AUTO_DISABLE_AFTER);
     expect(await epochs(id)).toHaveLength(1);
     await t.db.query('UPDATE webhook_endpoints SET consecutive_failures = $2 WHERE id = $1', [id, AUTO_DISABLE_AFTER - 1]);

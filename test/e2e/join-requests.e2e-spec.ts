@@ -544,8 +544,12 @@ describe('the two new event types', () => {
     await stream.waitFor(() => stream.frames.filter((f) => f.event?.startsWith('join_request.')).length >= 2, 10_000, 'both frames');
     expect(stream.frames.filter((f) => f.event).map((f) => f.event)).toEqual(['join_request.created', 'join_request.declined']);
     const ids = (await events(g, 'join_request.created')).concat(await events(g, 'join_request.declined')).map((e) => e.body.id as string);
-    const deliveries = await t.db.query<{ event_id: string }>('SELECT event_id FROM webhook_deliveries WHERE endpoint_id = $1', [wh.body.id]);
-    expect(deliveries.map((d) => d.event_id).sort()).toEqual([...ids].sort());
+    // Queued for the endpoint (a commit writes no delivery row): its delivery log lists them pending.
+    const log = await t.http.get(`/v1/webhooks/${wh.body.id}/deliveries`).set(auth);
+    expect(log.status).toBe(200);
+    const deliveries = log.body.items as { eventId: string; status: string; attempts: number }[];
+    expect(deliveries.map((d) => d.eventId).sort()).toEqual([...ids].sort());
+    expect(deliveries.every((d) => d.status === 'pending' && d.attempts === 0)).toBe(true);
     const until = Date.now() + 15_000;
     let feed;
     do feed = await t.http.get('/v1/events/feed?types=join_request.created,join_request.declined&limit=1000').set(auth);

@@ -273,23 +273,19 @@ describe('unit of work', () => {
     expect(attempts).toBe(2);
   });
 
-  it('retries a delivery whose webhook endpoint was deleted under its flush, and no other foreign key violation', async () => {
-    let attempts = 0;
-    const gone = (constraint: string) => Object.assign(new Error('violates foreign key constraint'), { code: '23503', constraint });
-    const result = await uow.run(async () => {
-      attempts++;
-      if (attempts === 1) throw gone('webhook_deliveries_endpoint_id_fkey');
-      return 'done';
-    });
-    expect({ result, attempts }).toEqual({ result: 'done', attempts: 2 });
-    attempts = 0;
-    await expect(
-      uow.run(async () => {
-        attempts++;
-        throw gone('members_group_id_fkey');
-      }),
-    ).rejects.toMatchObject({ code: '23503' });
-    expect(attempts).toBe(1);
+  it('does not retry a foreign key violation, not even of a delivery row\'s endpoint', async () => {
+    // The flush writes no delivery row since 1.9.0: an endpoint deleted under it fails nothing, so
+    // that violation is no longer told apart; like any other it is the work's own error.
+    for (const constraint of ['webhook_deliveries_endpoint_id_fkey', 'members_group_id_fkey']) {
+      let attempts = 0;
+      await expect(
+        uow.run(async () => {
+          attempts++;
+          throw Object.assign(new Error('violates foreign key constraint'), { code: '23503', constraint });
+        }),
+      ).rejects.toMatchObject({ code: '23503', constraint });
+      expect({ constraint, attempts }).toEqual({ constraint, attempts: 1 });
+    }
   });
 
   it('retries a real deadlock between two transactions: both complete', async () => {

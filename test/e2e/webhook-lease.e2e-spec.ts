@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { DeliveryLease1767000000000 } from '../../migrations/1767000000000-delivery-lease';
+import { eventIdSql } from '../../src/db/journal-sql';
 import { PER_ENDPOINT_IN_FLIGHT, WORKER_BATCH } from '../../src/webhooks/delivery-window';
 import { CLAIM_LEASE_SECONDS, WEBHOOK_BACKLOG_SQL, WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { onFreshDatabase } from '../helpers/query-runner';
@@ -33,13 +34,24 @@ interface LeaseRow {
   lease_in: number | null;
 }
 
-/** An endpoint (never sent to: the worker is off) with one pending delivery. */
+/**
+ * An endpoint (never sent to: the worker is off) with one pending delivery row, as a commit of
+ * release 1.8.0 (which may run beside this one) writes it: this release's commits write none, and
+ * the rows a claim leases are those and retries.
+ */
 async function oneDelivery(): Promise<{ auth: Record<string, string>; endpointId: string; id: string }> {
   const { auth } = await authedGame(t);
   const hook = await t.http.post('/v1/webhooks').set(auth).send({ url: 'http://127.0.0.1:9/never-sent' });
   expect(hook.status).toBe(201);
   expect((await t.http.post('/v1/bans').set(auth).send({ userId: 'leased' })).status).toBe(201);
-  const [{ id }] = await t.db.query<{ id: string }>(`SELECT id FROM webhook_deliveries WHERE endpoint_id = $1`, [hook.body.id]);
+  const [{ id }] = await t.db.query<{ id: string }>(
+    `INSERT INTO webhook_deliveries (id, endpoint_id, event_id)
+     SELECT svc_delivery_id(w.id, ${eventIdSql('o')}), w.id, ${eventIdSql('o')}
+     FROM webhook_endpoints w JOIN journal o ON o.game_id = w.game_id AND o.type = 'game.user.banned'
+     WHERE w.id = $1
+     RETURNING id`,
+    [hook.body.id],
+  );
   return { auth, endpointId: hook.body.id, id };
 }
 

@@ -1,5 +1,6 @@
 import { EVENT_TYPES } from '../../src/events/event-types';
-import { journalAudit } from '../helpers/journal';
+import { untakenSql } from '../../src/webhooks/position-sql';
+import { journalAudit, journalEvents } from '../helpers/journal';
 import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -397,17 +398,46 @@ describe('DELETE /v1/webhooks/:id', () => {
   });
 
   it('removes the endpoint\'s pending deliveries', async () => {
-    const { auth } = await game();
+    const { gameId, auth } = await game();
     const h = await create(auth);
     const other = await create(auth);
-    expect((await t.http.post('/v1/bans').set(auth).send({ userId: 'cheater' })).status).toBe(201);
-    const count = async (id: string) =>
-      Number((await t.db.query<{ n: string }>(`SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`, [id]))[0].n);
-    expect(await count(h.id)).toBe(1);
-    expect(await count(other.id)).toBe(1);
+    const banned = async (userId: string) => {
+      expect((await t.http.post('/v1/bans').set(auth).send({ userId })).status).toBe(201);
+      const [e] = await t.db.query<{ id: string }>(
+        `SELECT id FROM ${journalEvents()} WHERE game_id = $1 AND type = 'game.user.banned' AND body->>'svcUserId' = $2`,
+        [gameId, userId],
+      );
+      return e.id;
+    };
+    // A commit writes no delivery row: each endpoint's queue is the events after its position.
+    await banned('cheater');
+    // And a row, as 1.8.0's commits wrote them (a retry's row is the same to the deletion).
+    const withRow = await banned('griefer');
+    await t.db.query(`INSERT INTO webhook_deliveries (id, endpoint_id, event_id) VALUES (svc_delivery_id($1, $2), $1, $2)`, [h.id, withRow]);
+    const pending = async (id: string) => {
+      const r = await t.http.get(`/v1/webhooks/${id}/deliveries`).query({ status: 'pending' }).set(auth);
+      return r.status === 200 ? (r.body.items as { attempts: number }[]).length : r.status;
+    };
+    const left = async (id: string) => {
+      const [r] = await t.db.query<{ rows: number; positions: number; untaken: number }>(
+        `SELECT (SELECT count(*)::int FROM webhook_deliveries WHERE endpoint_id = $1) AS rows,
+                (SELECT count(*)::int FROM webhook_positions WHERE endpoint_id = $1) AS positions,
+                (SELECT count(*)::int FROM (${untakenSql('p.endpoint_id = $1')}) u) AS untaken`,
+        [id],
+      );
+      return r;
+    };
+    expect(await pending(h.id)).toBe(2);
+    expect(await pending(other.id)).toBe(2);
+    expect(await left(h.id)).toEqual({ rows: 1, positions: 1, untaken: 1 });
+    expect(await left(other.id)).toEqual({ rows: 0, positions: 1, untaken: 2 });
+
     expect((await t.http.delete(`/v1/webhooks/${h.id}`).set(auth)).status).toBe(204);
-    expect(await count(h.id)).toBe(0);
-    expect(await count(other.id)).toBe(1);
+    // Without its position nothing is queued for it any more: the worker takes up deliveries by position.
+    expect(await left(h.id)).toEqual({ rows: 0, positions: 0, untaken: 0 });
+    expect(await pending(h.id)).toBe(404);
+    expect(await left(other.id)).toEqual({ rows: 0, positions: 1, untaken: 2 });
+    expect(await pending(other.id)).toBe(2);
   });
 
   it('an unknown or non-uuid id is 404; another game\'s endpoint is 404 and stays', async () => {
