@@ -1,7 +1,8 @@
 // Webhook delivery throughput (SPEC §6 Webhook delivery): a local receiver answering 200 after a
-// set latency; DELIVERIES events and one pending delivery each enqueued with ONE SQL statement
-// (exactly the rows the unit of work writes for a committed event, so all are due at one commit),
-// then the server's worker drains them. Deliveries/s = deliveries / (last completed_at - commit).
+// set latency; DELIVERIES events written to the journal with ONE SQL statement (as the unit of work
+// writes a committed event: each is queued for the endpoint by its place after the endpoint's
+// position, so all are due at one commit), then the server's worker drains them, writing each
+// delivery's row with its result. Deliveries/s = deliveries / (last completed_at - commit).
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { cpuWindow, percentile, procMb, sleep } from './processes.mjs';
@@ -48,8 +49,8 @@ export async function startReceiver() {
 }
 
 /**
- * One run: a new endpoint (through the API) to the receiver, `deliveries` rows enqueued, then
- * polled until none is pending (or `timeoutS`); the endpoint is disabled at the end.
+ * One run: a new endpoint (through the API) to the receiver, `deliveries` events written, then
+ * polled until each has its finished row (or `timeoutS`); the endpoint is disabled at the end.
  */
 export async function measureWebhooks({ api, db, gameId, groupId, receiver, latencyMs, deliveries, timeoutS, pid, postmasterPid }) {
   receiver.state.latencyMs = latencyMs;
@@ -65,21 +66,19 @@ export async function measureWebhooks({ api, db, gameId, groupId, receiver, late
        SELECT ev.id, $5::jsonb || jsonb_build_object('id', ev.id, 'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                                 'member', ($5::jsonb -> 'member') || jsonb_build_object('userId', 'hook-' || ev.i)) AS body
        FROM ev
-     ), journal_rows AS (
-       INSERT INTO journal (id, game_id, group_id, type, body, names)
-       SELECT (b.id || '00000000')::uuid, $3, $4, 'member.joined', b.body, svc_journal_names(NULL, NULL, NULL, b.body) FROM bodies b
      )
-     INSERT INTO webhook_deliveries (id, endpoint_id, event_id) SELECT svc_uuidv7(), $6, ev.id FROM ev`,
-    [prefix, deliveries, gameId, groupId, JSON.stringify(template), endpoint.id],
+     INSERT INTO journal (id, game_id, group_id, type, body, names)
+     SELECT (b.id || '00000000')::uuid, $3, $4, 'member.joined', b.body, svc_journal_names(NULL, NULL, NULL, b.body) FROM bodies b`,
+    [prefix, deliveries, gameId, groupId, JSON.stringify(template)],
   );
   const committedAt = Date.now();
   const cpu = cpuWindow({ serverPid: pid, postmasterPid });
   // The worker wakes on the NOTIFY a commit of the service sends; this INSERT sent none.
   await db.query(`SELECT pg_notify('svc_deliveries', '')`);
-  let pending = deliveries;
-  while (pending > 0 && Date.now() - committedAt < timeoutS * 1000) {
+  let done = 0;
+  while (done < deliveries && Date.now() - committedAt < timeoutS * 1000) {
     await sleep(250);
-    pending = (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`, [endpoint.id])).rows[0].n;
+    done = (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status <> 'pending'`, [endpoint.id])).rows[0].n;
   }
   const usage = cpu();
   const rss = procMb(pid);

@@ -217,7 +217,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
         const due = await this.repo.claimDue(this.ds.manager, window.room());
         for (const d of due) void attempt(d);
         const fresh = window.hasRoom
-          ? await this.positions.claim(this.ds.manager, window.room(), this.settings.eventRetentionDays)
+          ? await this.positions.claim(this.ds, window.room(), this.settings.eventRetentionDays)
           : { deliveries: [], more: false, held: false };
         this.lookAgainForHeld(fresh.held);
         for (const d of fresh.deliveries) void attempt(d);

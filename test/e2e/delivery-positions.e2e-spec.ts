@@ -323,8 +323,8 @@ describe('the worker by position', () => {
     await tick();
     const first = await joined(auth, groupId);
     const positions = t.app.get(PositionsRepository);
-    const m = t.app.get(DataSource).manager;
-    const claim = async () => (await positions.claim(m, new DeliveryWindow().room(), 7)).deliveries;
+    const ds = t.app.get(DataSource);
+    const claim = async () => (await positions.claim(ds, new DeliveryWindow().room(), 7)).deliveries;
 
     const taken = await claim();
     expect(taken.map((d) => d.id)).toEqual([await derivedId(endpointId, first.eventId)]);
@@ -339,9 +339,9 @@ describe('the worker by position', () => {
       fresh: { ...d.fresh!, endpointId: d.endpointId },
     });
     const repo = t.app.get(WebhooksRepository);
-    await repo.recordResults(m, [record(taken[0])], AUTO_DISABLE_AFTER, [taken[0].fresh!.batch]);
+    await repo.recordResults(ds.manager, [record(taken[0])], AUTO_DISABLE_AFTER, [taken[0].fresh!.batch]);
     expect(await positionAtHead(endpointId)).toBe(false);
-    await repo.recordResults(m, [record(again[0])], AUTO_DISABLE_AFTER, [again[0].fresh!.batch]);
+    await repo.recordResults(ds.manager, [record(again[0])], AUTO_DISABLE_AFTER, [again[0].fresh!.batch]);
     expect(await positionAtHead(endpointId)).toBe(true);
     expect(await t.db.query('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [taken[0].id])).toEqual([{ status: 'delivered', attempts: 1 }]);
     expect(await t.db.query('SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE delivery_id = $1', [taken[0].id])).toEqual([{ n: 1 }]);
@@ -364,7 +364,7 @@ describe('the worker by position', () => {
     );
     expect(await positionAtHead(endpointId)).toBe(false);
     // One claim reads as many as it may, sends none of them and says there may be more.
-    const one = await t.app.get(PositionsRepository).claim(t.app.get(DataSource).manager, new DeliveryWindow().room(), 7);
+    const one = await t.app.get(PositionsRepository).claim(t.app.get(DataSource), new DeliveryWindow().room(), 7);
     expect(one).toEqual({ deliveries: [], more: true, held: false });
     expect(await positionAtHead(endpointId)).toBe(false);
     await tick();
@@ -385,7 +385,7 @@ describe('the worker by position', () => {
       await blocker.query('SELECT pg_current_xact_id()');
       const { eventId } = await joined(auth, groupId);
 
-      const claimed = await t.app.get(PositionsRepository).claim(t.app.get(DataSource).manager, new DeliveryWindow().room(), 7);
+      const claimed = await t.app.get(PositionsRepository).claim(t.app.get(DataSource), new DeliveryWindow().room(), 7);
       expect(claimed).toEqual({ deliveries: [], more: false, held: true });
       // Queued all the same: the log lists it.
       expect((await logOf(auth, endpointId, { status: 'pending' })).map((d) => [d.eventId, d.attempts])).toEqual([[eventId, 0]]);
@@ -404,7 +404,7 @@ describe('the worker by position', () => {
     // Sent, its result moves the position: nothing is held any more.
     for (const deadline = Date.now() + 5_000; !(await positionAtHead(endpointId)) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
     expect(await positionAtHead(endpointId)).toBe(true);
-    expect(await t.app.get(PositionsRepository).claim(t.app.get(DataSource).manager, new DeliveryWindow().room(), 7)).toEqual({ deliveries: [], more: false, held: false });
+    expect(await t.app.get(PositionsRepository).claim(t.app.get(DataSource), new DeliveryWindow().room(), 7)).toEqual({ deliveries: [], more: false, held: false });
     expect(rx.arrivals).toHaveLength(1);
   });
 

@@ -97,20 +97,20 @@ describe('EndpointEpochs1768100000000', () => {
       expect(r.status).toBe(201);
     }
     const repo = t.app.get(WebhooksRepository);
-    const m = t.app.get(DataSource).manager;
+    const ds = t.app.get(DataSource);
     // First attempts, taken up from the endpoint's position: their results write their rows.
-    const [a, b, c] = (await t.app.get(PositionsRepository).claim(m, new DeliveryWindow().room(), 7)).deliveries.filter((d) => d.endpointId === id);
+    const [a, b, c] = (await t.app.get(PositionsRepository).claim(ds, new DeliveryWindow().room(), 7)).deliveries.filter((d) => d.endpointId === id);
     expect(c).toBeDefined();
     const fail = (d: ClaimedDelivery): AttemptRecord => ({
       id: d.id, attempts: 1, outcome: 'retry', status: 500, error: 'HTTP 500', retryInMs: 60_000, durationMs: 3,
       fresh: { ...d.fresh!, endpointId: d.endpointId },
     });
-    await repo.recordResults(m, [fail(a)], AUTO_DISABLE_AFTER);
+    await repo.recordResults(ds.manager, [fail(a)], AUTO_DISABLE_AFTER);
     expect(await epochs(id)).toHaveLength(1);
     await t.db.query('UPDATE webhook_endpoints SET consecutive_failures = $2 WHERE id = $1', [id, AUTO_DISABLE_AFTER - 1]);
-    await repo.recordResults(m, [fail(b)], AUTO_DISABLE_AFTER);
+    await repo.recordResults(ds.manager, [fail(b)], AUTO_DISABLE_AFTER);
     const disabled = await lastWrite(id);
-    await repo.recordResults(m, [fail(c)], AUTO_DISABLE_AFTER);
+    await repo.recordResults(ds.manager, [fail(c)], AUTO_DISABLE_AFTER);
     expect((await epochs(id)).slice(1)).toEqual([{ ...disabled, events: [], disabled: true }]);
   });
 
