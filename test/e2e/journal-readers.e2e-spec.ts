@@ -1,3 +1,4 @@
+import { untakenSql } from '../../src/webhooks/position-sql';
 import { expectError } from '../helpers/errors';
 import { joinOk, postGroup } from '../helpers/groups';
 import { journalEvents } from '../helpers/journal';
@@ -43,9 +44,19 @@ it('the feed serves each event as its journal row holds it', async () => {
   expect(page.body.items.filter((e: { readFrom?: string }) => e.readFrom)).toHaveLength(1);
 });
 
+/** The delivery row of `eventId` to the game's endpoint, as a worker writes it once it has taken the delivery up. */
+async function deliveryRow(hookId: string, eventId: string): Promise<void> {
+  await t.db.query(
+    `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts, created_at)
+     SELECT d.id, d.endpoint_id, d.event_id, 'failed', 1, d.created_at FROM (${untakenSql('p.endpoint_id = $1')}) d WHERE d.event_id = $2`,
+    [hookId, eventId],
+  );
+}
+
 it('an event whose journal row lost its body is gone: left out of the feed, 410 as a cursor, and typeless in the delivery log', async () => {
   const g = await joinedGame();
   const gone = g.ids[1];
+  await deliveryRow(g.hookId, gone);
   await t.db.query(`UPDATE journal SET body = NULL, trace_context = NULL WHERE ${journalEvent(gone)}`);
   // Its audit part stays, as an expired event's does.
   expect((await t.db.query<{ action: string }>(`SELECT action FROM journal WHERE ${journalEvent(gone)}`))[0].action).not.toBeNull();
@@ -59,4 +70,13 @@ it('an event whose journal row lost its body is gone: left out of the feed, 410 
   const types = new Map(log.body.items.map((d: { eventId: string; eventType: string | null }) => [d.eventId, d.eventType]));
   expect(types.get(gone)).toBeNull();
   expect(types.get(g.ids[2])).toBe('member.joined');
+});
+
+it('a delivery not taken up whose event lost its body is dropped unsent: the delivery log no longer lists it', async () => {
+  const g = await joinedGame();
+  const listed = async () =>
+    (await t.http.get(`/v1/webhooks/${g.hookId}/deliveries`).set(g.auth)).body.items.map((d: { eventId: string }) => d.eventId).sort();
+  expect(await listed()).toEqual([...g.ids].sort());
+  await t.db.query(`UPDATE journal SET body = NULL, trace_context = NULL WHERE ${journalEvent(g.ids[1])}`);
+  expect(await listed()).toEqual(g.ids.filter((id) => id !== g.ids[1]).sort());
 });
