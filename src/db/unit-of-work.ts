@@ -179,13 +179,14 @@ export class UnitOfWork {
 /**
  * Writes, in one round trip that also commits: each change once, as a journal row that is its audit
  * entry and its event (paired by auditIds; docs/design/write-path.md), in the order staged, its
- * names without the words `unindexed` lists (journal-names.ts); the players' notifications (EXTENSIONS X9), each recipient named by
- * external id looked up here; and the NOTIFYs staged with tx.notify, which Postgres sends only on
- * commit. It writes no webhook delivery: an event is queued for each endpoint by its place after
- * the endpoint's position (PositionsRepository), and the flush only reads whether an enabled
- * endpoint of the game takes one of its events, to wake the workers. The wake-ups for the events,
- * the deliveries and the players notified are announced once it has committed (CommitAnnouncer). The journal and notification rows' feed
- * position (era, xid, seq) comes from their column defaults. With traces on, the events keep the
+ * names without the words `unindexed` lists (journal-names.ts); the players' notifications
+ * (EXTENSIONS X9), each recipient named by external id looked up here; and the NOTIFYs staged with
+ * tx.notify, which Postgres sends only on commit. It writes no webhook delivery: an event is queued
+ * for each endpoint by its place after the endpoint's position (PositionsRepository), and the flush
+ * only reads whether an enabled endpoint of the game takes one of its events, to wake the workers.
+ * The wake-ups for the events, the deliveries and the players notified are announced once it has
+ * committed (CommitAnnouncer). The journal and notification rows' feed position (era, xid, seq)
+ * comes from their column defaults. With traces on, the events keep the
  * trace context of the request that wrote them, which their webhook attempts link to.
  */
 async function flush(tx: Tx, tracing: Tracing | null, unindexed: ReadonlySet<number>): Promise<void> {

@@ -269,6 +269,9 @@ it('at once: a transaction held open (feed lagging), an endpoint failing 25 time
       cause: 'a transaction held open, then one event written',
       cure: 'committing it',
       raises: [{ name: 'GuildhallFeedLagging' }],
+      // Webhook deliveries are taken up from the feed below its horizon too: the joins of the step
+      // beside this one wait behind the open transaction, due and growing older.
+      mayRaise: ['GuildhallWebhookBacklogGrowing', 'GuildhallWebhookDeliveryLate'],
       start: async () => {
         holder = await session();
         await holder.query('BEGIN');
