@@ -15,7 +15,7 @@ import { DeliverySender, type AttemptResult } from './delivery-sender';
 import { DeliveryWindow, WORKER_BATCH } from './delivery-window';
 import { ResultRecorder } from './result-recorder';
 import type { AttemptRecord, ClaimedDelivery } from './webhook-rows';
-import { completedBatches, markLost } from './position-batches';
+import { completedBatches, markLost, movesPosition } from './position-batches';
 import { PositionsRepository } from './positions.repository';
 import { WebhooksRepository } from './webhooks.repository';
 
@@ -191,8 +191,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
       unrecorded++;
       this.changed.resolve();
       await this.recorder.record(record);
-      const batch = d.fresh?.batch;
-      if (batch && batch.recorded === batch.size && !batch.lost) batchesDone++;
+      if (d.fresh && movesPosition(d.fresh.batch)) batchesDone++;
       unrecorded--;
       this.changed.resolve();
     };

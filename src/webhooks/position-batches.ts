@@ -10,10 +10,15 @@ export function completedBatches(results: readonly AttemptRecord[]): PositionBat
   const complete: PositionBatch[] = [];
   for (const r of results) {
     const batch = r.fresh?.batch;
-    if (batch && ++batch.recorded === batch.size && !batch.lost) complete.push(batch);
+    if (!batch) continue;
+    batch.recorded++;
+    if (movesPosition(batch)) complete.push(batch);
   }
   return complete;
 }
+
+/** Every result of the batch is written (or going to be, in this write) and none was lost: its position moves. */
+export const movesPosition = (batch: PositionBatch): boolean => batch.recorded === batch.size && !batch.lost;
 
 /** Results that could not be written: their batches' positions stay, and their leases run out. */
 export function markLost(results: readonly AttemptRecord[]): void {

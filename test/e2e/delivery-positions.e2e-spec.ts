@@ -16,6 +16,7 @@ import { joinOk, postGroup } from '../helpers/groups';
 import { insertEventsSql } from '../helpers/journal';
 import { onFreshDatabase, withQueryRunner } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { rowAsCommitted } from '../helpers/webhook-deliveries';
 import { recordingReceiver, type LocalServer } from '../helpers/webhook-receiver';
 
 /**
@@ -85,10 +86,6 @@ async function left(auth: Record<string, string>, groupId: string, userId: strin
   const [e] = await t.db.query<{ id: string }>(`SELECT ${eventIdSql('journal')} AS id FROM journal WHERE type = 'member.left' AND target_id = $1`, [userId]);
   return e.id;
 }
-
-/** The event's delivery row for the endpoint, as a commit of release 1.8.0 writes it: pending, no attempt yet. */
-const rowAs180 = (endpointId: string, eventId: string) =>
-  t.db.query('INSERT INTO webhook_deliveries (id, endpoint_id, event_id) VALUES (svc_delivery_id($1, $2), $1, $2)', [endpointId, eventId]);
 
 const derivedId = async (endpointId: string, eventId: string) =>
   (await t.db.query<{ id: string }>('SELECT svc_delivery_id($1, $2)::text AS id', [endpointId, eventId]))[0].id;
@@ -233,7 +230,7 @@ describe('DeliveriesByPosition1768300000000', () => {
 describe('the worker by position', () => {
   it('passes over the events whose rows a 1.8.0 commit wrote: each sent once, as its row, and the position moves past them', async () => {
     const { auth, rx, endpointId, groupId } = await setUp();
-    for (let i = 0; i < 3; i++) await rowAs180(endpointId, (await joined(auth, groupId)).eventId);
+    for (let i = 0; i < 3; i++) await rowAsCommitted(t.db, endpointId, (await joined(auth, groupId)).eventId);
     await tick();
     await tick();
     const rows = await t.db.query<{ id: string }>('SELECT id::text FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId]);

@@ -2,6 +2,7 @@ import { EVENT_TYPES } from '../../src/events/event-types';
 import { untakenSql } from '../../src/webhooks/position-sql';
 import { journalAudit, journalEvents } from '../helpers/journal';
 import { bearer, newGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { rowAsCommitted } from '../helpers/webhook-deliveries';
 
 /**
  * Webhook endpoints end to end: SPEC §2 Webhook endpoint, §4 Webhook endpoints, §7, §8 (url and
@@ -413,7 +414,7 @@ describe('DELETE /v1/webhooks/:id', () => {
     await banned('cheater');
     // And a row, as 1.8.0's commits wrote them (a retry's row is the same to the deletion).
     const withRow = await banned('griefer');
-    await t.db.query(`INSERT INTO webhook_deliveries (id, endpoint_id, event_id) VALUES (svc_delivery_id($1, $2), $1, $2)`, [h.id, withRow]);
+    await rowAsCommitted(t.db, h.id, withRow);
     const pending = async (id: string) => {
       const r = await t.http.get(`/v1/webhooks/${id}/deliveries`).query({ status: 'pending' }).set(auth);
       return r.status === 200 ? (r.body.items as { attempts: number }[]).length : r.status;

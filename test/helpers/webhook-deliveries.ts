@@ -21,3 +21,8 @@ export async function insertDeliveries(t: TestApp, endpointId: string, n: number
   );
   return rows.map((r) => r.id);
 }
+
+/** The event's delivery row for the endpoint, as a commit of release 1.8.0 wrote it: pending, no attempt yet. */
+export async function rowAsCommitted(db: Pick<TestApp['db'], 'query'>, endpointId: string, eventId: string): Promise<void> {
+  await db.query('INSERT INTO webhook_deliveries (id, endpoint_id, event_id) VALUES (svc_delivery_id($1, $2), $1, $2)', [endpointId, eventId]);
+}
