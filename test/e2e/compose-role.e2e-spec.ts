@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { MIGRATIONS } from '../../migrations';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres';
 import { databaseUrl } from '../helpers/test-db';
-import { freePort, http, killAll, lines, MAIN_JS, requireBuild, ROOT, serverEnv, spawnNode, startServerProcess, TEST_ADMIN_TOKEN } from '../helpers/process';
+import { freePort, http, killAll, lines, MAIN_JS, requireBuild, ROOT, serverEnv, spawnNode, startServerProcess, TEST_ADMIN_TOKEN, waitForHealthy } from '../helpers/process';
 
 /**
  * docker/initdb/10-guildhall-role.sh, the script the postgres image runs on an empty volume, run
@@ -154,8 +154,7 @@ describe('the compose database role (docker/initdb)', () => {
   it('boots the built service as the role: migrations applied, extensions created, healthy, writes succeed', async () => {
     const url = roleUrl(serverUrl(), names);
     const server = await startServerProcess(url, { PGPASSWORD: names.password });
-    const health = await http(`${server.url}/healthz`);
-    expect(health.status).toBe(200);
+    const health = await waitForHealthy(server.url);
     expect(health.body).toMatchObject({ status: 'ok', db: { ok: true } });
     const game = await http(`${server.url}/v1/admin/games`, {
       method: 'POST',
@@ -231,7 +230,7 @@ describe('the compose database role on a server that checks passwords', () => {
 
   it('connects with the password from PGPASSWORD, DATABASE_URL carrying none', async () => {
     const server = await startServerProcess(roleUrl(pg.url, names), { PGPASSWORD: names.password });
-    expect((await http(`${server.url}/healthz`)).status).toBe(200);
+    await waitForHealthy(server.url);
   });
 
   it("sees other roles' transactions in other databases here too", async () => {

@@ -14,6 +14,7 @@ import {
   sleep,
   spawnNode,
   startServerProcess,
+  waitForHealthy,
   waitForHttp,
   type Exit,
   type Proc,
@@ -197,8 +198,7 @@ describe('server start-up (built dist/src/main.js as a process)', () => {
     expect(r.body).toEqual({ name: 'guildhall', version: '0.0.0', release: RELEASE });
     const rows = await db.query<{ name: string }>('SELECT name FROM schema_migrations');
     expect(rows.length).toBeGreaterThan(0);
-    const health = await http(`${server.url}/healthz`);
-    expect(health.status).toBe(200);
+    const health = await waitForHealthy(server.url);
     expect(health.body).toMatchObject({ status: 'ok', db: { ok: true } });
   });
 
@@ -266,7 +266,7 @@ describe('server start-up (built dist/src/main.js as a process)', () => {
 
   it('SIGTERM shortly after a request still exits cleanly within 10 s', async () => {
     const server = await startServerProcess(db.url, { LOG_LEVEL: 'info', NODE_ENV: 'production' });
-    expect((await http(`${server.url}/healthz`)).status).toBe(200);
+    await waitForHealthy(server.url);
     server.proc.child.kill('SIGTERM');
     const exit = await server.proc.waitForExit(10_000);
     expect(exit.code === 0 || exit.signal === 'SIGTERM').toBe(true);

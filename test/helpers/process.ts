@@ -240,6 +240,21 @@ export async function waitForHttp(baseUrl: string, timeoutMs: number, proc?: Pro
   }
 }
 
+/**
+ * Polls `/healthz` until it answers 200 (at most `timeoutMs`) and returns that answer. An instance
+ * that answers already reports 503 until its webhook worker has completed its first tick (SPEC §4),
+ * which it starts as it boots: a check made as soon as it answers can lose that race.
+ */
+export async function waitForHealthy(baseUrl: string, timeoutMs = 10_000): Promise<HttpResult> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await http(`${baseUrl}/healthz`, { timeoutMs: 2_000 });
+    if (r.status === 200) return r;
+    if (Date.now() > deadline) throw new Error(`${baseUrl}/healthz still answers ${r.status} after ${timeoutMs} ms: ${r.text.slice(0, 500)}`);
+    await sleep(25);
+  }
+}
+
 /** Whether something accepts TCP connections on 127.0.0.1:port (bounded to `timeoutMs`). */
 export function canConnect(port: number, host = '127.0.0.1', timeoutMs = 1_000): Promise<boolean> {
   return new Promise((res) => {

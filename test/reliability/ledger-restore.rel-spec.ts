@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestDatabase } from '../helpers/test-db';
-import { cleanEnv, http, lines, ROOT, runProgram, TEST_ADMIN_TOKEN } from '../helpers/process';
+import { cleanEnv, http, lines, ROOT, runProgram, TEST_ADMIN_TOKEN, waitForHealthy } from '../helpers/process';
 import { initCluster, PG15_BIN, removeScratch, scratchDir, type Cluster } from './helpers/pg-cluster';
 import { createGame, expectStatus, SecretLedger, startInstance, type Instance } from './helpers/service';
 
@@ -144,7 +144,7 @@ describe('a restore, then the ledger', () => {
     expect(out[out.length - 1]).toBe(appliedLine);
 
     const after = await instanceOn(asService);
-    await expectStatus(call(after.base, '/healthz', { headers: {} }), 200);
+    await waitForHealthy(after.base);
     await expectStatus(call(after.base, '/v1/whoami', { headers: bearer(spare.key) }), 401);
     await expectStatus(call(after.base, '/v1/whoami', { headers: auth }), 200);
     await expectStatus(call(after.base, '/v1/admin/whoami', { headers: bearer(gone.token) }), 401);
