@@ -9,6 +9,21 @@ export const eventKeySql = (eventId: string): string => `(${eventId} || '0000000
 /** The event id of journal row `j`: the first 12 bytes of its key. */
 export const eventIdSql = (j: string): string => `left(replace(${j}.id::text, '-', ''), 24)`;
 
+/** The millisecond of journal row `j`'s key (a uuidv7's first 48 bits) as toISOString writes it. */
+const keyInstantSql = (j: string): string =>
+  `to_char((timestamptz 'epoch' + ('x' || left(replace(${j}.id::text, '-', ''), 12))::bit(48)::bigint * interval '1 millisecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The event of journal row `j` as it was published (null once it expired). A body stored without
+ * its id (a writer of release 1.11.0 or later: see eventStoredBody) lacks the fields the row's
+ * columns hold, which are added back: its id (the key's first 12 bytes), its type, its game, its
+ * group when it has one, and its instant (the key's millisecond). jsonb keeps one order of keys
+ * whatever the order they are put in, so the text is the one the whole body had.
+ */
+export const eventBodySql = (j: string): string =>
+  `CASE WHEN ${j}.body ? 'id' THEN ${j}.body ELSE jsonb_build_object('id', ${eventIdSql(j)}, 'type', ${j}.type, 'gameId', ${j}.game_id, ` +
+  `'occurredAt', ${keyInstantSql(j)}) || CASE WHEN ${j}.group_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('groupId', ${j}.group_id) END || ${j}.body END`;
+
 /**
  * Journal row `j` holds an event still kept. `type` is what the feed indexes hold; an expiry takes
  * it off with the body (since 1.3.0: 1.2.0's kept the type, which JournalHistory then took off).

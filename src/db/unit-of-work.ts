@@ -70,12 +70,14 @@ export class Tx {
 
   /** Stages an event; it reaches subscribers only after commit. Returns the body as published. */
   emit(input: EventInput): SvcEvent {
+    // One instant for both: the event's instant is then its id's millisecond (see eventBodySql).
+    const now = Date.now();
     const event: SvcEvent = {
-      id: eventId(),
+      id: eventId(now),
       type: input.type,
       gameId: input.gameId,
       ...(input.groupId ? { groupId: input.groupId } : {}),
-      occurredAt: new Date().toISOString(),
+      occurredAt: new Date(now).toISOString(),
       ...input.data,
     };
     this.events.push(event);

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { journalKey } from '../common/ids';
 import { SETTINGS } from '../config/settings.module';
 import type { Settings } from '../config/settings';
-import { eventIdSql, GAMES_WITH_EVENTS, isEventSql } from '../db/journal-sql';
+import { eventBodySql, eventIdSql, GAMES_WITH_EVENTS, isEventSql } from '../db/journal-sql';
 import { confirmedRows, sqlRows } from '../db/sql';
 import type { SvcEvent } from './event';
 import { comparePositions, FEED_START, parseSnapshot, positionOf, type FeedPosition, type TxSnapshot } from './feed-position';
@@ -106,7 +106,7 @@ export class FeedRepository {
 
   /** Up to `limit` events of the scope after `after`, in feed order, below the horizon. */
   async page(scope: FeedScope, after: FeedPosition, limit: number): Promise<FeedEvent[]> {
-    return (await this.pageRows<Row>(`p.body, ${POSITION('p')}, ${STORED_AT('p')}`, scope, after, limit)).map(toEvent);
+    return (await this.pageRows<Row>(`${eventBodySql('p')} AS body, ${POSITION('p')}, ${STORED_AT('p')}`, scope, after, limit)).map(toEvent);
   }
 
   /**
@@ -114,7 +114,7 @@ export class FeedRepository {
    * rather than parsing a thousand bodies only to serialise them again, and reads nothing else.
    */
   pageText(scope: FeedScope, after: FeedPosition, limit: number): Promise<{ id: string; json: string }[]> {
-    return this.pageRows(`${eventIdSql('p')} AS id, p.body::text AS json`, scope, after, limit);
+    return this.pageRows(`${eventIdSql('p')} AS id, (${eventBodySql('p')})::text AS json`, scope, after, limit);
   }
 
   private pageRows<R>(columns: string, scope: FeedScope, after: FeedPosition, limit: number): Promise<R[]> {
@@ -133,7 +133,7 @@ export class FeedRepository {
       // event of the game instead of walking the index, and that must not also decode every body.
       // Ordered by the columns, not by the text the select list gives the same names.
       `SELECT ${columns} FROM (
-         SELECT o.id, o.body, o.era, o.xid, o.seq, o.created_at FROM journal o
+         SELECT o.id, o.type, o.game_id, o.group_id, o.body, o.era, o.xid, o.seq, o.created_at FROM journal o
          WHERE ${scopeCondition} AND ${isEventSql('o')} AND (o.era, o.xid, o.seq) > ($6::int, $2::xid8, $3::bigint) AND ${VISIBLE('o')}
            AND o.created_at >= now() - make_interval(days => $5) ${typeCondition}
          ORDER BY o.era, o.xid, o.seq
@@ -178,9 +178,9 @@ export class FeedRepository {
          SELECT * FROM unnest($1::uuid[], $2::int[], $3::xid8[], $4::bigint[], $6::int[], $7::xid8[], $8::bigint[], $9::float8[])
            AS c(game_id, era, xid, seq, sent_era, sent_xid, sent_seq, sent_at)
        ), h AS MATERIALIZED (SELECT s.era, ${HORIZON} AS horizon FROM feed_state s)
-       SELECT c.game_id AS "gameId", 'event' AS kind, e.body, ${POSITION('e')}, ${STORED_AT('e')}
+       SELECT c.game_id AS "gameId", 'event' AS kind, ${eventBodySql('e')} AS body, ${POSITION('e')}, ${STORED_AT('e')}
        FROM c CROSS JOIN h CROSS JOIN LATERAL (
-         SELECT o.body, o.era, o.xid, o.seq, o.created_at FROM journal o
+         SELECT o.id, o.type, o.game_id, o.group_id, o.body, o.era, o.xid, o.seq, o.created_at FROM journal o
          WHERE o.game_id = c.game_id AND ${isEventSql('o')} AND (o.era, o.xid, o.seq) > (c.era, c.xid, c.seq) AND (o.era, o.xid) < (h.era, h.horizon)
          ORDER BY o.era, o.xid, o.seq LIMIT $5
        ) e

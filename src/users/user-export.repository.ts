@@ -3,6 +3,7 @@ import type { EventEmitter } from 'node:events';
 import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 import { AUDIT_COLUMNS } from '../audit/audit-row';
 import { BAN_COLUMNS, HISTORY_COLUMNS } from '../bans/ban-rows';
+import { eventBodySql } from '../db/journal-sql';
 import { sqlRows } from '../db/sql';
 import { ConnectionLoss } from '../db/transaction';
 import { RELATIONSHIP_COLUMNS, TAG_COLUMNS } from '../friends/friend-rows';
@@ -170,7 +171,7 @@ export const exportQueries = {
     const found = mentioning('o.body IS NOT NULL', 'svc_names(o.body)', 'o', s);
     return {
       sql: `WITH named AS MATERIALIZED (${found.sql})
-            SELECT o.body::text AS json FROM named o WHERE o.game_id = $1 ORDER BY o.era, o.xid, o.seq`,
+            SELECT (${eventBodySql('o')})::text AS json FROM named o WHERE o.game_id = $1 ORDER BY o.era, o.xid, o.seq`,
       params: found.params,
     };
   },

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { eventIdSql } from '../db/journal-sql';
+import { eventBodySql, eventIdSql } from '../db/journal-sql';
 import { preparedRows } from '../db/sql';
 import { HORIZON } from '../events/feed.repository';
 import type { ClaimRoom } from './delivery-window';
@@ -134,7 +134,7 @@ export class PositionsRepository {
        )
        SELECT CASE WHEN b.id IS NULL THEN 'full' ELSE 'send' END AS kind, svc_delivery_id(w.id, ${eventIdSql('o')})::text AS id, w.id AS "endpointId", w.url, w.format, w.secret,
               CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret",
-              o.body AS event, o.trace_context AS "traceContext", ${eventIdSql('o')} AS "eventId",
+              ${eventBodySql('o')} AS event, o.trace_context AS "traceContext", ${eventIdSql('o')} AS "eventId",
               o.created_at::text AS "createdAt", now()::timestamptz(3)::text AS "claimedAt", mv.lease_until::text AS lease,
               e.era, e.xid::text AS xid, e.seq::text AS seq, e.taken, row_number() OVER (ORDER BY b.era, b.xid, b.seq) AS ord
        FROM ends e

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
-import { eventKeySql } from '../db/journal-sql';
+import { eventBodySql, eventKeySql } from '../db/journal-sql';
 import { sqlRows } from '../db/sql';
 import { AUTO_DISABLE_AFTER } from './backoff';
 import type { WebhookFormat } from './payload-formats';
@@ -194,7 +194,7 @@ export class WebhooksRepository {
          RETURNING d.id, d.endpoint_id, d.event_id, d.attempts
        )
        SELECT c.id, c.endpoint_id AS "endpointId", c.attempts, w.url, w.format, w.secret,
-              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret", o.body AS event,
+              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret", ${eventBodySql('o')} AS event,
               o.trace_context AS "traceContext"
        FROM claimed c
        JOIN webhook_endpoints w ON w.id = c.endpoint_id
