@@ -119,10 +119,12 @@ export async function measureNotificationStreams({ base, key, db, groupId, playe
     const rssAfter = procMb(pid);
     const serverCpu = ((cpuSeconds(pid) - cpu0) / phaseS) * 100;
     const { rows } = await db.query(
-      `SELECT body->'invitation'->>'id' AS id, body->>'occurredAt' AS at FROM journal WHERE type = 'invitation.created' AND group_id = $1 AND body IS NOT NULL`,
+      // An event's instant is its id's millisecond: the journal key's first 48 bits (the stored body may lack it).
+      `SELECT body->'invitation'->>'id' AS id, ('x' || left(replace(id::text, '-', ''), 12))::bit(48)::bigint AS at
+       FROM journal WHERE type = 'invitation.created' AND group_id = $1 AND body IS NOT NULL`,
       [groupId],
     );
-    const occurred = new Map(rows.map((r) => [r.id, Date.parse(r.at)]));
+    const occurred = new Map(rows.map((r) => [r.id, Number(r.at)]));
     const latencies = arrivals.map((a) => a.at - occurred.get(a.invitationId)).sort((a, b) => a - b);
     const fromStart = arrivals.map((a) => a.at - a.createdAt).sort((a, b) => a - b);
     return {

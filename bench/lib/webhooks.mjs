@@ -56,7 +56,13 @@ export async function measureWebhooks({ api, db, gameId, groupId, receiver, late
   receiver.state.latencyMs = latencyMs;
   receiver.state.maxInFlight = 0;
   const endpoint = await api('POST', '/v1/webhooks', { url: receiver.url, events: ['member.joined'] }, 201);
-  const [{ body: template } = {}] = (await db.query(`SELECT body FROM journal WHERE type = 'member.joined' AND body IS NOT NULL LIMIT 1`)).rows;
+  const [{ body: template } = {}] = (
+    await db.query(
+      // Whole: a stored body may lack what its row's columns hold (the id and instant are set below).
+      `SELECT jsonb_build_object('type', type, 'gameId', game_id, 'groupId', group_id) || body AS body
+       FROM journal WHERE type = 'member.joined' AND body IS NOT NULL LIMIT 1`,
+    )
+  ).rows;
   if (!template) throw new Error('webhooks: no member.joined event in the journal to copy');
   const prefix = randomBytes(4).toString('hex');
   await db.query(

@@ -12,6 +12,7 @@ import type { NotificationKind } from '../notifications/notification-kinds';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
 import { internalIdSql } from '../identity/identity.repository';
 import { CommitAnnouncer } from './commit-announcer';
+import { storedEventBody } from './event-envelope';
 import { journalNames, UNINDEXED_WORDS, type AuditPart } from './journal-names';
 import { auditIds } from './journal-pairing';
 import { eventKeySql } from './journal-sql';
@@ -210,15 +211,18 @@ async function flush(tx: Tx, tracing: Tracing | null, unindexed: ReadonlySet<num
     payload: a.payload ?? {},
     names: eventKeys.has(auditIdList[i]) ? null : journalNames(part(a), null, unindexed),
   }));
-  const events = tx.events.map((e, i) => ({
-    id: e.id,
-    n: i,
-    game_id: e.gameId,
-    group_id: e.groupId ?? null,
-    type: e.type,
-    body: e,
-    names: journalNames(part(paired.get(journalKey(e.id))), e, unindexed),
-  }));
+  const events = tx.events.map((e, i) => {
+    const body = storedEventBody(e);
+    return {
+      id: e.id,
+      n: i,
+      game_id: e.gameId,
+      group_id: e.groupId ?? null,
+      type: e.type,
+      body,
+      names: journalNames(part(paired.get(journalKey(e.id))), body, unindexed),
+    };
+  });
   const inbox = tx.playerNotifications.map((n) => ({
     id: n.id,
     game_id: n.gameId,

@@ -1,4 +1,6 @@
 import { loadUnindexedWords } from '../../src/db/journal-names';
+import { WHOLE_AGAIN } from '../../migrations/1768400000000-event-envelope-from-columns';
+import { eventBodySql } from '../../src/db/journal-sql';
 import type { TestDatabase } from './test-db';
 
 /** A journal row as the tests compare it (positions as text). */
@@ -69,12 +71,12 @@ export async function expectJournalMirrors(db: TestDatabase, gameId: string, nam
 }
 
 /**
- * The events the journal keeps, with the columns and values of the old `outbox_events` table, as a
- * FROM item named `alias`: what a test reads to see what the service stored (the journal is the
+ * The events the journal keeps, with the columns and values of the old `outbox_events` table (each
+ * body whole, as published and as that table held it), as a FROM item named `alias`: what a test reads to see what the service stored (the journal is the
  * record the service reads, and from 1.4.0 the only one it writes). An expired event is absent.
  */
 export const journalEvents = (alias = 'e'): string =>
-  `(SELECT left(replace(id::text, '-', ''), 24) AS id, game_id, group_id, type, body, trace_context, created_at, era, xid, seq
+  `(SELECT left(replace(id::text, '-', ''), 24) AS id, game_id, group_id, type, ${eventBodySql('journal')} AS body, trace_context, created_at, era, xid, seq
     FROM journal WHERE type IS NOT NULL AND body IS NOT NULL) AS ${alias}`;
 
 /** The audit entries the journal keeps, with the columns and values of the old `audit_entries` table, as a FROM item named `alias`. */
@@ -84,10 +86,12 @@ export const journalAudit = (alias = 'a'): string =>
 
 /**
  * Writes the game's changes into the old tables as releases 1.2.0 and 1.3.0 wrote them beside the
- * journal (same keys, times and positions), for the tests of what still reaches those tables' history:
+ * journal (same keys, times and positions; the journal's rows of every game whole, as they wrote them), for the tests of what still reaches those tables' history:
  * from 1.4.0 the service writes the journal alone.
  */
 export async function mirrorIntoOldTables(db: TestDatabase, gameId: string): Promise<void> {
+  // Those releases stored every event's body whole, and its names with it (as 1.11.0's down does).
+  await db.query(WHOLE_AGAIN);
   await db.query(
     `INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, actor_pseudonym, action, target_id, payload, created_at)
      SELECT id, game_id, group_id, actor_user_id, actor_pseudonym, action, target_id, payload, created_at
@@ -96,7 +100,7 @@ export async function mirrorIntoOldTables(db: TestDatabase, gameId: string): Pro
   );
   await db.query(
     `INSERT INTO outbox_events (id, game_id, group_id, type, body, trace_context, created_at, era, xid, seq) OVERRIDING SYSTEM VALUE
-     SELECT left(replace(id::text, '-', ''), 24), game_id, group_id, type, body, trace_context, created_at, era, xid, seq
+     SELECT left(replace(id::text, '-', ''), 24), game_id, group_id, type, ${eventBodySql('journal')}, trace_context, created_at, era, xid, seq
      FROM journal WHERE game_id = $1 AND type IS NOT NULL AND body IS NOT NULL ON CONFLICT (id) DO NOTHING`,
     [gameId],
   );
