@@ -7,7 +7,8 @@ import { request } from 'node:http';
 import { log } from './processes.mjs';
 
 /**
- * `count` member.joined events of the game, as the unit of work writes them, in chunks of
+ * `count` member.joined events of the game, as the unit of work writes them (their bodies without
+ * what the row's columns hold, their ids starting with the millisecond), in chunks of
  * `chunk` rows per transaction (so they span several transaction ids, as real ones do).
  */
 export async function seedFeed(db, gameId, { count, chunk = 250_000, groupId }) {
@@ -18,9 +19,8 @@ export async function seedFeed(db, gameId, { count, chunk = 250_000, groupId }) 
       `INSERT INTO journal (id, game_id, group_id, type, body, created_at, names)
        SELECT (e.id || '00000000')::uuid, $1::uuid, $2::uuid, 'member.joined', b.body, now(), svc_journal_names(NULL, NULL, NULL, b.body)
        FROM generate_series($3::int, $4::int) AS i,
-            LATERAL (SELECT 'fe' || lpad(to_hex(i), 22, '0') AS id) e,
-            LATERAL (SELECT jsonb_build_object('id', e.id, 'type', 'member.joined', 'gameId', $1::text, 'groupId', $2::text,
-                'occurredAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+            LATERAL (SELECT lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || lpad(to_hex(i), 12, '0') AS id) e,
+            LATERAL (SELECT jsonb_build_object(
                 'member', jsonb_build_object('userId', 'feed' || i, 'groupId', $2::text, 'status', 'active',
                   'roleIds', '[]'::jsonb, 'notes', NULL, 'metadata', '{}'::jsonb, 'joinedAt', now(), 'leftAt', NULL)) AS body) b`,
       [gameId, groupId, from + 1, from + n],
