@@ -1,7 +1,8 @@
+import { isoOfMs } from '../common/time';
 import type { SvcEvent } from '../events/event';
 
 /** The fields of an event body that its journal row's columns hold too (SPEC §6's base body). */
-export const ENVELOPE_FIELDS = ['id', 'type', 'gameId', 'groupId', 'occurredAt'] as const;
+const ENVELOPE_FIELDS = ['id', 'type', 'gameId', 'groupId', 'occurredAt'] as const;
 
 const EVENT_ID = /^[0-9a-f]{24}$/;
 /** A uuid as PostgreSQL prints one: what the row's uuid columns give back. */
@@ -23,7 +24,7 @@ export function storedEventBody(event: SvcEvent): Record<string, unknown> {
     typeof gameId === 'string' &&
     UUID_TEXT.test(gameId) &&
     (!('groupId' in event) || (typeof event.groupId === 'string' && UUID_TEXT.test(event.groupId))) &&
-    occurredAt === new Date(parseInt(id.slice(0, 12), 16)).toISOString();
+    occurredAt === isoOfMs(parseInt(id.slice(0, 12), 16));
   if (!rebuilt) return event;
   const rest: Record<string, unknown> = { ...event };
   for (const field of ENVELOPE_FIELDS) delete rest[field];

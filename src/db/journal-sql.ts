@@ -15,7 +15,7 @@ const keyInstantSql = (j: string): string =>
 
 /**
  * The event of journal row `j` as it was published (null once it expired). A body stored without
- * its id (a writer of release 1.11.0 or later: see eventStoredBody) lacks the fields the row's
+ * its id (a writer of release 1.11.0 or later: see storedEventBody) lacks the fields the row's
  * columns hold, which are added back: its id (the key's first 12 bytes), its type, its game, its
  * group when it has one, and its instant (the key's millisecond). jsonb keeps one order of keys
  * whatever the order they are put in, so the text is the one the whole body had.

@@ -72,8 +72,9 @@ export async function expectJournalMirrors(db: TestDatabase, gameId: string, nam
 
 /**
  * The events the journal keeps, with the columns and values of the old `outbox_events` table (each
- * body whole, as published and as that table held it), as a FROM item named `alias`: what a test reads to see what the service stored (the journal is the
- * record the service reads, and from 1.4.0 the only one it writes). An expired event is absent.
+ * body whole, as published and as that table held it), as a FROM item named `alias`: what a test
+ * reads to see what the service stored (the journal is the record the service reads, and from 1.4.0
+ * the only one it writes). An expired event is absent.
  */
 export const journalEvents = (alias = 'e'): string =>
   `(SELECT left(replace(id::text, '-', ''), 24) AS id, game_id, group_id, type, ${eventBodySql('journal')} AS body, trace_context, created_at, era, xid, seq
