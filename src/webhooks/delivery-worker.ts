@@ -16,6 +16,7 @@ import { DeliveryWindow, WORKER_BATCH } from './delivery-window';
 import { ResultRecorder } from './result-recorder';
 import type { AttemptRecord, ClaimedDelivery } from './webhook-rows';
 import { completedBatches, markLost, movesPosition } from './position-batches';
+import { PastLeaseRepository } from './past-lease.repository';
 import { PositionsRepository } from './positions.repository';
 import { WebhooksRepository } from './webhooks.repository';
 
@@ -43,10 +44,11 @@ export type WorkerHealth = { ok: true } | { ok: false; reason: string; ageMs?: n
  * The webhook delivery worker (SPEC §3, §6). Every 5 s, and whenever a commit announces new
  * deliveries, it claims due attempts (`FOR UPDATE SKIP LOCKED`, so instances never share an
  * attempt) and keeps up to 50 in flight (see DeliveryWindow for the per-endpoint shares): as sends
- * finish it claims more, so a backlog drains at the network's pace. Results are recorded in
- * batches (ResultRecorder); a tick ends only once every result it produced is written. Each claim
- * is a heartbeat for `/healthz`; SIGINT/SIGTERM wait for the attempts in flight and the writing of
- * their results, at most 30 s.
+ * finish it claims more, so a backlog drains at the network's pace; where another worker's batch
+ * holds an endpoint's position and its events wait, it sends the events after that batch
+ * (PastLeaseRepository). Results are recorded in batches (ResultRecorder); a tick ends only once
+ * every result it produced is written. Each claim is a heartbeat for `/healthz`; SIGINT/SIGTERM
+ * wait for the attempts in flight and the writing of their results, at most 30 s.
  */
 @Injectable()
 export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -84,6 +86,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly sender: DeliverySender,
     private readonly positions: PositionsRepository,
+    private readonly pastLease: PastLeaseRepository,
     @Optional() @Inject(TRACING) tracing: Tracing | null = null,
   ) {
     // Loaded only when traces are on, like the rest of the OpenTelemetry code (see TracingModule).
@@ -171,6 +174,8 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     let sharesFreed = 0;
     let batchesDone = 0;
     let emptyClaim: { freed: number; sharesFreed: number; batchesDone: number } | null = null;
+    // The endpoints whose positions this worker's batches lease, with their attempts not yet recorded.
+    const holding = new Map<string, number>();
     // A claim that found nothing is taken as the answer until a share or CLAIM_AT_LEAST slots
     // have been freed since it began (sends finishing while it ran count too), or a batch's
     // position has moved: until then the position's lease kept its next events from that claim.
@@ -181,6 +186,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
       freed - emptyClaim.freed < CLAIM_AT_LEAST;
     const attempt = async (d: ClaimedDelivery) => {
       window.add(d.endpointId);
+      if (d.fresh) holding.set(d.endpointId, (holding.get(d.endpointId) ?? 0) + 1);
       const span = this.attemptSpans?.start(d);
       const result = await this.send(d, span?.headers);
       const record = attemptRecord(d, result);
@@ -192,6 +198,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
       this.changed.resolve();
       await this.recorder.record(record);
       if (d.fresh && movesPosition(d.fresh.batch)) batchesDone++;
+      if (d.fresh) decrement(holding, d.endpointId);
       unrecorded--;
       this.changed.resolve();
     };
@@ -216,12 +223,18 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
         const due = await this.repo.claimDue(this.ds.manager, window.room());
         for (const d of due) void attempt(d);
         const fresh = window.hasRoom
-          ? await this.positions.claim(this.ds, window.room(), this.settings.eventRetentionDays)
-          : { deliveries: [], more: false, held: false };
+          ? await this.positions.claim(this.ds, window.room(), this.settings.eventRetentionDays, [...holding.keys()])
+          : { deliveries: [], more: false, held: false, leased: false };
         this.lookAgainForHeld(fresh.held);
         for (const d of fresh.deliveries) void attempt(d);
+        // Then, where other workers' leases hold positions, the events past their batches.
+        const past =
+          fresh.leased && window.hasRoom
+            ? await this.pastLease.claim(this.ds.manager, window.room(), [...holding.keys()], this.settings.eventRetentionDays)
+            : [];
+        for (const d of past) void attempt(d);
         this.lastProgressAt = Date.now();
-        emptyClaim = due.length === 0 && fresh.deliveries.length === 0 && !fresh.more ? before : null;
+        emptyClaim = due.length === 0 && fresh.deliveries.length === 0 && past.length === 0 && !fresh.more ? before : null;
         continue;
       }
       // Stopping, a wake no longer counts: no claim follows it, and waiting on it would hold the
@@ -249,6 +262,12 @@ function attemptRecord(d: ClaimedDelivery, { outcome, status, durationMs }: Atte
   if (outcome.kind === 'delivered') return { ...base, outcome: 'delivered', error: null, retryInMs: null };
   const retryInMs = outcome.kind === 'retry' ? retryDelayMs(d.attempts) : null;
   return { ...base, outcome: retryInMs === null ? 'failed' : 'retry', error: outcome.reason, retryInMs };
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const n = counts.get(key) ?? 0;
+  if (n <= 1) counts.delete(key);
+  else counts.set(key, n - 1);
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {

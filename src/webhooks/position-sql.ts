@@ -46,3 +46,52 @@ export function untakenSql(which: string, also = 'true'): string {
     WHERE ${which} AND ${also} AND o.body IS NOT NULL
       AND NOT ${hasRowSql('p.endpoint_id', 'o')} AND ${receivesSql('p.endpoint_id', 'o')}`;
 }
+
+/**
+ * The CTE \`cand\` of a claim by position: the positions of enabled endpoints that \`where\` keeps (over
+ * \`p\`, \`w\` and the horizon \`h\`), each with what this worker has in flight for it (\`flying\`) and
+ * how many there are, for BUDGETED_SQL.
+ */
+export const candidatesSql = (where: string): string => `cand AS (
+         SELECT p.endpoint_id, coalesce(f.n, 0) AS n, count(*) OVER () AS endpoints, p.era, p.xid, p.seq
+         FROM webhook_positions p
+         JOIN webhook_endpoints w ON w.id = p.endpoint_id
+         CROSS JOIN h
+         LEFT JOIN flying f ON f.endpoint_id = p.endpoint_id
+         WHERE w.disabled_at IS NULL AND ${where}
+       )`;
+
+/**
+ * The CTEs `allowance` and `budgeted` of a claim by position: from \`cand\` (endpoint_id, n in
+ * flight here, endpoints, era, xid, seq), each endpoint's \`k\`: its share ($3) less what it has in
+ * flight, within the slots for shares ($4), or the window's free slots ($5) when it is the only
+ * endpoint with work; the endpoints furthest behind first, within the claim's budget.
+ */
+export const BUDGETED_SQL = `allowance AS (
+         SELECT endpoint_id, greatest(least($3 - n, $4), CASE WHEN endpoints = 1 THEN $5 ELSE 0 END) AS k,
+                CASE WHEN endpoints = 1 THEN greatest($4, $5) ELSE $4 END AS budget, era, xid, seq
+         FROM cand
+       ), budgeted AS (
+         SELECT endpoint_id, greatest(least(k, budget - (sum(k) OVER (ORDER BY era, xid, seq, endpoint_id) - k)), 0) AS k
+         FROM allowance
+       )`;
+
+/**
+ * The first \`limit\` events of \`l\`'s game after its position (l.era, l.xid, l.seq) and below the
+ * horizon \`h\`, in the feed's order: a lateral subquery, as \`o\`.
+ */
+export const afterPositionSql = (l: string, limit: string): string => `LATERAL (
+           SELECT o.id, o.era, o.xid, o.seq, o.type, o.body, o.created_at FROM journal o
+           WHERE o.game_id = ${l}.game_id AND o.type IS NOT NULL
+             AND (o.era, o.xid, o.seq) > (${l}.era, ${l}.xid, ${l}.seq) AND (o.era, o.xid) < (h.era, h.horizon)
+           ORDER BY o.era, o.xid, o.seq LIMIT ${limit}
+         ) o`;
+
+/**
+ * Whether the event \`o\` is a first attempt for endpoint \`endpoint\` to send: it has no row, its body
+ * is kept and within retention (\`retentionDays\`, a parameter) and the endpoint receives it.
+ */
+export const sendableSql = (endpoint: string, o: string, retentionDays: string): string =>
+  `NOT ${hasRowSql(endpoint, o)} AND ${o}.body IS NOT NULL AND ${o}.created_at >= now() - make_interval(days => ${retentionDays})
+                  AND ${receivesSql(endpoint, o)}`;
+

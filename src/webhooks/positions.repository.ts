@@ -6,7 +6,7 @@ import { HORIZON } from '../events/feed.repository';
 import type { ClaimRoom } from './delivery-window';
 import type { ClaimedDelivery, PositionBatch } from './webhook-rows';
 import { CLAIM_LEASE_SECONDS } from './webhooks.repository';
-import { hasRowSql, receivesSql } from './position-sql';
+import { afterPositionSql, BUDGETED_SQL, candidatesSql, sendableSql } from './position-sql';
 
 /**
  * How many events after a position one claim reads at most, those it passes over included: enough
@@ -28,7 +28,7 @@ const SEND_SCAN_EXTRA = 16;
  * a full read (`full`); one when events wait above the horizon (`held`).
  */
 type ClaimRow = Omit<ClaimedDelivery, 'id' | 'attempts' | 'fresh'> & {
-  kind: 'send' | 'full' | 'held';
+  kind: 'send' | 'full' | 'held' | 'leased';
   id: string | null;
   eventId: string;
   createdAt: string;
@@ -39,6 +39,16 @@ type ClaimRow = Omit<ClaimedDelivery, 'id' | 'attempts' | 'fresh'> & {
   seq: string;
   taken: number;
 };
+
+export interface PositionClaim {
+  deliveries: ClaimedDelivery[];
+  /** A position passed over as many events as a claim reads: there may be more. */
+  more: boolean;
+  /** Committed events wait above the horizon. */
+  held: boolean;
+  /** Another worker's lease holds a position of an enabled endpoint (PastLeaseRepository may help). */
+  leased: boolean;
+}
 
 /**
  * The endpoints' positions in their games' feeds (docs/design/write-path.md, step 6, release B):
@@ -61,11 +71,12 @@ export class PositionsRepository {
    * worker claims again rather than wait for a wake); `held`, that committed events of an enabled
    * endpoint's game wait above the horizon, behind a transaction still open, which may end without
    * a commit that announces them. Positions another worker holds, by its lock or its lease, are
-   * skipped. A prepared statement: planning it cost as much as running it (10-20 ms a call under
+   * skipped; `leased`, that a lease other than those of `holding` (the endpoints whose positions
+   * this worker's batches lease) holds one (PastLeaseRepository). A prepared statement: planning it cost as much as running it (10-20 ms a call under
    * the bench's join load), and its parameters (the window's figures) pick no index; what it reads
    * comes from the positions' rows.
    */
-  async claim(ds: DataSource, room: ClaimRoom, retentionDays: number): Promise<{ deliveries: ClaimedDelivery[]; more: boolean; held: boolean }> {
+  async claim(ds: DataSource, room: ClaimRoom, retentionDays: number, holding: string[] = []): Promise<PositionClaim> {
     const rows = await preparedRows<ClaimRow>(
       ds,
       'webhook_positions_claim',
@@ -80,23 +91,13 @@ export class PositionsRepository {
          WHERE w.disabled_at IS NULL
            AND EXISTS (SELECT 1 FROM journal o WHERE o.game_id = w.game_id AND o.type IS NOT NULL AND (o.era, o.xid) >= (h.era, h.horizon))
          LIMIT 1
-       ), cand AS (
-         SELECT p.endpoint_id, coalesce(f.n, 0) AS n, count(*) OVER () AS endpoints, p.era, p.xid, p.seq
-         FROM webhook_positions p
-         JOIN webhook_endpoints w ON w.id = p.endpoint_id
-         CROSS JOIN h
-         LEFT JOIN flying f ON f.endpoint_id = p.endpoint_id
-         WHERE w.disabled_at IS NULL AND (p.lease_until IS NULL OR p.lease_until <= now())
+       ), leased AS MATERIALIZED (
+         SELECT 1 FROM webhook_positions p JOIN webhook_endpoints w ON w.id = p.endpoint_id
+         WHERE w.disabled_at IS NULL AND p.lease_until > now() AND p.endpoint_id <> ALL ($10::uuid[])
+         LIMIT 1
+       ), ${candidatesSql(`(p.lease_until IS NULL OR p.lease_until <= now())
            AND EXISTS (SELECT 1 FROM journal o WHERE o.game_id = w.game_id AND o.type IS NOT NULL
-                       AND (o.era, o.xid, o.seq) > (p.era, p.xid, p.seq) AND (o.era, o.xid) < (h.era, h.horizon))
-       ), allowance AS (
-         SELECT endpoint_id, greatest(least($3 - n, $4), CASE WHEN endpoints = 1 THEN $5 ELSE 0 END) AS k,
-                CASE WHEN endpoints = 1 THEN greatest($4, $5) ELSE $4 END AS budget, era, xid, seq
-         FROM cand
-       ), budgeted AS (
-         SELECT endpoint_id, greatest(least(k, budget - (sum(k) OVER (ORDER BY era, xid, seq, endpoint_id) - k)), 0) AS k
-         FROM allowance
-       ), locked AS (
+                       AND (o.era, o.xid, o.seq) > (p.era, p.xid, p.seq) AND (o.era, o.xid) < (h.era, h.horizon))`)}, ${BUDGETED_SQL}, locked AS (
          SELECT p.endpoint_id, p.era, p.xid, p.seq, b.k, w.game_id,
                 CASE WHEN b.k > 0 THEN least($7, $8 * b.k + $9) ELSE $7 END AS scan
          FROM webhook_positions p
@@ -106,15 +107,9 @@ export class PositionsRepository {
          FOR UPDATE OF p SKIP LOCKED
        ), scanned AS (
          SELECT l.endpoint_id, l.k, l.scan, o.id, o.era, o.xid, o.seq, count(*) OVER (PARTITION BY l.endpoint_id) AS read,
-                NOT ${hasRowSql('l.endpoint_id', 'o')} AND o.body IS NOT NULL AND o.created_at >= now() - make_interval(days => $6)
-                  AND ${receivesSql('l.endpoint_id', 'o')} AS sendable
+                ${sendableSql('l.endpoint_id', 'o', '$6')} AS sendable
          FROM locked l CROSS JOIN h
-         CROSS JOIN LATERAL (
-           SELECT o.id, o.era, o.xid, o.seq, o.type, o.body, o.created_at FROM journal o
-           WHERE o.game_id = l.game_id AND o.type IS NOT NULL
-             AND (o.era, o.xid, o.seq) > (l.era, l.xid, l.seq) AND (o.era, o.xid) < (h.era, h.horizon)
-           ORDER BY o.era, o.xid, o.seq LIMIT l.scan
-         ) o
+         CROSS JOIN ${afterPositionSql('l', 'l.scan')}
        ), counted AS (
          SELECT s.*, count(*) FILTER (WHERE s.sendable) OVER (PARTITION BY s.endpoint_id ORDER BY s.era, s.xid, s.seq) AS upto
          FROM scanned s
@@ -145,8 +140,10 @@ export class PositionsRepository {
        WHERE b.id IS NOT NULL OR (e.taken = 0 AND e.read = e.scan)
        UNION ALL
        SELECT 'held', ${Array(17).fill('NULL').join(', ')} FROM held
+       UNION ALL
+       SELECT 'leased', ${Array(17).fill('NULL').join(', ')} FROM leased
        ORDER BY ord`,
-      [room.endpointIds, room.inFlight, room.share, room.fairFree, room.borrowFree, retentionDays, POSITION_SCAN, SEND_SCAN_FACTOR, SEND_SCAN_EXTRA],
+      [room.endpointIds, room.inFlight, room.share, room.fairFree, room.borrowFree, retentionDays, POSITION_SCAN, SEND_SCAN_FACTOR, SEND_SCAN_EXTRA, holding],
     );
     const batches = new Map<string, PositionBatch>();
     const deliveries = rows.filter((r): r is ClaimRow & { id: string } => r.kind === 'send').map((r): ClaimedDelivery => {
@@ -168,6 +165,11 @@ export class PositionsRepository {
         fresh: { eventId: r.eventId, createdAt: r.createdAt, claimedAt: r.claimedAt, batch },
       };
     });
-    return { deliveries, more: rows.some((r) => r.kind === 'full'), held: rows.some((r) => r.kind === 'held') };
+    return {
+      deliveries,
+      more: rows.some((r) => r.kind === 'full'),
+      held: rows.some((r) => r.kind === 'held'),
+      leased: rows.some((r) => r.kind === 'leased'),
+    };
   }
 }

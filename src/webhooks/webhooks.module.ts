@@ -11,6 +11,7 @@ import { HostResolver } from './host-resolver';
 import { WebhookMetrics } from './webhook-metrics';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
+import { PastLeaseRepository } from './past-lease.repository';
 import { PositionsRepository } from './positions.repository';
 import { WebhooksService } from './webhooks.service';
 
@@ -31,7 +32,7 @@ const deliverySender = {
 
 @Module({
   controllers: [WebhooksController, DeliveryLogController],
-  providers: [WebhooksRepository, PositionsRepository, WebhooksService, DeliveryLogRepository, DeliveryLogService, DeliveryWorker, WebhookMetrics, HostResolver, HostAddresses, deliverySender],
+  providers: [WebhooksRepository, PositionsRepository, PastLeaseRepository, WebhooksService, DeliveryLogRepository, DeliveryLogService, DeliveryWorker, WebhookMetrics, HostResolver, HostAddresses, deliverySender],
   exports: [DeliveryWorker, WebhooksService, DeliveryLogService],
 })
 export class WebhooksModule {}

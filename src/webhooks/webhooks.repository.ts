@@ -32,6 +32,17 @@ export const CLAIM_LEASE_SECONDS = 25;
  */
 export const readyAtSql = (x: string): string => `greatest(${x}.next_attempt_at, ${x}.lease_until)`;
 
+/**
+ * The claimed rows of a CTE \`claimed\` (id, endpoint_id, event_id, attempts) as ClaimedDelivery,
+ * with their endpoints' sending details and their events.
+ */
+export const CLAIMED_DELIVERIES_SQL = `SELECT c.id, c.endpoint_id AS "endpointId", c.attempts, w.url, w.format, w.secret,
+              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret", ${eventBodySql('o')} AS event,
+              o.trace_context AS "traceContext"
+       FROM claimed c
+       JOIN webhook_endpoints w ON w.id = c.endpoint_id
+       LEFT JOIN journal o ON o.id = ${eventKeySql('c.event_id')}`;
+
 /** No claim's lease runs on the delivery at the claim's now() (see claimDue for the precision). */
 const notLeased = (x: string): string => `(${x}.lease_until IS NULL OR ${x}.lease_until <= now()::timestamptz(3))`;
 
@@ -193,12 +204,7 @@ export class WebhooksRepository {
          FROM locked WHERE d.id = locked.id
          RETURNING d.id, d.endpoint_id, d.event_id, d.attempts
        )
-       SELECT c.id, c.endpoint_id AS "endpointId", c.attempts, w.url, w.format, w.secret,
-              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret", ${eventBodySql('o')} AS event,
-              o.trace_context AS "traceContext"
-       FROM claimed c
-       JOIN webhook_endpoints w ON w.id = c.endpoint_id
-       LEFT JOIN journal o ON o.id = ${eventKeySql('c.event_id')}`,
+       ${CLAIMED_DELIVERIES_SQL}`,
       [room.endpointIds, room.inFlight, room.share, room.fairFree, room.borrowFree],
     );
   }

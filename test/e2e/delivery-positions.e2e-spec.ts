@@ -362,7 +362,7 @@ describe('the worker by position', () => {
     expect(await positionAtHead(endpointId)).toBe(false);
     // One claim reads as many as it may, sends none of them and says there may be more.
     const one = await t.app.get(PositionsRepository).claim(t.app.get(DataSource), new DeliveryWindow().room(), 7);
-    expect(one).toEqual({ deliveries: [], more: true, held: false });
+    expect(one).toEqual({ deliveries: [], more: true, held: false, leased: false });
     expect(await positionAtHead(endpointId)).toBe(false);
     await tick();
     expect(await positionAtHead(endpointId)).toBe(true);
@@ -383,7 +383,7 @@ describe('the worker by position', () => {
       const { eventId } = await joined(auth, groupId);
 
       const claimed = await t.app.get(PositionsRepository).claim(t.app.get(DataSource), new DeliveryWindow().room(), 7);
-      expect(claimed).toEqual({ deliveries: [], more: false, held: true });
+      expect(claimed).toEqual({ deliveries: [], more: false, held: true, leased: false });
       // Queued all the same: the log lists it.
       expect((await logOf(auth, endpointId, { status: 'pending' })).map((d) => [d.eventId, d.attempts])).toEqual([[eventId, 0]]);
       await tick();
@@ -401,7 +401,7 @@ describe('the worker by position', () => {
     // Sent, its result moves the position: nothing is held any more.
     for (const deadline = Date.now() + 5_000; !(await positionAtHead(endpointId)) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
     expect(await positionAtHead(endpointId)).toBe(true);
-    expect(await t.app.get(PositionsRepository).claim(t.app.get(DataSource), new DeliveryWindow().room(), 7)).toEqual({ deliveries: [], more: false, held: false });
+    expect(await t.app.get(PositionsRepository).claim(t.app.get(DataSource), new DeliveryWindow().room(), 7)).toEqual({ deliveries: [], more: false, held: false, leased: false });
     expect(rx.arrivals).toHaveLength(1);
   });
 

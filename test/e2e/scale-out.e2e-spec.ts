@@ -428,8 +428,9 @@ describe('scale-out: two server processes on one database', () => {
 
     // 1. Events 1-119, alternately through A and B, 6 joins in flight, while the receiver holds every
     //    request open: the worker that took up the endpoint's position sends its batch (at most its
-    //    window) and waits; the position is that batch's until its results are written, so the rest
-    //    stays queued and the other worker sends none of it.
+    //    window) and waits; the position is that batch's until its results are written. The other
+    //    worker sends none of the batch: once the position's first event has waited a second it may
+    //    send events after it (claims past a lease), at most its own window, each once.
     let release!: () => void;
     rx.gate = new Promise<void>((r) => (release = r));
     const N = 120;
@@ -446,8 +447,9 @@ describe('scale-out: two server processes on one database', () => {
     await waitFor(() => rx.requests.length > 0, 5_000, 'held requests');
     await sleep(500);
     const heldCount = rx.requests.length;
-    expect(heldCount).toBeLessThanOrEqual(WORKER_BATCH);
-    expect(new Set(rx.requests.map((r) => r.senderPid)).size).toBe(1);
+    const bySender = new Map<number | null, number>();
+    for (const r of rx.requests) bySender.set(r.senderPid, (bySender.get(r.senderPid) ?? 0) + 1);
+    expect(Math.max(...bySender.values())).toBeLessThanOrEqual(WORKER_BATCH);
     expect(new Set(rx.requests.map((r) => r.deliveryId)).size).toBe(heldCount);
 
     // 2. Make both workers' next claims meet on the same position: a transaction of ours locks it,

@@ -9,10 +9,12 @@ import { caseContext, createGame, expectStatus, startInstance, type Game, type I
  * its worker has a delivery in flight. Every acknowledged join reaches the feed once and the receiver
  * at least once, always under one event id; nothing rolled back appears; a delivery lost with its
  * worker is retried within 40 s (the claim lease, 25 s, plus the survivor’s next claim, at most 5 s later).
+ * CRASH_RECEIVER_DELAY_MS (250 by default) slows the receiver, to try the drain against a load
+ * heavier for it than this machine's joins make.
  */
 
 const RECOVERY_BOUND_MS = 40_000;
-const RECEIVER_DELAY_MS = 250;
+const RECEIVER_DELAY_MS = Number(process.env.CRASH_RECEIVER_DELAY_MS ?? 250);
 
 interface Receipt {
   eventId: string;
@@ -127,11 +129,13 @@ describe('crash under load', () => {
     await sleep(2_000);
     stop = true;
     await load;
+    const loadStoppedAt = Date.now();
 
     // ---- every acknowledged join delivered (waiting for the leases of the killed workers) ----
     const deadline = Date.now() + RECOVERY_BOUND_MS + 20_000;
     const answered = () => new Set(receipts.filter((r) => r.answeredAt !== null).map((r) => r.memberId));
     while (Date.now() < deadline && [...acked.keys()].some((id) => !answered().has(id))) await sleep(500);
+    const drainedInMs = Date.now() - loadStoppedAt;
     const missing = [...acked.keys()].filter((id) => !answered().has(id));
     expect(missing).toEqual([]);
 
@@ -171,7 +175,8 @@ describe('crash under load', () => {
     const duplicates = receipts.length - new Set(receipts.map((r) => r.eventId)).size;
     process.stdout.write(
       `crash: ${acked.size} acknowledged joins, ${unacked} unacknowledged, 4 SIGKILLs; ${receipts.length} deliveries, ${duplicates} repeated (same event and delivery id), ` +
-        `0 lost; ${inFlightAtKills} attempts in flight at the kills of instance 1; the attempt cut off mid-delivery came again after ${(recoveryMs / 1000).toFixed(1)} s\n`,
+        `0 lost; ${inFlightAtKills} attempts in flight at the kills of instance 1; the attempt cut off mid-delivery came again after ${(recoveryMs / 1000).toFixed(1)} s; ` +
+        `every acknowledged join answered ${(drainedInMs / 1000).toFixed(1)} s after the load stopped\n`,
     );
     expect(acked.size).toBeGreaterThan(100);
     expect(ctx.secrets.leaks(instances.map((i) => i.logs()).join('\n'))).toEqual([]);
