@@ -233,6 +233,20 @@ class Receiver {
   }
 }
 
+/** The value of `read` once it has not changed for `quietMs` (polled every 50 ms, for at most 15 s). */
+async function settled(read: () => number, quietMs: number): Promise<number> {
+  const deadline = Date.now() + 15_000;
+  let value = read();
+  let since = Date.now();
+  while (Date.now() - since < quietMs) {
+    if (Date.now() > deadline) throw new Error(`not settled within 15 s (${value})`);
+    await sleep(50);
+    const now = read();
+    if (now !== value) [value, since] = [now, Date.now()];
+  }
+  return value;
+}
+
 async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string, everyMs = 50): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await cond())) {
@@ -452,16 +466,16 @@ describe('scale-out: two server processes on one database', () => {
     //    batch's results wait on our lock to move it). A claim that skips a locked position finds
     //    nothing and goes idle; one that did not lock it would now wait on ours, both workers on
     //    the same events, and send them twice. The requests held are counted once the lock is ours
-    //    and what claims made before it took has arrived: the helping worker claims more as the
-    //    events age until then.
+    //    and what claims made before it took has arrived (no new request for a second): the helping
+    //    worker claims more as the events age until then, and this receiver records a request only
+    //    once it has found its sender in /proc, which takes a while on a busy machine.
     const locker = new Client({ connectionString: db.url });
     clients.push(locker);
     await locker.connect();
     await locker.query('BEGIN');
     const position = await locker.query('SELECT 1 FROM webhook_positions WHERE endpoint_id = $1 FOR UPDATE', [endpointId]);
     expect(position.rowCount).toBe(1);
-    await sleep(300);
-    const heldCount = rx.requests.length;
+    const heldCount = await settled(() => rx.requests.length, 1_000);
     const bySender = new Map<number | null, number>();
     for (const r of rx.requests) bySender.set(r.senderPid, (bySender.get(r.senderPid) ?? 0) + 1);
     expect(Math.max(...bySender.values())).toBeLessThanOrEqual(WORKER_BATCH);
