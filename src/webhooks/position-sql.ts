@@ -48,8 +48,8 @@ export function untakenSql(which: string, also = 'true'): string {
 }
 
 /**
- * The CTE \`cand\` of a claim by position: the positions of enabled endpoints that \`where\` keeps (over
- * \`p\`, \`w\` and the horizon \`h\`), each with what this worker has in flight for it (\`flying\`) and
+ * The CTE `cand` of a claim by position: the positions of enabled endpoints that `where` keeps (over
+ * `p`, `w` and the horizon `h`), each with what this worker has in flight for it (`flying`) and
  * how many there are, for BUDGETED_SQL.
  */
 export const candidatesSql = (where: string): string => `cand AS (
@@ -62,8 +62,8 @@ export const candidatesSql = (where: string): string => `cand AS (
        )`;
 
 /**
- * The CTEs `allowance` and `budgeted` of a claim by position: from \`cand\` (endpoint_id, n in
- * flight here, endpoints, era, xid, seq), each endpoint's \`k\`: its share ($3) less what it has in
+ * The CTEs `allowance` and `budgeted` of a claim by position: from `cand` (endpoint_id, n in
+ * flight here, endpoints, era, xid, seq), each endpoint's `k`: its share ($3) less what it has in
  * flight, within the slots for shares ($4), or the window's free slots ($5) when it is the only
  * endpoint with work; the endpoints furthest behind first, within the claim's budget.
  */
@@ -77,8 +77,8 @@ export const BUDGETED_SQL = `allowance AS (
        )`;
 
 /**
- * The first \`limit\` events of \`l\`'s game after its position (l.era, l.xid, l.seq) and below the
- * horizon \`h\`, in the feed's order: a lateral subquery, as \`o\`.
+ * The first `limit` events of `l`'s game after its position (l.era, l.xid, l.seq) and below the
+ * horizon `h`, in the feed's order: a lateral subquery, as `o`.
  */
 export const afterPositionSql = (l: string, limit: string): string => `LATERAL (
            SELECT o.id, o.era, o.xid, o.seq, o.type, o.body, o.created_at FROM journal o
@@ -88,10 +88,9 @@ export const afterPositionSql = (l: string, limit: string): string => `LATERAL (
          ) o`;
 
 /**
- * Whether the event \`o\` is a first attempt for endpoint \`endpoint\` to send: it has no row, its body
- * is kept and within retention (\`retentionDays\`, a parameter) and the endpoint receives it.
+ * Whether the event `o` is a first attempt for endpoint `endpoint` to send: it has no row, its body
+ * is kept and within retention (`retentionDays`, a parameter) and the endpoint receives it.
  */
 export const sendableSql = (endpoint: string, o: string, retentionDays: string): string =>
   `NOT ${hasRowSql(endpoint, o)} AND ${o}.body IS NOT NULL AND ${o}.created_at >= now() - make_interval(days => ${retentionDays})
                   AND ${receivesSql(endpoint, o)}`;
-

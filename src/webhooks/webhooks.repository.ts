@@ -33,7 +33,7 @@ export const CLAIM_LEASE_SECONDS = 25;
 export const readyAtSql = (x: string): string => `greatest(${x}.next_attempt_at, ${x}.lease_until)`;
 
 /**
- * The claimed rows of a CTE \`claimed\` (id, endpoint_id, event_id, attempts) as ClaimedDelivery,
+ * The claimed rows of a CTE `claimed` (id, endpoint_id, event_id, attempts) as ClaimedDelivery,
  * with their endpoints' sending details and their events.
  */
 export const CLAIMED_DELIVERIES_SQL = `SELECT c.id, c.endpoint_id AS "endpointId", c.attempts, w.url, w.format, w.secret,
