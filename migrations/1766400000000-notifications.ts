@@ -58,7 +58,7 @@ export class Notifications1766400000000 implements ReleasedMigration {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP TABLE notifications');
+    await q.query('DROP TABLE IF EXISTS notifications');
   }
 }
 

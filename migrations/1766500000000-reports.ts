@@ -77,7 +77,7 @@ export class Reports1766500000000 implements ReleasedMigration {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP TABLE report_subjects');
-    await q.query('DROP TABLE reports');
+    await q.query('DROP TABLE IF EXISTS report_subjects');
+    await q.query('DROP TABLE IF EXISTS reports');
   }
 }

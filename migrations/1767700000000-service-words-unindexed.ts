@@ -44,8 +44,8 @@ export class ServiceWordsUnindexed1767700000000 implements ReleasedMigration {
   async down(q: QueryRunner): Promise<void> {
     const [{ since }] = (await q.query('SELECT min(from_seq) AS since FROM journal_unindexed_names')) as { since: string | null }[];
     if (since !== null) {
-      // One pass over the journal, in the transaction TypeORM runs every down in: the rows it
-      // rewrites stay locked until it commits, and only an erasure ever writes such a row.
+      // One statement over the journal: the rows it rewrites stay locked until it ends, and only
+      // an erasure ever writes such a row. The words are unlisted below only once it has committed.
       await q.query(
         `UPDATE journal SET names = svc_journal_names(actor_user_id, target_id, payload, body)
          WHERE seq > $1 AND names IS DISTINCT FROM svc_journal_names(actor_user_id, target_id, payload, body)`,

@@ -22,8 +22,8 @@ export interface LintException {
   migration: string | readonly string[];
   /** The squawk rule, several, or '*' for any. */
   rule: string | readonly string[];
-  /** 'up' unless said. */
-  direction?: 'up' | 'down';
+  /** 'up' unless said; '*' for either. */
+  direction?: 'up' | 'down' | '*';
   /** Only the statements whose first line this matches (a RegExp, or a string it starts with). */
   statement?: RegExp | string;
   reason: string;
@@ -66,6 +66,7 @@ export const LINT_EXCEPTIONS: readonly LintException[] = [
   // Kinds of statements, wherever they are.
   {
     migration: '*',
+    direction: '*',
     rule: TIMEOUTS,
     statement: /^(CREATE (OR REPLACE )?|DROP )(FUNCTION|PROCEDURE) /,
     reason:
@@ -74,6 +75,7 @@ export const LINT_EXCEPTIONS: readonly LintException[] = [
   },
   {
     migration: '*',
+    direction: '*',
     rule: TIMEOUTS,
     statement: /^(CREATE (UNIQUE )?INDEX|DROP INDEX) CONCURRENTLY /,
     reason:
@@ -178,20 +180,12 @@ export const LINT_EXCEPTIONS: readonly LintException[] = [
     direction: 'down',
     rule: '*',
     reason:
-      'Not online, and accepted as such: TypeORM, and so `guildhall migrate down`, runs a down in one transaction, ' +
-      'where no index can be dropped or built concurrently; these downs drop what their up added, and most take ' +
-      'their locks without a lock_timeout (those of the reworked migrations use online.ts). They take a ' +
+      'Not online, and accepted as such: `guildhall migrate down` runs each of these downs in one transaction ' +
+      '(downsInTransaction, migrations/release.ts), where no index can be dropped or built concurrently; they ' +
+      'drop what their up added, and most take their locks without a lock_timeout (those of the reworked ' +
+      'migrations use online.ts). They take a ' +
       'database back to an earlier build of release 0.0.0, by hand, with its instances stopped; rolling back from ' +
       '1.0.0 reverts the migrations of 1.0.0 only, so no rolling upgrade or rollback runs them.',
-  },
-  {
-    migration: 'MentionNames1765800000000',
-    direction: 'down',
-    rule: ['require-concurrent-index-deletion', 'require-statement-timeout'],
-    reason:
-      'TypeORM runs a down in a transaction whatever the migration says, where no index can be dropped concurrently: ' +
-      'the down drops them plainly under a 5 s lock_timeout, giving up rather than queueing writes, and once the ' +
-      'lock is granted a DROP INDEX is a catalog change with nothing to time out.',
   },
   {
     migration: 'AccessLedger1766300000000',
@@ -220,15 +214,6 @@ export const LINT_EXCEPTIONS: readonly LintException[] = [
       '1.1.0, no build that runs reads or writes it. Every change it holds is in audit_entries and outbox_events too.',
   },
   {
-    migration: 'JournalHistory1767300000000',
-    direction: 'down',
-    rule: 'require-concurrent-index-deletion',
-    reason:
-      'TypeORM runs a down in a transaction, where no index can be dropped concurrently: the readers\' indexes of ' +
-      'the journal go plainly under the lock_timeout of online.ts (dropIndex). Rolled back to 1.2.0, which writes ' +
-      'the journal and reads the old tables, nothing reads them.',
-  },
-  {
     migration: 'Reports1766500000000',
     direction: 'down',
     rule: ['ban-drop-table', ...TIMEOUTS],
@@ -246,63 +231,30 @@ export const LINT_EXCEPTIONS: readonly LintException[] = [
       'earlier release, no build that runs reads or writes it, and none waits for its lock.',
   },
   {
-    migration: 'NotificationIndexesDropped1766900000000',
-    direction: 'down',
-    rule: ['require-statement-timeout', 'require-concurrent-index-creation'],
-    reason:
-      'TypeORM runs a down in a transaction, where no index can be built concurrently: the two indexes are built ' +
-      'plainly with no statement timeout (restoreIndex: a build takes as long as the table, which the cap keeps ' +
-      'at 1,000 rows a player). Only builds of 1.1.0 and later write notifications.',
-  },
-  {
-    migration: 'MemberSpansInOrder1767500000000',
-    direction: 'down',
-    rule: ['require-statement-timeout', 'require-concurrent-index-creation', 'require-concurrent-index-deletion'],
-    reason:
-      'TypeORM runs a down in a transaction, where no index can be built or dropped concurrently: the two indexes of ' +
-      '1.4.0 are built plainly with no statement timeout (restoreIndex: member writes wait while a build reads the ' +
-      'table, a few seconds a million members), and the merged one goes under the lock_timeout of online.ts ' +
-      '(dropIndex). Both releases plan their queries alike on either set, so nothing fails meanwhile.',
-  },
-  {
     migration: 'GrantHolderOrder1766800000000',
     direction: 'down',
-    rule: ['require-statement-timeout', 'require-concurrent-index-creation', 'require-concurrent-index-deletion', 'ban-drop-column'],
+    rule: 'ban-drop-column',
     reason:
-      'TypeORM runs a down in a transaction, where no index can be built or dropped concurrently: the two new indexes ' +
-      'go plainly under the lock_timeout of online.ts (dropIndex), and the role index of 1.0.0 is built plainly with ' +
-      'no statement timeout (restoreIndex: a build takes as long as the table). The columns go under the same lock ' +
-      'timeout: only builds of 1.1.0 and later read them, and the triggers that fill them for 1.0.0 go first.',
-  },
-  {
-    migration: 'OldMentionsDropped1766700000000',
-    direction: 'down',
-    rule: ['require-lock-timeout', 'require-statement-timeout', 'require-concurrent-index-creation'],
-    reason:
-      'The down rebuilds what only release 0.0.0 reads, for a return to it, which is an operator\'s choice made with no ' +
-      'build of 1.0.0 or later running on the tables: TypeORM runs it in a transaction, where the GIN indexes can only ' +
-      'be built plainly (restoreIndex, no statement timeout: a build takes as long as the history), and the functions ' +
-      'are created new, touching no table.',
+      'The columns go under the lock_timeout of online.ts (lockedStatement): only builds of 1.1.0 and later read ' +
+      'them, and the triggers that fill them for 1.0.0 go first.',
   },
   {
     migration: 'MemberTimeouts1766600000000',
     direction: 'down',
-    rule: ['require-concurrent-index-deletion', 'ban-drop-column'],
+    rule: 'ban-drop-column',
     reason:
-      'TypeORM runs a down in a transaction, where no index can be dropped concurrently: the partial index goes ' +
-      'plainly under the lock_timeout of online.ts (dropIndex), as does the column (lockedStatement). Only builds ' +
-      'of 1.1.0 and later read or write it; rolled back to 1.0.0, no running build names it, and what is lost is ' +
-      'only the timeouts running then, which 1.0.0 never enforced.',
+      'The column goes under the lock_timeout of online.ts (lockedStatement). Only builds of 1.1.0 and later read ' +
+      'or write it; rolled back to 1.0.0, no running build names it, and what is lost is only the timeouts running ' +
+      'then, which 1.0.0 never enforced.',
   },
   {
     migration: 'GrantExpiry1766100000000',
     direction: 'down',
-    rule: ['require-concurrent-index-deletion', 'ban-drop-column'],
+    rule: 'ban-drop-column',
     reason:
-      'TypeORM runs a down in a transaction, where no index can be dropped concurrently: the partial indexes go ' +
-      'plainly under the lock_timeout of online.ts (dropIndex), as do the expiry columns (lockedStatement). Only ' +
-      'builds of 1.1.0 and later read or write those columns; rolled back to 1.0.0, no running build names them, ' +
-      'and what is lost is only when grants would have ended: each becomes permanent, as it is to 1.0.0.',
+      'The expiry columns go under the lock_timeout of online.ts (lockedStatement). Only builds of 1.1.0 and later ' +
+      'read or write them; rolled back to 1.0.0, no running build names them, and what is lost is only when grants ' +
+      'would have ended: each becomes permanent, as it is to 1.0.0.',
   },
   {
     migration: 'ApiKeyNameLastUse1766200000000',

@@ -61,9 +61,9 @@ function pauseBefore(attempt: number): number {
  * deadlock that PostgreSQL settled by ending ours likewise); after `attempts` tries the error is
  * thrown, naming what to look for. Nothing is held during a pause.
  *
- * Inside a transaction it did not start (TypeORM runs every down() in one) it cannot roll back and
- * try again: it sets the timeouts for `work` and makes one try, which gives up rather than make
- * writes queue; the whole migration can then be run again.
+ * Inside a transaction it did not start (the down of a migration that runs in one) it cannot roll
+ * back and try again: it sets the timeouts for `work` and makes one try, which gives up rather than
+ * make writes queue; the whole migration can then be run again.
  */
 export async function lockedTransaction<T>(q: QueryRunner, work: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const { lockTimeout = LOCK_TIMEOUT, statementTimeout = QUICK_STATEMENT_TIMEOUT, attempts = LOCK_ATTEMPTS } = options;
@@ -135,8 +135,8 @@ export async function createIndexConcurrently(q: QueryRunner, { name, table, def
 }
 
 /**
- * Drops the index CONCURRENTLY; inside a transaction (a down run by TypeORM) that cannot be, so
- * plainly, with the lock timeouts.
+ * Drops the index CONCURRENTLY; inside a transaction (the down of a migration that runs in one)
+ * that cannot be, so plainly, with the lock timeouts.
  */
 export async function dropIndex(q: QueryRunner, name: string): Promise<void> {
   if (q.isTransactionActive) await lockedStatement(q, `DROP INDEX IF EXISTS ${name}`);
@@ -144,8 +144,8 @@ export async function dropIndex(q: QueryRunner, name: string): Promise<void> {
 }
 
 /**
- * Builds the index in a down: concurrently outside a transaction, plainly inside one (where a
- * build blocks the table's writes until it ends: a down TypeORM runs is an operator's choice).
+ * Builds the index in a down: concurrently outside a transaction, plainly inside one (the down of
+ * a migration that runs in a transaction, where a build blocks the table's writes until it ends).
  */
 export async function restoreIndex(q: QueryRunner, index: IndexDefinition): Promise<void> {
   if (!q.isTransactionActive) return createIndexConcurrently(q, index);

@@ -41,3 +41,17 @@ export function oldestReleaseFor(r: MigrationRelease): string {
   if (at < 0) throw new Error(`release ${r.version} is not listed in migrations/release.ts`);
   return RELEASES[Math.max(0, at - 1)];
 }
+
+/**
+ * Whether `migrate down` runs a migration's down in a transaction (TypeORM's undo would wrap every
+ * down in one, whatever the migration says). In one, a down can neither build an index
+ * concurrently, nor commit a backfill in batches, nor let go of a lock it waited too long for and
+ * try again, so a rollback under traffic would hold writes behind it or fail at the first lock
+ * timeout. A migration of release 1.0.0 or later that runs outside a transaction (`transaction =
+ * false`) has its down, written with the same helpers (migrations/online.ts), run so too; the downs
+ * of release 0.0.0 are plain statements that count on committing together.
+ */
+export function downsInTransaction(migration: MigrationInterface | undefined): boolean {
+  if (!migration || migration.transaction !== false) return true;
+  return releaseOf(migration).version === RELEASES[0];
+}

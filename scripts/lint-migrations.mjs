@@ -4,8 +4,8 @@
  * squawk (the PostgreSQL migration linter, npm package squawk-cli).
  *
  * The SQL is not copied out of the sources by hand or by pattern: the migrations are run, up and
- * then down, by TypeORM's own MigrationExecutor (transaction mode 'each', the migrations table of
- * the service) on a scratch database, through a query runner that records each statement with the
+ * then down, by TypeORM's own MigrationExecutor (as the service runs them: transaction mode 'each',
+ * downs as `migrate down` runs them, the migrations table of the service) on a scratch database, through a query runner that records each statement with the
  * migration that sent it. Catalog reads a migration makes to decide what to do are recorded too.
  * The server is DATABASE_URL's, else the one on 127.0.0.1:5432 (user postgres), else a throwaway
  * embedded cluster as the test suite starts one; the scratch database is dropped at the end.
@@ -106,6 +106,7 @@ function databaseUrl(serverUrl, database) {
 async function capture(url) {
   const { DataSource, MigrationExecutor } = require('typeorm');
   const { MIGRATIONS } = require(join(root, 'migrations/index.ts'));
+  const { downsInTransaction } = require(join(root, 'migrations/release.ts'));
   // As src/db/data-source.ts configures it for the migrations; no entities are needed to run them.
   const ds = new DataSource({
     type: 'postgres',
@@ -156,8 +157,12 @@ async function capture(url) {
     executor.transaction = 'each';
     const applied = await executor.executePendingMigrations();
     if (applied.length !== ds.migrations.length) throw new Error(`applied ${applied.length} of ${ds.migrations.length} migrations`);
-    // As `guildhall migrate down` runs them (undoLastMigration): each down in a transaction of its own.
-    for (let i = 0; i < ds.migrations.length; i++) await executor.undoLastMigration();
+    // As `guildhall migrate down` runs them (undoLastMigration), newest first: each down in a
+    // transaction of its own, or in none where its migration runs outside one (downsInTransaction).
+    for (const migration of [...ds.migrations].reverse()) {
+      executor.transaction = downsInTransaction(migration) ? 'each' : 'none';
+      await executor.undoLastMigration();
+    }
   } finally {
     await runner.release();
     await ds.destroy();
@@ -257,7 +262,7 @@ function loadExceptions() {
     const where = `exception ${i + 1} (${[e.migration].flat().join(', ')}: ${[e.rule].flat().join(', ')})`;
     if (!e.migration?.length || !e.rule?.length) problems.push(`${where}: names no migration or no rule`);
     if (typeof e.reason !== 'string' || e.reason.trim().length < 40) problems.push(`${where}: its reason is missing or too short to say why`);
-    if (e.direction && e.direction !== 'up' && e.direction !== 'down') problems.push(`${where}: direction is up or down`);
+    if (e.direction && !['up', 'down', '*'].includes(e.direction)) problems.push(`${where}: direction is up, down or *`);
     if (e.migration === '*' && e.rule === '*') problems.push(`${where}: every rule of every migration is no exception`);
   });
   if (problems.length) fail(`migrations/lint-exceptions.ts:\n  ${problems.join('\n  ')}`);
@@ -267,7 +272,7 @@ function loadExceptions() {
 const matches = (wanted, value) => wanted === '*' || [wanted].flat().includes(value);
 
 function covers(e, f) {
-  if (!matches(e.migration, f.migration) || !matches(e.rule, f.rule) || (e.direction ?? 'up') !== f.direction) return false;
+  if (!matches(e.migration, f.migration) || !matches(e.rule, f.rule) || !matches(e.direction ?? 'up', f.direction)) return false;
   if (e.statement === undefined) return true;
   return e.statement instanceof RegExp ? e.statement.test(f.statement) : f.statement.startsWith(e.statement);
 }

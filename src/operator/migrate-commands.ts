@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { downsInTransaction } from '../../migrations/release';
 import { requireMigratedSchema, runMigrations, SchemaIncompatible, withMigrationLock } from '../db/data-source';
 import { blockingMigrations, KNOWN_MIGRATIONS, readSchemaState, type KnownMigration, type SchemaState } from '../db/schema/schema-state';
 import { RELEASE } from '../version';
@@ -58,7 +59,8 @@ async function revertTo(ds: DataSource, to: string): Promise<string> {
     const hasReleases = async () => ((await runner.query(`SELECT to_regclass('schema_releases') IS NOT NULL AS present`)) as { present: boolean }[])[0].present;
     for (const name of later) {
       // TypeORM reverts the last applied migration, which `later` names in the same order.
-      await ds.undoLastMigration({ transaction: 'each' });
+      const migration = ds.migrations.find((m) => m.name === name);
+      await ds.undoLastMigration({ transaction: downsInTransaction(migration) ? 'each' : 'none' });
       if (await hasReleases()) await runner.query('DELETE FROM schema_releases WHERE name = $1', [name]);
     }
     return later.length ? `reverted ${later.length} migration(s), newest first: ${later.join(', ')}` : `nothing to revert: ${to} is the last applied migration`;

@@ -2,7 +2,7 @@ import { MIGRATIONS } from '../../migrations';
 import { oldestReleaseFor, releaseOf } from '../../migrations/release';
 import { RELEASE } from '../../src/version';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
-import { cleanEnv, CLI_JS, freePort, http, killAll, lines, MAIN_JS, requireBuild, runNode, serverEnv, sleep, spawnNode, startServerProcess, TEST_ADMIN_TOKEN } from '../helpers/process';
+import { cleanEnv, CLI_JS, freePort, http, killAll, lines, MAIN_JS, requireBuild, runNode, serverEnv, sleep, spawnNode, startServerProcess, TEST_ADMIN_TOKEN, waitForHealthy } from '../helpers/process';
 
 /**
  * The schema under the operator's control (docs/upgrades.md), with the BUILT command and server as
@@ -97,6 +97,7 @@ describe('migrate (built dist/src/cli.js) and the releases a database lets run',
 
     it('a running server notices within 10 s: /healthz 503 with the reason, writes 503 with Retry-After, reads go on', async () => {
       const server = await startServerProcess(db.url);
+      await waitForHealthy(server.url);
       const game = await http(`${server.url}/v1/admin/games`, { method: 'POST', headers: admin, body: { name: 'before' } });
       expect(game.status).toBe(201);
       await applyNewer();
@@ -145,7 +146,7 @@ describe('migrate (built dist/src/cli.js) and the releases a database lets run',
       await db.query(`INSERT INTO schema_migrations ("timestamp", name) VALUES (1799000000001, 'AddSomething1799000000001')`);
       await db.query(`INSERT INTO schema_releases (name, release, kind, oldest_release) VALUES ('AddSomething1799000000001', '9.1.0', 'expand', '1.0.0')`);
       const server = await startServerProcess(db.url);
-      const health = await http(`${server.url}/healthz`);
+      const health = await waitForHealthy(server.url);
       expect(health.status).toBe(200);
       expect(health.body).toMatchObject({ release: RELEASE, schema: { ok: true } });
       server.proc.child.kill('SIGTERM');
