@@ -115,14 +115,27 @@ export class Tx {
 
 const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK_DETECTED = '40P01';
+const UNIQUE_VIOLATION = '23505';
 const MAX_ATTEMPTS = 4;
+
+/**
+ * Whether running the whole change again can get past `err`: a serialization failure, a deadlock,
+ * or a member row another transaction inserted after this one's snapshot (an activation inserts
+ * plainly when its snapshot holds no row: members.repository.ts, activation), which the next run
+ * finds and answers from.
+ */
+export function isRetryableConflict(err: unknown): boolean {
+  const { code, constraint } = err as { code?: unknown; constraint?: unknown };
+  return code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED || (code === UNIQUE_VIOLATION && constraint === 'members_group_id_user_id_key');
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Runs every mutation: one transaction that makes the change, writes its audit entries and stages
- * its events in the outbox (SPEC §1.6). Serialization failures and deadlocks are retried, so the
- * work function must keep its effects inside the transaction.
+ * its events in the outbox (SPEC §1.6). Serialization failures, deadlocks and a member row inserted
+ * meanwhile (isRetryableConflict) are retried, so the work function must keep its effects inside
+ * the transaction.
  */
 @Injectable()
 export class UnitOfWork {
@@ -149,9 +162,7 @@ export class UnitOfWork {
         this.committed(tx!);
         return result;
       } catch (err) {
-        const { code } = err as { code?: unknown };
-        const retryable = code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED;
-        if (!retryable || attempt >= MAX_ATTEMPTS) throw err;
+        if (!isRetryableConflict(err) || attempt >= MAX_ATTEMPTS) throw err;
         await sleep(5 * 2 ** attempt + Math.random() * 10);
       }
     }

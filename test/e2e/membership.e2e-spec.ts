@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { expectError } from '../helpers/errors';
 import { groupAudits, groupOutbox } from '../helpers/group-rows';
 import { joinOk, postGroup, postJoin, postLeave } from '../helpers/groups';
@@ -375,6 +376,37 @@ describe('membership: join, leave, kick, rejoin and member reads', () => {
       expect(await audits(g.id, 'member.joined')).toHaveLength(1);
       expect(await outbox(g.id, 'member.joined')).toHaveLength(1);
       expect(await t.db.query('SELECT 1 FROM user_identities WHERE game_id = $1 AND external_id = $2', [gameId, userId])).toHaveLength(1);
+    });
+
+    it('a join whose snapshot saw no row, meeting the row of a transaction that commits meanwhile, answers 409 already_member (the change runs again)', async () => {
+      const g = await createGroup();
+      const userId = uid('late');
+      await joined((await createGroup()).id, userId);
+      const holder = new Client({ connectionString: t.db.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`INSERT INTO members (id, group_id, user_id, external_user_id, status) VALUES ($1, $2, $3, $4, 'active')`, [
+          randomUUID(),
+          g.id,
+          await svcIdOf(userId),
+          userId,
+        ]);
+        const answer = join(g.id, { userId }).then((r) => r);
+        // The join's insert waits for the held row's transaction on the unique key.
+        const waiting = async () =>
+          (await holder.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0].n > 0;
+        for (const until = Date.now() + 10_000; !(await waiting()) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+        expect(await waiting()).toBe(true);
+        await holder.query('COMMIT');
+        const r = await answer;
+        expect({ status: r.status, code: r.body.code }).toEqual({ status: 409, code: 'already_member' });
+      } finally {
+        await holder.end();
+      }
+      expect(await memberRows(g.id)).toHaveLength(1);
+      expect(await checkedCount(g.id)).toBe(1);
+      expect(await audits(g.id, 'member.joined')).toHaveLength(0);
     });
 
     it('a new user joining 10 groups at once: all 201, one identity, one internal user', async () => {
