@@ -4,11 +4,12 @@
  * squawk (the PostgreSQL migration linter, npm package squawk-cli).
  *
  * The SQL is not copied out of the sources by hand or by pattern: the migrations are run, up and
- * then down, by TypeORM's own MigrationExecutor (as the service runs them: transaction mode 'each',
- * downs as `migrate down` runs them, the migrations table of the service) on a scratch database, through a query runner that records each statement with the
- * migration that sent it. Catalog reads a migration makes to decide what to do are recorded too.
- * The server is DATABASE_URL's, else the one on 127.0.0.1:5432 (user postgres), else a throwaway
- * embedded cluster as the test suite starts one; the scratch database is dropped at the end.
+ * then down, by TypeORM's own MigrationExecutor as the service runs them (transaction mode 'each',
+ * the downs as `migrate down` runs them, the migrations table of the service) on a scratch
+ * database, through a query runner that records each statement with the migration that sent it.
+ * Catalog reads a migration makes to decide what to do are recorded too. The server is
+ * DATABASE_URL's, else the one on 127.0.0.1:5432 (user postgres), else a throwaway embedded cluster
+ * as the test suite starts one; the scratch database is dropped at the end.
  *
  * Squawk reads one file per migration and direction, the statements in the order they were sent,
  * the transaction TypeORM wraps a migration in included. The timeouts are judged apart: squawk keeps
