@@ -1,4 +1,6 @@
+import { Client } from 'pg';
 import { MIGRATIONS } from '../../migrations';
+import { LOCK_TIMEOUT } from '../../migrations/online';
 import { oldestReleaseFor, releaseOf } from '../../migrations/release';
 import { RELEASE } from '../../src/version';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
@@ -21,6 +23,17 @@ const LATER = MIGRATIONS.map((M) => new M())
 const AFTER_KEEP = LATER.map((m) => m.name);
 const PENDING = `${AFTER_KEEP.length} migrations are pending`;
 
+/**
+ * A rollback under traffic: the down of a migration that runs outside a transaction runs so too, as
+ * its up does (downsInTransaction). Its statement that needs a lock the traffic holds waits at most
+ * LOCK_TIMEOUT, lets go and tries again after a pause, until the lock comes; in the one
+ * transaction TypeORM would wrap it in, it could make one try only and the revert failed.
+ */
+const REVERTED = 'EventEnvelopeFromColumns1768400000000';
+const BEFORE_REVERTED = MIGRATIONS.map((M) => new M().name)[MIGRATIONS.findIndex((M) => new M().name === REVERTED) - 1];
+/** Longer than a lock wait, so that one try cannot get past it. */
+const HELD_MS = 3 * parseFloat(LOCK_TIMEOUT) * 1000;
+
 describe('migrate (built dist/src/cli.js) and the releases a database lets run', () => {
   let db: TestDatabase;
   const cli = (args: string[]) => runNode(CLI_JS, args, cleanEnv({ DATABASE_URL: db.url, SVC_DATA_DIR: '/nonexistent' }), 60_000);
@@ -42,6 +55,35 @@ describe('migrate (built dist/src/cli.js) and the releases a database lets run',
     expect(out).toContainEqual(expect.stringMatching(/^applied\s+Foundation1763700000000\s+0\.0\.0\s+expand$/));
     expect(out).toContainEqual(expect.stringMatching(/^applied\s+SchemaReleases1766000000000\s+1\.0\.0\s+expand$/));
     expect(out[out.length - 1]).toBe('up to date: this build may run on the database');
+  });
+
+  it('down of a migration that runs outside a transaction waits out a lock held longer than its lock timeout, trying again, and reverts once it is released', async () => {
+    const holder = new Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      // A transaction that keeps every write of the journal out, as a long report or backup might.
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE journal IN SHARE MODE');
+      const started = Date.now();
+      const released = new Promise<void>((resolve) =>
+        setTimeout(() => void holder.query('COMMIT').then(() => resolve()), HELD_MS),
+      );
+      const down = await cli(['migrate', 'down', '--to', BEFORE_REVERTED]);
+      await released;
+
+      expect({ code: down.code, stderr: down.stderr, stdout: down.stdout.trim() }).toEqual({
+        code: 0,
+        stderr: '',
+        stdout: `reverted 1 migration(s), newest first: ${REVERTED}`,
+      });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(HELD_MS);
+      expect(await db.query('SELECT name FROM schema_migrations WHERE name = $1', [REVERTED])).toEqual([]);
+    } finally {
+      await holder.end();
+    }
+
+    const up = await cli(['migrate', 'up']);
+    expect({ code: up.code, stdout: up.stdout.trim() }).toEqual({ code: 0, stdout: `applied 1 migration(s): ${REVERTED}` });
   });
 
   it('down --to <name> reverts the later ones, newest first; the other commands and a server that may not migrate then refuse in one line', async () => {
