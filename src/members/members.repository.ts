@@ -75,15 +75,16 @@ export function invitedActivationAlongside(externalUserId: string): Alongside {
  */
 function activation(p: (value: unknown) => string, externalUserId: string, allowed: string, returning: string): string {
   const admitted = `l."svcUserId" IS NOT NULL AND l."softDeletedAt" IS NULL AND l."banScope" IS NULL AND l.refusal IS NULL AND ${allowed}`;
+  const returned = `RETURNING ${ACTIVATED_COLUMNS}${returning}`;
   return `fresh AS (
        INSERT INTO members AS m (id, group_id, user_id, external_user_id, status)
        SELECT ${p(uuidv7())}, l.id, l."svcUserId", ${p(externalUserId)}, 'active' FROM lookup l
        WHERE ${admitted} AND NOT EXISTS (SELECT 1 FROM ${LOOKUP_MEMBER})
-       RETURNING ${ACTIVATED_COLUMNS}${returning}),
+       ${returned}),
      reused AS (
        UPDATE members AS m SET status = 'active', left_at = NULL, banned_until = NULL
        FROM lookup l WHERE m.group_id = l.id AND m.user_id = l."svcUserId" AND ${admitted} AND ${REUSABLE}
-       RETURNING ${ACTIVATED_COLUMNS}${returning}),
+       ${returned}),
      alongside AS (SELECT * FROM fresh UNION ALL SELECT * FROM reused)`;
 }
 

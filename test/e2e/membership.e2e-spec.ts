@@ -392,6 +392,7 @@ describe('membership: join, leave, kick, rejoin and member reads', () => {
           await svcIdOf(userId),
           userId,
         ]);
+        // then() sends the request now (supertest sends on then), while the row's transaction is open.
         const answer = join(g.id, { userId }).then((r) => r);
         // The join's insert waits for the held row's transaction on the unique key.
         const waiting = async () =>
