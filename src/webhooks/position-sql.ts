@@ -18,6 +18,16 @@ export const receivesSql = (endpoint: string, o: string): string => `coalesce((
 export const hasRowSql = (endpoint: string, o: string): string =>
   `EXISTS (SELECT 1 FROM webhook_deliveries x WHERE x.id = svc_delivery_id(${endpoint}, ${eventIdSql(o)}))`;
 
+/**
+ * Whether the feed holds an event of the game \`game\` that \`bound\` keeps (over \`o\`): one probe of
+ * the feed index from the bound, for each row asking. OFFSET 0 keeps it so: as a plain EXISTS the
+ * planner may make it a semi join and, when the journal's statistics knew few events (a new
+ * database, a burst of writes before autoanalyze), read the whole feed index of every game once,
+ * filtering on the game and the bound.
+ */
+export const feedHoldsSql = (game: string, bound: string): string =>
+  `EXISTS (SELECT 1 FROM journal o WHERE o.game_id = ${game} AND o.type IS NOT NULL AND ${bound} OFFSET 0)`;
+
 /** The largest era and xid there are: no bound. */
 const NO_ERA = '2147483647';
 const NO_XID = `'18446744073709551615'::xid8`;

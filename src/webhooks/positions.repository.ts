@@ -6,7 +6,7 @@ import { HORIZON } from '../events/feed.repository';
 import type { ClaimRoom } from './delivery-window';
 import type { ClaimedDelivery, PositionBatch } from './webhook-rows';
 import { CLAIM_LEASE_SECONDS } from './webhooks.repository';
-import { afterPositionSql, BUDGETED_SQL, candidatesSql, sendableSql } from './position-sql';
+import { afterPositionSql, BUDGETED_SQL, candidatesSql, feedHoldsSql, sendableSql } from './position-sql';
 
 /**
  * How many events after a position one claim reads at most, those it passes over included: enough
@@ -89,15 +89,14 @@ export class PositionsRepository {
          -- by the position as well, the index read would start there, however far behind it is.
          SELECT 1 FROM webhook_endpoints w CROSS JOIN h
          WHERE w.disabled_at IS NULL
-           AND EXISTS (SELECT 1 FROM journal o WHERE o.game_id = w.game_id AND o.type IS NOT NULL AND (o.era, o.xid) >= (h.era, h.horizon))
+           AND ${feedHoldsSql('w.game_id', '(o.era, o.xid) >= (h.era, h.horizon)')}
          LIMIT 1
        ), leased AS MATERIALIZED (
          SELECT 1 FROM webhook_positions p JOIN webhook_endpoints w ON w.id = p.endpoint_id
          WHERE w.disabled_at IS NULL AND p.lease_until > now() AND p.endpoint_id <> ALL ($10::uuid[])
          LIMIT 1
        ), ${candidatesSql(`(p.lease_until IS NULL OR p.lease_until <= now())
-           AND EXISTS (SELECT 1 FROM journal o WHERE o.game_id = w.game_id AND o.type IS NOT NULL
-                       AND (o.era, o.xid, o.seq) > (p.era, p.xid, p.seq) AND (o.era, o.xid) < (h.era, h.horizon))`)}, ${BUDGETED_SQL}, locked AS (
+           AND ${feedHoldsSql('w.game_id', '(o.era, o.xid, o.seq) > (p.era, p.xid, p.seq) AND (o.era, o.xid) < (h.era, h.horizon)')}`)}, ${BUDGETED_SQL}, locked AS (
          SELECT p.endpoint_id, p.era, p.xid, p.seq, b.k, w.game_id,
                 CASE WHEN b.k > 0 THEN least($7, $8 * b.k + $9) ELSE $7 END AS scan
          FROM webhook_positions p
