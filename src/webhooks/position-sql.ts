@@ -19,7 +19,7 @@ export const hasRowSql = (endpoint: string, o: string): string =>
   `EXISTS (SELECT 1 FROM webhook_deliveries x WHERE x.id = svc_delivery_id(${endpoint}, ${eventIdSql(o)}))`;
 
 /**
- * Whether the feed holds an event of the game \`game\` that \`bound\` keeps (over \`o\`): one probe of
+ * Whether the feed holds an event of the game `game` that `bound` keeps (over `o`): one probe of
  * the feed index from the bound, for each row asking. OFFSET 0 keeps it so: as a plain EXISTS the
  * planner may make it a semi join and, when the journal's statistics knew few events (a new
  * database, a burst of writes before autoanalyze), read the whole feed index of every game once,
@@ -33,7 +33,7 @@ const NO_ERA = '2147483647';
 const NO_XID = `'18446744073709551615'::xid8`;
 
 /**
- * The deliveries of the endpoints `which` picks (over \`webhook_positions p\`) not yet taken up, as
+ * The deliveries of the endpoints `which` picks (over `webhook_positions p`) not yet taken up, as
  * rows of webhook_deliveries: the events after each position that have no row and that the
  * endpoint receives (receivesSql). Not only those below the feed's horizon: an event committed is
  * queued, whether or not the worker may take it up yet. An event past retention is one until the
