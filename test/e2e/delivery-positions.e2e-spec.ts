@@ -13,7 +13,7 @@ import { POSITION_SCAN, PositionsRepository } from '../../src/webhooks/positions
 import type { AttemptRecord, ClaimedDelivery } from '../../src/webhooks/webhook-rows';
 import { WEBHOOK_BACKLOG_SQL, WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { joinOk, postGroup } from '../helpers/groups';
-import { insertEventsSql } from '../helpers/journal';
+import { bannedEventRows, insertEventsSql } from '../helpers/journal';
 import { onFreshDatabase, withQueryRunner } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { rowAsCommitted } from '../helpers/webhook-deliveries';
@@ -352,10 +352,7 @@ describe('the worker by position', () => {
     const [{ gameId }] = await t.db.query<{ gameId: string }>('SELECT game_id AS "gameId" FROM webhook_endpoints WHERE id = $1', [endpointId]);
     const n = 2 * POSITION_SCAN + 50;
     await t.db.query(
-      `WITH e AS (${insertEventsSql(
-        `SELECT lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || lpad(to_hex(i), 12, '0'), $1::text, NULL, 'game.user.banned', '{}'
-         FROM generate_series(1, ${n}) AS i`,
-      )})
+      `WITH e AS (${insertEventsSql(bannedEventRows(n))})
        INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts) SELECT svc_delivery_id($2, e.id), $2, e.id, 'delivered', 1 FROM e`,
       [gameId, endpointId],
     );

@@ -3,6 +3,7 @@ import { FEED_START } from '../../src/events/feed-position';
 import { FeedRepository } from '../../src/events/feed.repository';
 import { routedDataSource } from '../helpers/statement-capture';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
+import { planNodes } from '../helpers/plans';
 
 /**
  * A feed page decodes only the bodies it returns. On a table the planner has no statistics for
@@ -29,15 +30,11 @@ function capture(): { repo: FeedRepository; sent: { sql: string; params: unknown
   return { repo: new FeedRepository(ds, { eventRetentionDays: 7 } as Settings), sent };
 }
 
-function nodes(n: PlanNode): PlanNode[] {
-  return [n, ...(n.Plans ?? []).flatMap(nodes)];
-}
-
 async function belowLimit(sql: string, params: unknown[]): Promise<PlanNode[]> {
   const [row] = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (VERBOSE, FORMAT JSON) ${sql}`, params);
-  const limit = nodes(row['QUERY PLAN'][0].Plan).find((n) => n['Node Type'] === 'Limit');
+  const limit = planNodes(row['QUERY PLAN'][0].Plan).find((n) => n['Node Type'] === 'Limit');
   expect(limit).toBeDefined();
-  return (limit!.Plans ?? []).flatMap(nodes);
+  return (limit!.Plans ?? []).flatMap(planNodes);
 }
 
 it('a page of the pull feed casts bodies to text above the LIMIT only, whatever plan the statistics lead to', async () => {

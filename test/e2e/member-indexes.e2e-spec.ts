@@ -8,6 +8,7 @@ import { MembersRepository } from '../../src/members/members.repository';
 import { captureDataSource } from '../helpers/statement-capture';
 import { onFreshDatabase } from '../helpers/query-runner';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
+import { planNodes } from '../helpers/plans';
 
 /**
  * The member row's indexes since MemberSpansInOrder1767500000000: one index serves a group's
@@ -26,8 +27,6 @@ interface PlanNode {
   'Recheck Cond'?: string;
   Plans?: PlanNode[];
 }
-const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
-
 let db: TestDatabase;
 const game = randomUUID();
 const groups = Array.from({ length: 2_000 }, () => randomUUID());
@@ -55,11 +54,11 @@ afterAll(() => db.drop());
 
 async function planOf(statement: { sql: string; params: unknown[] }): Promise<PlanNode[]> {
   const [row] = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${statement.sql}`, statement.params);
-  return nodes(row['QUERY PLAN'][0].Plan);
+  return planNodes(row['QUERY PLAN'][0].Plan);
 }
 const onMembers = (plan: PlanNode[]) => plan.filter((n) => n['Relation Name'] === 'members' || n['Index Name']?.startsWith('members'));
 /** Sorts of the members read (a member's roles are sorted for its JSON, which is not the page's order). */
-const sortsOfMembers = (plan: PlanNode[]) => plan.filter((n) => n['Node Type'] === 'Sort' && onMembers(nodes(n)).length > 0);
+const sortsOfMembers = (plan: PlanNode[]) => plan.filter((n) => n['Node Type'] === 'Sort' && onMembers(planNodes(n)).length > 0);
 
 describe('the member indexes', () => {
   it('are the five a member write pays for, the two replaced gone', async () => {
@@ -102,7 +101,7 @@ describe('the member indexes', () => {
     // visible (at a game's size, bench/analytics.mjs's 1,000,000 members, it does); what holds
     // whatever the statistics is that every column the scans of members read is in the index.
     const [row] = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (VERBOSE, FORMAT JSON) ${seen[0].sql}`, seen[0].params);
-    const scans = onMembers(nodes(row['QUERY PLAN'][0].Plan)).filter((n) => n['Relation Name'] === 'members');
+    const scans = onMembers(planNodes(row['QUERY PLAN'][0].Plan)).filter((n) => n['Relation Name'] === 'members');
     expect(scans.length).toBeGreaterThanOrEqual(2);
     const read = new Set(
       scans.flatMap((n) =>

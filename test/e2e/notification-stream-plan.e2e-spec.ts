@@ -4,6 +4,7 @@ import { positionOf } from '../../src/events/feed-position';
 import { NotificationFeedRepository } from '../../src/notifications/notification-feed.repository';
 import { routedDataSource } from '../helpers/statement-capture';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
+import { planNodes } from '../helpers/plans';
 
 /**
  * The notification stream's statements read notifications through their indexes, never the whole
@@ -43,10 +44,6 @@ afterAll(async () => {
   await db?.drop();
 });
 
-function nodes(n: PlanNode): PlanNode[] {
-  return [n, ...(n.Plans ?? []).flatMap(nodes)];
-}
-
 /** The relations the plans of the statements the repository sends while `use` runs scan sequentially (feed_state, a row, among them). */
 async function seqScans(use: (repo: NotificationFeedRepository) => Promise<unknown>): Promise<string[][]> {
   const sent: { sql: string; params: unknown[] }[] = [];
@@ -55,7 +52,7 @@ async function seqScans(use: (repo: NotificationFeedRepository) => Promise<unkno
   const scans: string[][] = [];
   for (const { sql, params } of sent) {
     const [row] = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
-    scans.push(nodes(row['QUERY PLAN'][0].Plan).filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']!));
+    scans.push(planNodes(row['QUERY PLAN'][0].Plan).filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']!));
   }
   return scans;
 }

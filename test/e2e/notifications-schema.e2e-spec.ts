@@ -10,6 +10,7 @@ import { UserErasureRepository } from '../../src/users/user-erasure.repository';
 import { captureDataSource, routedDataSource } from '../helpers/statement-capture';
 import { onFreshDatabase } from '../helpers/query-runner';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
+import { planNodes } from '../helpers/plans';
 
 /**
  * EXTENSIONS X9, the table: each statement of the routes and of the sweep walks the index made
@@ -23,8 +24,6 @@ interface PlanNode {
   'Relation Name'?: string;
   Plans?: PlanNode[];
 }
-const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
-
 let db: TestDatabase;
 const game = randomUUID();
 const player = randomUUID();
@@ -60,7 +59,7 @@ async function sent(call: (m: EntityManager) => Promise<unknown>): Promise<{ sql
 async function indexesOn(statement: { sql: string; params: unknown[] }): Promise<{ indexes: string[]; sorts: number; seqScans: string[] }> {
   const [row] = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${statement.sql}`, statement.params);
   if (process.env.SHOW_PLANS) console.log(JSON.stringify(row['QUERY PLAN'][0].Plan, null, 1));
-  const all = nodes(row['QUERY PLAN'][0].Plan);
+  const all = planNodes(row['QUERY PLAN'][0].Plan);
   const onNotifications = all.filter((n) => n['Relation Name'] === 'notifications' || n['Index Name']?.startsWith('notifications'));
   return {
     indexes: [...new Set(onNotifications.map((n) => n['Index Name']).filter((n): n is string => n !== undefined))],

@@ -5,8 +5,9 @@ import { DeliveryWindow, PER_ENDPOINT_IN_FLIGHT, WORKER_BATCH } from '../../src/
 import { PositionsRepository } from '../../src/webhooks/positions.repository';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { insertDeliveries } from '../helpers/webhook-deliveries';
-import { insertEventsSql } from '../helpers/journal';
+import { bannedEventRows, insertEventsSql } from '../helpers/journal';
 import { captureDataSource } from '../helpers/statement-capture';
+import { planNodes } from '../helpers/plans';
 
 /**
  * The worker's claim and result write are planned on every call. Prepared once per connection,
@@ -81,17 +82,6 @@ it('claims and result writes read webhook_deliveries by index however much it gr
 
 const EVENTS = 3_000;
 
-/** Writes `n` events of `gameId`, in one transaction. */
-async function events(gameId: string, n: number): Promise<void> {
-  await t.db.query(
-    insertEventsSql(
-      `SELECT lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || lpad(to_hex(i), 12, '0'), $1::text, NULL, 'game.user.banned', '{}'
-       FROM generate_series(1, ${n}) AS i`,
-    ),
-    [gameId],
-  );
-}
-
 interface PlanNode {
   'Index Name'?: string;
   'Actual Rows': number;
@@ -100,8 +90,6 @@ interface PlanNode {
   'Shared Read Blocks': number;
   Plans?: PlanNode[];
 }
-
-const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
 it('a claim reads a few index pages whatever the feed holds, on a generic plan made from statistics older than its events', async () => {
   const a = await authedGame(t);
@@ -113,8 +101,8 @@ it('a claim reads a few index pages whatever the feed holds, on a generic plan m
   // Statistics of a journal with no events; then the endpoint's game writes events, and another
   // game after it (its events come later in the positions, after the endpoint's in the index).
   await t.db.query('ANALYZE journal');
-  await events(a.gameId, EVENTS);
-  await events(b.gameId, EVENTS);
+  await t.db.query(insertEventsSql(bannedEventRows(EVENTS)), [a.gameId]);
+  await t.db.query(insertEventsSql(bannedEventRows(EVENTS)), [b.gameId]);
   // The endpoint has sent everything: its position is its game's last event.
   await t.db.query(
     `UPDATE webhook_positions p SET era = o.era, xid = o.xid, seq = o.seq
@@ -143,7 +131,7 @@ it('a claim reads a few index pages whatever the feed holds, on a generic plan m
     const plan = rows[0]['QUERY PLAN'][0].Plan;
     // As semi joins, the questions read the endpoint's game's 3,000 entries and both games' 6,000
     // (260 pages); as probes from their bounds, none and a few pages.
-    const feedRead = nodes(plan).filter((n) => n['Index Name'] === 'journal_game_feed').reduce((sum, n) => sum + n['Actual Rows'] * n['Actual Loops'], 0);
+    const feedRead = planNodes(plan).filter((n) => n['Index Name'] === 'journal_game_feed').reduce((sum, n) => sum + n['Actual Rows'] * n['Actual Loops'], 0);
     expect(feedRead).toBeLessThan(10);
     expect(plan['Shared Hit Blocks'] + plan['Shared Read Blocks']).toBeLessThan(100);
   } finally {

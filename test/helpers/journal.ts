@@ -134,6 +134,14 @@ export function insertAuditSql(columns: readonly AuditColumn[], rows: string): s
 }
 
 /**
+ * Rows for insertEventsSql: `n` game.user.banned events of the game `$1`, keyed by now's millisecond
+ * and their number.
+ */
+export const bannedEventRows = (n: number): string =>
+  `SELECT lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || lpad(to_hex(i), 12, '0'), $1::text, NULL, 'game.user.banned', '{}'
+   FROM generate_series(1, ${n}) AS i`;
+
+/**
  * An INSERT of events into the journal as the service keeps them, for seeds of history: `rows`
  * yields (id, game_id, group_id, type, body), and then created_at when `timed` (else now); the id
  * 24 hex characters (the journal's key is it and four zero bytes). It answers each row's event id.
