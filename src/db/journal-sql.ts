@@ -1,3 +1,5 @@
+import { memberWholeSql } from './member-snapshot';
+
 /**
  * How the readers find an event in the journal (migration JournalHistory, docs/design/write-path.md
  * section 3.1): its row is keyed by the event id's 12 bytes and four zero bytes.
@@ -17,14 +19,15 @@ const keyInstantSql = (j: string): string =>
  * The event of journal row `j` as it was published (null once it expired). A body stored without
  * its id (a writer of release 1.11.0 or later: see storedEventBody) lacks the fields the row's
  * columns hold, which are added back: its id (the key's first 12 bytes), its type, its game, its
- * group when it has one, and its instant (the key's millisecond). jsonb keeps one order of keys
- * whatever the order they are put in, so the text is the one the whole body had.
+ * group when it has one, and its instant (the key's millisecond); and a member snapshot stored
+ * short (a writer of release 1.13.0 or later: src/db/member-snapshot.ts) is made whole. jsonb keeps
+ * one order of keys whatever the order they are put in, so the text is the one the whole body had.
  */
 export const eventBodySql = (j: string): string =>
   // One object of the five (the group's null dropped: every other field is never null) and one
   // concatenation: a third less work a row than adding the group apart, for a feed page of 1,000.
   `CASE WHEN ${j}.body ? 'id' THEN ${j}.body ELSE jsonb_strip_nulls(jsonb_build_object('id', ${eventIdSql(j)}, 'type', ${j}.type, ` +
-  `'gameId', ${j}.game_id, 'groupId', ${j}.group_id, 'occurredAt', ${keyInstantSql(j)})) || ${j}.body END`;
+  `'gameId', ${j}.game_id, 'groupId', ${j}.group_id, 'occurredAt', ${keyInstantSql(j)})) || ${memberWholeSql(j, `${j}.body`)} END`;
 
 /**
  * Journal row `j` holds an event still kept. `type` is what the feed indexes hold; an expiry takes
