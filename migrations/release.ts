@@ -17,7 +17,7 @@ export interface MigrationRelease {
 }
 
 /** Every release, oldest first: the one before a migration's release is the oldest an expand migration lets run. */
-export const RELEASES = ['0.0.0', '1.0.0', '1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0', '1.7.0', '1.8.0', '1.9.0', '1.10.0', '1.11.0', '1.12.0'] as const;
+export const RELEASES = ['0.0.0', '1.0.0', '1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0', '1.7.0', '1.8.0', '1.9.0', '1.10.0', '1.11.0', '1.12.0', '1.13.0'] as const;
 
 /** A migration that says what it is to the releases; every migration from release 1.0.0 on does. */
 export interface ReleasedMigration extends MigrationInterface {

@@ -8,7 +8,8 @@ import { log } from './processes.mjs';
 
 /**
  * `count` member.joined events of the game, as the unit of work writes them (their bodies without
- * what the row's columns hold, their ids starting with the millisecond), in chunks of
+ * what the row's columns hold, their members short: src/db/member-snapshot.ts; their ids starting
+ * with the millisecond), in chunks of
  * `chunk` rows per transaction (so they span several transaction ids, as real ones do).
  */
 export async function seedFeed(db, gameId, { count, chunk = 250_000, groupId }) {
@@ -21,8 +22,8 @@ export async function seedFeed(db, gameId, { count, chunk = 250_000, groupId }) 
        FROM generate_series($3::int, $4::int) AS i,
             LATERAL (SELECT lpad(to_hex((extract(epoch FROM now()) * 1000)::bigint), 12, '0') || lpad(to_hex(i), 12, '0') AS id) e,
             LATERAL (SELECT jsonb_build_object(
-                'member', jsonb_build_object('userId', 'feed' || i, 'groupId', $2::text, 'status', 'active',
-                  'roleIds', '[]'::jsonb, 'notes', NULL, 'metadata', '{}'::jsonb, 'joinedAt', now(), 'leftAt', NULL)) AS body) b`,
+                'member', jsonb_build_object('id', lpad(to_hex(i), 32, '0')::uuid, 'userId', 'feed' || i,
+                  'joinedAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))) AS body) b`,
       [gameId, groupId, from + 1, from + n],
     );
   }

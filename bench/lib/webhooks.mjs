@@ -5,7 +5,11 @@
 // delivery's row with its result. Deliveries/s = deliveries / (last completed_at - commit).
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import { cpuWindow, percentile, procMb, sleep } from './processes.mjs';
+
+// The built readers' SQL (the bench runs on a build: `npm run bench` makes it first).
+const { eventBodySql } = createRequire(import.meta.url)('../../dist/src/db/journal-sql.js');
 
 /**
  * The receiver: answers 200 after `state.latencyMs`; counts requests. While `state.lags` is an
@@ -58,9 +62,9 @@ export async function measureWebhooks({ api, db, gameId, groupId, receiver, late
   const endpoint = await api('POST', '/v1/webhooks', { url: receiver.url, events: ['member.joined'] }, 201);
   const [{ body: template } = {}] = (
     await db.query(
-      // Whole: a stored body may lack what its row's columns hold (the id and instant are set below).
-      `SELECT jsonb_build_object('type', type, 'gameId', game_id, 'groupId', group_id) || body AS body
-       FROM journal WHERE type = 'member.joined' AND body IS NOT NULL LIMIT 1`,
+      // Whole, as the readers answer it: a stored body may lack what its row's columns hold and its
+      // member's usual values (the id and instant are set below).
+      `SELECT ${eventBodySql('j')} AS body FROM journal j WHERE j.type = 'member.joined' AND j.body IS NOT NULL LIMIT 1`,
     )
   ).rows;
   if (!template) throw new Error('webhooks: no member.joined event in the journal to copy');

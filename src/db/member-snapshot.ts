@@ -17,6 +17,33 @@ export const MEMBER_DEFAULTS: Readonly<Record<string, unknown>> = Object.freeze(
   timedOutUntil: null,
 });
 
+const isEmptyList = (v: unknown) => Array.isArray(v) && v.length === 0;
+const isEmptyObject = (v: unknown) => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length === 0;
+
+/** Whether `value` is what a reader puts back for `field`: the same JSON, written the same way. */
+function isUsual(field: string, value: unknown): boolean {
+  const usual = MEMBER_DEFAULTS[field];
+  if (Array.isArray(usual)) return isEmptyList(value);
+  if (usual !== null && typeof usual === 'object') return isEmptyObject(value);
+  return value === usual;
+}
+
+/**
+ * The snapshot `member` of an event of group `groupId` as stored short, or null when it is to be
+ * stored whole: when its group is another, or a field a reader would put back is missing from it
+ * (the reader's value would then be an addition). A snapshot without `groupId` has no short form,
+ * which is the caller's to refuse (it would read as one).
+ */
+export function shortMember(member: Record<string, unknown>, groupId: unknown): Record<string, unknown> | null {
+  if (member.groupId !== groupId) return null;
+  for (const field of Object.keys(MEMBER_DEFAULTS)) if (member[field] === undefined) return null;
+  const short: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(member)) {
+    if (field !== 'groupId' && !(Object.hasOwn(MEMBER_DEFAULTS, field) && isUsual(field, value))) short[field] = value;
+  }
+  return short;
+}
+
 /**
  * MEMBER_DEFAULTS as a jsonb literal. Written with a space after each colon: the bench runs the
  * readers' statements through pgbench, which would take `:null` for one of its variables.

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DataSource } from 'typeorm';
 import { EventEnvelopeFromColumns1768400000000, WHOLE_AGAIN, WHOLE_AGAIN_BATCH } from '../../migrations/1768400000000-event-envelope-from-columns';
+import { MemberSnapshotsShort1768500000000 } from '../../migrations/1768500000000-member-snapshots-short';
 import { backfillInBatches } from '../../migrations/online';
 import { MIGRATIONS } from '../../migrations';
 import { oldestReleaseFor } from '../../migrations/release';
@@ -48,8 +49,16 @@ const ENVELOPE = ['id', 'type', 'gameId', 'groupId', 'occurredAt'];
 const storedBodies = (gameId: string) =>
   t.db.query<{ body: Record<string, unknown>; names: number[] }>(`SELECT body, names FROM journal WHERE game_id = $1 AND type IS NOT NULL ORDER BY seq`, [gameId]);
 
-/** The migration's down: every body stored without its envelope is stored whole again. */
-const storeWhole = () => withQueryRunner(t.app.get(DataSource), (q) => new EventEnvelopeFromColumns1768400000000().down(q));
+/**
+ * The migration's down: every body stored without its envelope is stored whole again. After the
+ * down of the release after it (MemberSnapshotsShort, which makes member snapshots whole), as
+ * `migrate down` runs them, the later first.
+ */
+const storeWhole = () =>
+  withQueryRunner(t.app.get(DataSource), async (q) => {
+    await new MemberSnapshotsShort1768500000000().down(q);
+    await new EventEnvelopeFromColumns1768400000000().down(q);
+  });
 
 /** A game with a group (created, then joined by two players) and a game-wide ban: events with and without a group. */
 async function playedGame() {

@@ -29,7 +29,7 @@ const PENDING = `${AFTER_KEEP.length} migrations are pending`;
  * LOCK_TIMEOUT, lets go and tries again after a pause, until the lock comes; in the one
  * transaction TypeORM would wrap it in, it could make one try only and the revert failed.
  */
-const REVERTED = 'EventEnvelopeFromColumns1768400000000';
+const REVERTED = 'MemberSnapshotsShort1768500000000';
 const BEFORE_REVERTED = AFTER_KEEP[AFTER_KEEP.indexOf(REVERTED) + 1];
 /** Longer than a lock wait, so that one try cannot get past it. */
 const HELD_MS = 3 * parseFloat(LOCK_TIMEOUT) * 1000;

@@ -1,5 +1,6 @@
 import { loadUnindexedWords } from '../../src/db/journal-names';
 import { WHOLE_AGAIN } from '../../migrations/1768400000000-event-envelope-from-columns';
+import { MEMBERS_WHOLE } from '../../migrations/1768500000000-member-snapshots-short';
 import { eventBodySql } from '../../src/db/journal-sql';
 import type { TestDatabase } from './test-db';
 
@@ -91,7 +92,9 @@ export const journalAudit = (alias = 'a'): string =>
  * from 1.4.0 the service writes the journal alone.
  */
 export async function mirrorIntoOldTables(db: TestDatabase, gameId: string): Promise<void> {
-  // Those releases stored every event's body whole, and its names with it (as 1.11.0's down does).
+  // Those releases stored every event's body whole, and its names with it (as the downs of 1.13.0
+  // and 1.11.0 do, in that order).
+  await db.query(MEMBERS_WHOLE);
   await db.query(WHOLE_AGAIN);
   await db.query(
     `INSERT INTO audit_entries (id, game_id, group_id, actor_user_id, actor_pseudonym, action, target_id, payload, created_at)

@@ -25,11 +25,11 @@ import { eventKey, followFeed, followStream, writeLoad, type Promised } from './
  */
 
 /**
- * The release before this build's: release 1.11.0, the commit that cut it. At each release it moves
- * to the commit that cut the one before (1.10.0 was 59870aa, 1.9.0 ad494df, 1.8.0 020d006, 1.7.0 32fd4ed, 1.6.0 f9bfcec, 1.5.0 9611d25, 1.4.0 79853b7, 1.3.0
+ * The release before this build's: release 1.12.0, the commit that cut it. At each release it moves
+ * to the commit that cut the one before (1.11.0 was f025817, 1.10.0 59870aa, 1.9.0 ad494df, 1.8.0 020d006, 1.7.0 32fd4ed, 1.6.0 f9bfcec, 1.5.0 9611d25, 1.4.0 79853b7, 1.3.0
  * 2c64226, 1.2.0 0b11651, 1.1.0 a03c712, 1.0.0 119ca50, 0.0.0 65e135e).
  */
-const PREVIOUS_RELEASE = 'f025817';
+const PREVIOUS_RELEASE = '0d6c7bb';
 const FROM_REF = process.env.UPGRADE_FROM || PREVIOUS_RELEASE;
 const TO_REF = process.env.UPGRADE_TO || null;
 
