@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DataSource } from 'typeorm';
 import { EventEnvelopeFromColumns1768400000000, WHOLE_AGAIN, WHOLE_AGAIN_BATCH } from '../../migrations/1768400000000-event-envelope-from-columns';
 import { MemberSnapshotsShort1768500000000 } from '../../migrations/1768500000000-member-snapshots-short';
-import { backfillInBatches } from '../../migrations/online';
 import { MIGRATIONS } from '../../migrations';
 import { oldestReleaseFor } from '../../migrations/release';
 import { nameHash } from '../../src/db/journal-names';
@@ -10,6 +9,7 @@ import { FEED_START } from '../../src/events/feed-position';
 import { FeedRepository } from '../../src/events/feed.repository';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { joinOk, postGroup } from '../helpers/groups';
+import { expectBatchesAsOneStatement } from '../helpers/journal';
 import { withQueryRunner } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { listenLocal, type LocalServer } from '../helpers/webhook-receiver';
@@ -186,20 +186,7 @@ describe('EventEnvelopeFromColumns1768400000000', () => {
   it('its down goes in batches of rows by id, each its own transaction, to the bodies the one statement gives', async () => {
     const g = await playedGame();
     expect((await storedBodies(g.gameId)).filter((r) => 'id' in r.body)).toEqual([]);
-    const expected = await withQueryRunner(t.app.get(DataSource), async (q) => {
-      await q.startTransaction();
-      try {
-        await q.query(WHOLE_AGAIN);
-        return await q.query(`SELECT id, body, names FROM journal WHERE game_id = $1 ORDER BY id`, [g.gameId]);
-      } finally {
-        await q.rollbackTransaction();
-      }
-    });
-    const rows = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM journal`);
-    const batches = await withQueryRunner(t.app.get(DataSource), (q) => backfillInBatches(q, { batch: WHOLE_AGAIN_BATCH, rows: 1, minRows: 1, maxRows: 1 }));
-    // One batch a row, and the one that finds none left.
-    expect(batches).toBe(rows[0].n + 1);
-    expect(await t.db.query(`SELECT id, body, names FROM journal WHERE game_id = $1 ORDER BY id`, [g.gameId])).toEqual(expected);
+    const expected = await expectBatchesAsOneStatement(t.app.get(DataSource), t.db, g.gameId, WHOLE_AGAIN, WHOLE_AGAIN_BATCH);
     expect(expected.filter((r: { body: Record<string, unknown> | null }) => r.body !== null && !('id' in r.body))).toEqual([]);
   });
 });

@@ -2,13 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DataSource } from 'typeorm';
 import { MEMBERS_WHOLE, MEMBERS_WHOLE_BATCH, MemberSnapshotsShort1768500000000 } from '../../migrations/1768500000000-member-snapshots-short';
 import { MIGRATIONS } from '../../migrations';
-import { backfillInBatches } from '../../migrations/online';
 import { oldestReleaseFor } from '../../migrations/release';
 import { nameHash } from '../../src/db/journal-names';
 import { FEED_START } from '../../src/events/feed-position';
 import { FeedRepository } from '../../src/events/feed.repository';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { joinOk, postGroup, postLeave } from '../helpers/groups';
+import { expectBatchesAsOneStatement } from '../helpers/journal';
 import { withQueryRunner } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { listenLocal, type LocalServer } from '../helpers/webhook-receiver';
@@ -177,20 +177,7 @@ describe('MemberSnapshotsShort1768500000000', () => {
 
   it('its down goes in batches of rows by id, each its own transaction, to the bodies the one statement gives', async () => {
     const g = await playedGame();
-    const expected = await withQueryRunner(t.app.get(DataSource), async (q) => {
-      await q.startTransaction();
-      try {
-        await q.query(MEMBERS_WHOLE);
-        return await q.query(`SELECT id, body, names FROM journal WHERE game_id = $1 ORDER BY id`, [g.gameId]);
-      } finally {
-        await q.rollbackTransaction();
-      }
-    });
-    const rows = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM journal`);
-    const batches = await withQueryRunner(t.app.get(DataSource), (q) => backfillInBatches(q, { batch: MEMBERS_WHOLE_BATCH, rows: 1, minRows: 1, maxRows: 1 }));
-    // One batch a row, and the one that finds none left.
-    expect(batches).toBe(rows[0].n + 1);
-    expect(await t.db.query(`SELECT id, body, names FROM journal WHERE game_id = $1 ORDER BY id`, [g.gameId])).toEqual(expected);
+    const expected = await expectBatchesAsOneStatement(t.app.get(DataSource), t.db, g.gameId, MEMBERS_WHOLE, MEMBERS_WHOLE_BATCH);
     const members = (expected as { body: Body | null }[]).filter((r) => r.body?.member);
     expect(members.length).toBeGreaterThanOrEqual(8);
     expect(members.every((r) => r.body!.member!.groupId === g.groupId)).toBe(true);

@@ -2,6 +2,9 @@ import { loadUnindexedWords } from '../../src/db/journal-names';
 import { WHOLE_AGAIN } from '../../migrations/1768400000000-event-envelope-from-columns';
 import { MEMBERS_WHOLE } from '../../migrations/1768500000000-member-snapshots-short';
 import { eventBodySql } from '../../src/db/journal-sql';
+import type { DataSource } from 'typeorm';
+import { backfillInBatches } from '../../migrations/online';
+import { withQueryRunner } from './query-runner';
 import type { TestDatabase } from './test-db';
 
 /** A journal row as the tests compare it (positions as text). */
@@ -155,4 +158,35 @@ export function insertEventsSql(rows: string, timed = false): string {
            ${timed ? 's.created_at::timestamptz' : 'now()'}, svc_journal_names(NULL, NULL, NULL, s.body::jsonb)
     FROM (${rows}) AS s(id, game_id, group_id, type, body${timed ? ', created_at' : ''})
     RETURNING left(replace(id::text, '-', ''), 24) AS id`;
+}
+
+/**
+ * A rewrite of the journal run two ways: `oneStatement` in a transaction rolled back (what it would
+ * leave of the game's rows), then `batch` through backfillInBatches one row at a time, each batch
+ * its own transaction. Checks there was one batch a row and the one that finds none left, and
+ * that the batches left the game's rows as the one statement would; answers those rows.
+ */
+export async function expectBatchesAsOneStatement(
+  ds: DataSource,
+  db: TestDatabase,
+  gameId: string,
+  oneStatement: string,
+  batch: string,
+): Promise<{ id: string; body: Record<string, unknown> | null; names: number[] }[]> {
+  const rowsOf = (q: { query: (sql: string, params: unknown[]) => Promise<unknown> }) =>
+    q.query(`SELECT id, body, names FROM journal WHERE game_id = $1 ORDER BY id`, [gameId]) as Promise<{ id: string; body: Record<string, unknown> | null; names: number[] }[]>;
+  const expected = await withQueryRunner(ds, async (q) => {
+    await q.startTransaction();
+    try {
+      await q.query(oneStatement);
+      return await rowsOf(q);
+    } finally {
+      await q.rollbackTransaction();
+    }
+  });
+  const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM journal`);
+  const batches = await withQueryRunner(ds, (q) => backfillInBatches(q, { batch, rows: 1, minRows: 1, maxRows: 1 }));
+  expect(batches).toBe(n + 1);
+  expect(await rowsOf(db)).toEqual(expected);
+  return expected;
 }
