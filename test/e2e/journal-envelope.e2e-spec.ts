@@ -9,7 +9,7 @@ import { FEED_START } from '../../src/events/feed-position';
 import { FeedRepository } from '../../src/events/feed.repository';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { joinOk, postGroup } from '../helpers/groups';
-import { expectBatchesAsOneStatement } from '../helpers/journal';
+import { expectBatchesAsOneStatement, expectNoTableChanged } from '../helpers/journal';
 import { withQueryRunner } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { listenLocal, type LocalServer } from '../helpers/webhook-receiver';
@@ -158,10 +158,7 @@ describe('EventEnvelopeFromColumns1768400000000', () => {
     expect(migration.release).toEqual({ version: '1.11.0', kind: 'expand' });
     expect(oldestReleaseFor(migration.release)).toBe('1.10.0');
     expect(MIGRATIONS).toContain(EventEnvelopeFromColumns1768400000000);
-    const schema = () => t.db.query(`SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1, 2`);
-    const before = await schema();
-    await migration.up();
-    expect(await schema()).toEqual(before);
+    await expectNoTableChanged(t.db, () => migration.up());
   });
 
   it('its down stores each short body whole with its whole names, as svc_journal_names gives them, and leaves whole ones alone', async () => {
@@ -187,6 +184,6 @@ describe('EventEnvelopeFromColumns1768400000000', () => {
     const g = await playedGame();
     expect((await storedBodies(g.gameId)).filter((r) => 'id' in r.body)).toEqual([]);
     const expected = await expectBatchesAsOneStatement(t.app.get(DataSource), t.db, g.gameId, WHOLE_AGAIN, WHOLE_AGAIN_BATCH);
-    expect(expected.filter((r: { body: Record<string, unknown> | null }) => r.body !== null && !('id' in r.body))).toEqual([]);
+    expect(expected.filter((r) => r.body !== null && !('id' in r.body))).toEqual([]);
   });
 });

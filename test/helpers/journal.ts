@@ -1,9 +1,9 @@
-import { loadUnindexedWords } from '../../src/db/journal-names';
+import type { DataSource } from 'typeorm';
 import { WHOLE_AGAIN } from '../../migrations/1768400000000-event-envelope-from-columns';
 import { MEMBERS_WHOLE } from '../../migrations/1768500000000-member-snapshots-short';
-import { eventBodySql } from '../../src/db/journal-sql';
-import type { DataSource } from 'typeorm';
 import { backfillInBatches } from '../../migrations/online';
+import { loadUnindexedWords } from '../../src/db/journal-names';
+import { eventBodySql } from '../../src/db/journal-sql';
 import { withQueryRunner } from './query-runner';
 import type { TestDatabase } from './test-db';
 
@@ -160,26 +160,26 @@ export function insertEventsSql(rows: string, timed = false): string {
     RETURNING left(replace(id::text, '-', ''), 24) AS id`;
 }
 
+/** A journal row as a rewrite of the stored documents leaves it. */
+export interface StoredRow {
+  id: string;
+  body: Record<string, unknown> | null;
+  names: number[];
+}
+
 /**
  * A rewrite of the journal run two ways: `oneStatement` in a transaction rolled back (what it would
  * leave of the game's rows), then `batch` through backfillInBatches one row at a time, each batch
  * its own transaction. Checks there was one batch a row and the one that finds none left, and
  * that the batches left the game's rows as the one statement would; answers those rows.
  */
-export async function expectBatchesAsOneStatement(
-  ds: DataSource,
-  db: TestDatabase,
-  gameId: string,
-  oneStatement: string,
-  batch: string,
-): Promise<{ id: string; body: Record<string, unknown> | null; names: number[] }[]> {
-  const rowsOf = (q: { query: (sql: string, params: unknown[]) => Promise<unknown> }) =>
-    q.query(`SELECT id, body, names FROM journal WHERE game_id = $1 ORDER BY id`, [gameId]) as Promise<{ id: string; body: Record<string, unknown> | null; names: number[] }[]>;
+export async function expectBatchesAsOneStatement(ds: DataSource, db: TestDatabase, gameId: string, oneStatement: string, batch: string): Promise<StoredRow[]> {
+  const rows = `SELECT id, body, names FROM journal WHERE game_id = $1 ORDER BY id`;
   const expected = await withQueryRunner(ds, async (q) => {
     await q.startTransaction();
     try {
       await q.query(oneStatement);
-      return await rowsOf(q);
+      return (await q.query(rows, [gameId])) as StoredRow[];
     } finally {
       await q.rollbackTransaction();
     }
@@ -187,6 +187,14 @@ export async function expectBatchesAsOneStatement(
   const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM journal`);
   const batches = await withQueryRunner(ds, (q) => backfillInBatches(q, { batch, rows: 1, minRows: 1, maxRows: 1 }));
   expect(batches).toBe(n + 1);
-  expect(await rowsOf(db)).toEqual(expected);
+  expect(await db.query<StoredRow>(rows, [gameId])).toEqual(expected);
   return expected;
+}
+
+/** Runs `up` (a migration that only says what its release is) and checks it changed no table. */
+export async function expectNoTableChanged(db: TestDatabase, up: () => Promise<void>): Promise<void> {
+  const columns = () => db.query(`SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1, 2`);
+  const before = await columns();
+  await up();
+  expect(await columns()).toEqual(before);
 }

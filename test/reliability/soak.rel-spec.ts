@@ -115,7 +115,7 @@ async function liveAtMarks(samplesFile: string): Promise<{ steady: Live; end: Li
   writeFileSync(`${samplesFile}.end`, '');
   for (let waited = 0; waited < 10_000; waited += 250) {
     const lines = existsSync(`${samplesFile}.marks`) ? readFileSync(`${samplesFile}.marks`, 'utf8').trim().split('\n') : [];
-    const marks = Object.fromEntries(lines.filter(Boolean).map((l) => [JSON.parse(l).mark, JSON.parse(l) as Live]));
+    const marks = Object.fromEntries(lines.filter(Boolean).map((l) => JSON.parse(l) as Live & { mark: string }).map((m) => [m.mark, m]));
     if (marks.steady && marks.end) return { steady: marks.steady, end: marks.end };
     await sleep(250);
   }
