@@ -10,12 +10,11 @@ import { TRACING } from '../observability/tracing/tracing.module';
 import { formatSignal, NOTIFICATIONS_CHANNEL } from '../notifications/notification-channel';
 import type { NotificationKind } from '../notifications/notification-kinds';
 import { DELIVERIES_CHANNEL } from '../webhooks/delivery-channel';
-import { internalIdSql } from '../identity/identity.repository';
 import { CommitAnnouncer } from './commit-announcer';
+import { flushStatement } from './flush-sql';
 import { storedEventBody } from './event-envelope';
 import { journalNames, UNINDEXED_WORDS, type AuditPart } from './journal-names';
 import { auditIds } from './journal-pairing';
-import { eventKeySql } from './journal-sql';
 import { ServiceClient } from './prepared-client';
 import { transaction } from './transaction';
 
@@ -248,43 +247,15 @@ async function flush(tx: Tx, tracing: Tracing | null, unindexed: ReadonlySet<num
   // transaction, as it is inserted. The flush is the transaction's last statement: its batch carries the COMMIT.
   const connection: unknown = (tx.manager.queryRunner as { databaseConnection?: unknown } | undefined)?.databaseConnection;
   if (connection instanceof ServiceClient) connection.commitWithNext();
-  const rows: { g: string | null; u: string | null; d: boolean }[] = await tx.manager.query(
-    `WITH audit AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb)
-         AS x(id uuid, game_id uuid, group_id uuid, actor_user_id uuid, action text, target_id text, payload jsonb, names int[])
-     ), events AS (
-       SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(id text, n int, game_id uuid, group_id uuid, type text, body jsonb, names int[])
-     ), journal_changes AS (
-       INSERT INTO journal (id, game_id, group_id, action, actor_user_id, target_id, payload, type, body, trace_context, names)
-       SELECT ${eventKeySql('e.id')}, e.game_id, e.group_id, a.action, a.actor_user_id, a.target_id, a.payload, e.type, e.body, $4::jsonb,
-              e.names
-       FROM events e LEFT JOIN audit a ON a.id = ${eventKeySql('e.id')}
-       ORDER BY e.n
-     ), journal_audit_only AS (
-       INSERT INTO journal (id, game_id, group_id, action, actor_user_id, target_id, payload, names)
-       SELECT a.id, a.game_id, a.group_id, a.action, a.actor_user_id, a.target_id, a.payload,
-              a.names
-       FROM audit a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE ${eventKeySql('e.id')} = a.id)
-     ), staged AS (
-       SELECT x.id, x.game_id, coalesce(x.user_id, ${internalIdSql('x.game_id', 'x.external_user_id')}) AS user_id,
-              x.kind, x.group_id, x.actor_user_id, x.data
-       FROM jsonb_to_recordset($5::jsonb)
-         AS x(id uuid, game_id uuid, user_id uuid, external_user_id text, kind text, group_id uuid, actor_user_id uuid, data jsonb)
-     ), inbox AS (
-       INSERT INTO notifications (id, game_id, user_id, kind, group_id, actor_user_id, data)
-       SELECT id, game_id, user_id, kind, group_id, actor_user_id, data FROM staged
-       WHERE user_id IS NOT NULL AND user_id IS DISTINCT FROM actor_user_id
-       RETURNING game_id, user_id
-     )
-     SELECT pg_notify(channel, payload), NULL::uuid AS g, NULL::uuid AS u, false AS d FROM jsonb_to_recordset($3::jsonb) AS n(channel text, payload text)
-     UNION ALL
-     SELECT NULL, NULL, NULL, true WHERE EXISTS (
-       SELECT 1 FROM events e JOIN webhook_endpoints w
-         ON w.game_id = e.game_id AND w.disabled_at IS NULL AND (cardinality(w.events) = 0 OR e.type = ANY (w.events)))
-     UNION ALL
-     SELECT NULL, w.game_id, w.user_id, false FROM (SELECT DISTINCT game_id, user_id FROM inbox) AS w`,
-    [JSON.stringify(audit), JSON.stringify(events), JSON.stringify(tx.notifications), trace && JSON.stringify(trace), JSON.stringify(inbox)],
-  );
+  const statement = flushStatement({
+    audit: audit.length ? JSON.stringify(audit) : null,
+    events: events.length ? JSON.stringify(events) : null,
+    trace: trace && JSON.stringify(trace),
+    notifies: tx.notifications.length ? JSON.stringify(tx.notifications) : null,
+    inbox: inbox.length ? JSON.stringify(inbox) : null,
+    auditOnly: auditIdList.some((id) => !eventKeys.has(id)),
+  });
+  const rows: { g: string | null; u: string | null; d: boolean }[] = await tx.manager.query(statement.text, statement.params);
   // The recipients, resolved in the statement: this instance drops what it cached of them on commit,
   // before its own announcement comes back (a player's next read here sees the new notification).
   for (const r of rows) {

@@ -6,7 +6,7 @@ import { admissionSql, type Refusal } from '../groups/admission';
 import type { Alongside } from '../groups/groups.repository';
 import { holdersSql } from '../permissions/grant-sql';
 import { MEMBER_JSON_COLUMNS, type MemberJsonRow } from './member-json';
-import { LOOKUP_MEMBER, MEMBER_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
+import { LOOKUP_MEMBER, MEMBER_COLUMNS, MEMBER_SCALAR_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
 
 export interface MemberChanges {
   metadata?: Record<string, unknown>;
@@ -33,6 +33,12 @@ const JOIN_REQUEST_PENDING = `EXISTS (SELECT 1 FROM join_requests r WHERE r.grou
            AS "joinRequestPending"`;
 
 const ACTIVATED_COLUMNS = `${MEMBER_COLUMNS}, ${JOIN_REQUEST_PENDING}`;
+
+/**
+ * ACTIVATED_COLUMNS of a row just inserted: a new member id has no role assignment (member_roles
+ * names its member), so its grants are none without reading them, a subplan less to run a join.
+ */
+const FRESH_COLUMNS = `${MEMBER_SCALAR_COLUMNS}, '[]'::jsonb AS "roleGrants", ${JOIN_REQUEST_PENDING}`;
 
 /** A group-banned member: `inForce` is false for a ban set already lapsed. */
 export type BannedRow = MemberRow & { inForce: boolean; joinRequestPending: boolean };
@@ -80,7 +86,7 @@ function activation(p: (value: unknown) => string, externalUserId: string, allow
        INSERT INTO members AS m (id, group_id, user_id, external_user_id, status)
        SELECT ${p(uuidv7())}, l.id, l."svcUserId", ${p(externalUserId)}, 'active' FROM lookup l
        WHERE ${admitted} AND NOT EXISTS (SELECT 1 FROM ${LOOKUP_MEMBER})
-       ${returned}),
+       RETURNING ${FRESH_COLUMNS}${returning}),
      reused AS (
        UPDATE members AS m SET status = 'active', left_at = NULL, banned_until = NULL
        FROM lookup l WHERE m.group_id = l.id AND m.user_id = l."svcUserId" AND ${admitted} AND ${REUSABLE}

@@ -111,7 +111,7 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     const server = await exported((s) => s.traceId === traceId && s.kind === SPAN_KIND.SERVER);
     const sql = childrenOf(collector.spans, server);
     expect(sql.map((s) => s.attributes['guildhall.db.batched_with'])).toEqual([['BEGIN', 'CALL svc_lock_group_members', 'CALL svc_lock_user_shared'], ['COMMIT', 'SELECT']]);
-    expect(sql.map((s) => s.name)).toEqual(['INSERT members UPDATE members SELECT', 'INSERT journal INSERT notifications SELECT']);
+    expect(sql.map((s) => s.name)).toEqual(['INSERT members UPDATE members SELECT', 'INSERT journal SELECT']);
   });
 
   it('joins the trace of a caller that sends traceparent, as the child of its span', async () => {
