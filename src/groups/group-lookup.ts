@@ -5,7 +5,7 @@ import type { BanScope } from '../bans/ban-checker';
 import { isUuid } from '../common/ids';
 import { IdentityService } from '../identity/identity.service';
 import type { Refusal } from './admission';
-import type { GroupRow } from './group-row';
+import type { GroupRow, LookedUpGroup } from './group-row';
 import { GroupsRepository, type Alongside } from './groups.repository';
 
 /**
@@ -38,7 +38,7 @@ export class GroupLookup {
     groupId: string,
     externalUserId: string,
     { lock, banScope = false, admission = false, with: alongside }: { lock: boolean; banScope?: boolean; admission?: boolean; with?: Alongside },
-  ): Promise<{ group: GroupRow; svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside: Record<string, unknown> | null }> {
+  ): Promise<{ group: LookedUpGroup; svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside: Record<string, unknown> | null }> {
     const row = isUuid(groupId) ? await this.groups.findWithUser(m, gameId, groupId, externalUserId, { lock, banScope, admission, with: alongside }) : null;
     if (!row || row.softDeletedAt) throw ApiError.notFound('group');
     const { svcUserId, banScope: ban, refusal, alongside: member, ...group } = row;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error';
 import type { Tx } from '../db/unit-of-work';
-import type { GroupRow } from './group-row';
+import type { GroupRow, LookedUpGroup } from './group-row';
 import { toGroupDto } from './group-view';
 import { GroupsRepository } from './groups.repository';
 
@@ -17,13 +17,15 @@ export class GroupOwnership {
 
   /**
    * Called when `svcUserId` stops being an active member of `group`, as read by the departure's own
-   * statement (its memberCount still counts them). Throws, so that the departure is rolled back, when
-   * they own it and others remain; clears the ownership when they were its last active member. That
-   * writes no entry or event of its own: the departure's (member.left, .kicked, .banned) tells it,
-   * and the routes' audit trails stay the ones they were before groups had owners.
+   * statement (its memberCount still counts them: the lookup counts the members of a group its user
+   * owns). Throws, so that the departure is rolled back, when they own it and others remain; clears
+   * the ownership when they were its last active member. That writes no entry or event of its own:
+   * the departure's (member.left, .kicked, .banned) tells it, and the routes' audit trails stay the
+   * ones they were before groups had owners.
    */
-  async departing(tx: Tx, group: GroupRow, svcUserId: string): Promise<void> {
+  async departing(tx: Tx, group: LookedUpGroup, svcUserId: string): Promise<void> {
     if (group.ownerSvcUserId !== svcUserId) return;
+    if (group.memberCount === null) throw new Error(`the departure of group ${group.id}'s owner was looked up without its member count`);
     if (group.memberCount > 1) {
       throw new ApiError('owner_must_transfer', `${group.ownerUserId} owns this group: make another active member its owner first (POST /v1/groups/{id}/owner)`);
     }

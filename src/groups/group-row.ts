@@ -31,11 +31,25 @@ export type Visibility = (typeof VISIBILITIES)[number];
 export const memberCountSql = (g: string) =>
   `(${g}.active_member_count + coalesce((SELECT sum(d.delta)::int FROM group_member_count_deltas d WHERE d.group_id = ${g}.id), 0))`;
 
-export const GROUP_COLUMNS = `g.id, g.game_id AS "gameId", g.kind, g.name, g.visibility, g.metadata,
+/** A groups row's columns (as `GroupRow`, from `groups g`), its member count as the SQL `memberCount` gives it. */
+const groupColumns = (memberCount: string) => `g.id, g.game_id AS "gameId", g.kind, g.name, g.visibility, g.metadata,
   g.default_role_id AS "defaultRoleId", g.passcode_hash AS "passcodeHash", g.parent_group_id AS "parentGroupId",
   g.tags, g.max_members AS "maxMembers", g.owner_external_id AS "ownerUserId", g.owner_user_id AS "ownerSvcUserId",
-  ${memberCountSql('g')} AS "memberCount", g.created_at AS "createdAt", g.updated_at AS "updatedAt",
+  ${memberCount} AS "memberCount", g.created_at AS "createdAt", g.updated_at AS "updatedAt",
   g.soft_deleted_at AS "softDeletedAt"`;
+
+export const GROUP_COLUMNS = groupColumns(memberCountSql('g'));
+
+/**
+ * A group as a member write's lookup reads it (GroupsRepository.findWithUser): its member count only
+ * when the user the lookup names owns it, the one case a member write reads the count (an owner's
+ * departure: GroupOwnership.departing). Summing the deltas not yet folded is most of a lookup's work
+ * on a group many players join and leave at once (up to a second of them).
+ */
+export type LookedUpGroup = Omit<GroupRow, 'memberCount'> & { memberCount: number | null };
+
+/** LOOKUP_GROUP_COLUMNS's count, with `u` the identity of the user the lookup names. */
+export const LOOKUP_GROUP_COLUMNS = groupColumns(`CASE WHEN g.owner_user_id = u.user_id THEN ${memberCountSql('g')} END`);
 
 /** EXTENSIONS X5: a tag is 1-32 of a-z, 0-9, ':', '_' and '-'; a group has at most 10, distinct. */
 export const TAG_PATTERN = /^[a-z0-9:_-]{1,32}$/;

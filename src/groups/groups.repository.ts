@@ -6,7 +6,7 @@ import { beforeNextStatement, sqlRows } from '../db/sql';
 import { externalKey, internalIdSql } from '../identity/identity.repository';
 import { lockUsersForWrite } from '../identity/user-lock';
 import { admissionSql, type Refusal } from './admission';
-import { GROUP_COLUMNS, type GroupRow, type Visibility } from './group-row';
+import { GROUP_COLUMNS, LOOKUP_GROUP_COLUMNS, type GroupRow, type LookedUpGroup, type Visibility } from './group-row';
 
 export interface NewGroup {
   id: string;
@@ -151,18 +151,18 @@ export class GroupsRepository {
     id: string,
     externalUserId: string,
     { lock, banScope, admission = false, with: alongside }: { lock: boolean; banScope: boolean; admission?: boolean; with?: Alongside },
-  ): Promise<(GroupRow & { svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside?: Record<string, unknown> | null }) | null> {
+  ): Promise<(LookedUpGroup & { svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside?: Record<string, unknown> | null }) | null> {
     if (lock) await beforeNextStatement(m, lockGroup(id, 'members'));
     await lockUsersForWrite(m, gameId, [externalUserId]);
     const refusal = admission ? admissionSql({ id: 'g.id', gameId: 'g.game_id', maxMembers: 'g.max_members', kind: 'g.kind' }, 'u.user_id') : 'NULL';
-    const lookup = `SELECT ${GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope",
+    const lookup = `SELECT ${LOOKUP_GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope",
          ${refusal} AS refusal
        FROM groups g
        ${identityJoin('g.game_id', '$3')}
        WHERE g.id = $1 AND g.game_id = $2`;
     const params: unknown[] = [id, gameId, externalUserId];
     const param = (value: unknown) => `$${params.push(value)}`;
-    const [row] = await sqlRows<GroupRow & { svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside?: Record<string, unknown> | null }>(
+    const [row] = await sqlRows<LookedUpGroup & { svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside?: Record<string, unknown> | null }>(
       m,
       alongside
         ? `WITH lookup AS (${lookup}), ${alongside(param)}

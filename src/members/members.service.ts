@@ -13,7 +13,7 @@ import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork, type Tx } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
 import { GroupOwnership } from '../groups/group-ownership';
-import type { GroupRow } from '../groups/group-row';
+import type { LookedUpGroup } from '../groups/group-row';
 import { verifyPasscode } from '../groups/passcode';
 import { bannedError } from '../bans/ban-checker';
 import { IdentityService } from '../identity/identity.service';
@@ -224,7 +224,7 @@ export class MembersService {
 
   private recordDeparture(
     tx: Tx,
-    group: GroupRow,
+    group: LookedUpGroup,
     member: MemberRow,
     action: 'member.left' | 'member.kicked',
     actorUserId: string | null,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error';
 import type { Tx } from '../db/unit-of-work';
 import { refusalError, type Refusal } from '../groups/admission';
-import type { GroupRow } from '../groups/group-row';
+import type { LookedUpGroup } from '../groups/group-row';
 import { IdentityService } from '../identity/identity.service';
 import { JoinRequestCloser } from '../join-requests/join-request-closer';
 import { PermissionCache } from '../permissions/permission-cache';
@@ -32,7 +32,7 @@ export class MembershipService {
   ) {}
 
   /** Admits the user: 409 group_full or already_in_group_of_kind (EXTENSIONS X5) when the group or the game refuses them. */
-  async activate(tx: Tx, group: GroupRow, externalUserId: string, via: JoinVia): Promise<{ row: ActivatedRow; dto: MemberDto }> {
+  async activate(tx: Tx, group: LookedUpGroup, externalUserId: string, via: JoinVia): Promise<{ row: ActivatedRow; dto: MemberDto }> {
     const svcUserId = await this.identity.resolveOrCreate(tx.manager, group.gameId, externalUserId);
     const { row, refusal } = await this.members.activate(tx.manager, group, svcUserId, externalUserId);
     if (refusal) throw refusalError(refusal);
@@ -47,7 +47,7 @@ export class MembershipService {
    */
   async activateAlongside<R extends ActivatedRow = ActivatedRow>(
     tx: Tx,
-    group: GroupRow,
+    group: LookedUpGroup,
     externalUserId: string,
     via: JoinVia,
     lookedUp: { svcUserId: string | null; refusal: Refusal | null; alongside: Record<string, unknown> | null },
@@ -62,7 +62,7 @@ export class MembershipService {
   /** What follows the member row's write, wherever it was made: `row` is null when the user was active already. */
   private async activated<R extends ActivatedRow>(
     tx: Tx,
-    group: GroupRow,
+    group: LookedUpGroup,
     externalUserId: string,
     via: JoinVia,
     svcUserId: string,

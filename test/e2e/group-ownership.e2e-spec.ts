@@ -1,3 +1,5 @@
+import { DataSource } from 'typeorm';
+import { GroupsRepository } from '../../src/groups/groups.repository';
 import { expectError } from '../helpers/errors';
 import { postGroup, postJoin } from '../helpers/groups';
 import { journalAudit, journalEvents } from '../helpers/journal';
@@ -126,6 +128,19 @@ describe('the owner rule', () => {
     const group = await guild(g.auth, []);
     expect((await t.http.post(`/v1/groups/${group.id}/bans`).set(g.auth).send({ userId: 'a' })).status).toBe(201);
     expect((await t.http.get(`/v1/groups/${group.id}`).set(g.auth)).body.ownerUserId).toBeNull();
+  });
+
+  it("a member write's lookup counts the members for the group's owner alone (the count only an owner's departure reads)", async () => {
+    const g = await authedGame(t);
+    const group = await guild(g.auth, ['b', 'c', 'd']);
+    expect((await leave(g.auth, group.id, 'd')).status).toBe(200);
+    const groups = t.app.get(GroupsRepository);
+    const counted = await t.app.get(DataSource).transaction(async (m) => ({
+      owner: (await groups.findWithUser(m, g.gameId, group.id, 'a', { lock: false, banScope: false }))?.memberCount,
+      member: (await groups.findWithUser(m, g.gameId, group.id, 'b', { lock: false, banScope: false }))?.memberCount,
+      stranger: (await groups.findWithUser(m, g.gameId, group.id, 'nobody', { lock: false, banScope: false }))?.memberCount,
+    }));
+    expect(counted).toEqual({ owner: 3, member: null, stranger: null });
   });
 
   it('a game-wide ban leaves the ownership alone', async () => {
