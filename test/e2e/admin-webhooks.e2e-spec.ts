@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
-import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { expectError } from '../helpers/errors';
 import { journalAudit } from '../helpers/journal';
 import { asAdmin, authedGame, bearer, startTestApp, type TestApp } from '../helpers/test-app';
 import { recordingReceiver, type RecordingReceiver } from '../helpers/webhook-receiver';
+import { tickPastHorizon } from '../helpers/delivery-ticks';
 
 /**
  * The operator's reads of a game's webhooks (docs/concepts/admin.md): GET /v1/admin/games/:gameId/
@@ -13,7 +13,7 @@ import { recordingReceiver, type RecordingReceiver } from '../helpers/webhook-re
  */
 let t: TestApp;
 const receivers: RecordingReceiver[] = [];
-const tick = () => t.app.get(DeliveryWorker).tick();
+const tick = () => tickPastHorizon(t.app);
 type Auth = Record<string, string>;
 
 beforeAll(async () => {

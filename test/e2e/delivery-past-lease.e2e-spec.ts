@@ -6,6 +6,7 @@ import { PositionsRepository } from '../../src/webhooks/positions.repository';
 import { insertEventsSql } from '../helpers/journal';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { recordingReceiver, type RecordingReceiver } from '../helpers/webhook-receiver';
+import { tickPastHorizon } from '../helpers/delivery-ticks';
 
 /**
  * Claims past another worker's lease (PastLeaseRepository): while one worker's batch leases an
@@ -41,7 +42,7 @@ async function setUp() {
   receivers.push(rx);
   const r = await t.http.post('/v1/webhooks').set(auth).send({ url: rx.url, events: [] });
   expect(r.status).toBe(201);
-  await t.app.get(DeliveryWorker).tick();
+  await tickPastHorizon(t.app);
   rx.received.length = 0;
   return { gameId, rx, endpointId: (r.body as { id: string }).id };
 }

@@ -6,12 +6,12 @@ import { oldestReleaseFor } from '../../migrations/release';
 import { nameHash } from '../../src/db/journal-names';
 import { FEED_START } from '../../src/events/feed-position';
 import { FeedRepository } from '../../src/events/feed.repository';
-import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { joinOk, postGroup, postLeave } from '../helpers/groups';
 import { expectBatchesAsOneStatement, expectNoTableChanged } from '../helpers/journal';
 import { withQueryRunner } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { listenLocal, type LocalServer } from '../helpers/webhook-receiver';
+import { tickPastHorizon } from '../helpers/delivery-ticks';
 
 /**
  * From release 1.13.0 a write stores a member event's member snapshot short (src/db/member-snapshot.ts):
@@ -89,7 +89,7 @@ async function everyReader(g: { auth: Auth; gameId: string; groupId: string }) {
   expect(exported.status).toBe(200);
   received.length = 0;
   await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE game_id = $1)`, [g.gameId]);
-  await t.app.get(DeliveryWorker).tick();
+  await tickPastHorizon(t.app);
   return {
     text: text.text,
     exported: (JSON.parse(exported.text) as { events: unknown[] }).events.map((e) => JSON.stringify(e)),

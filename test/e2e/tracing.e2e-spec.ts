@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { TRACING } from '../../src/observability/tracing/tracing.module';
 import type { Tracing } from '../../src/observability/tracing/tracing';
-import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
+import { tickPastHorizon } from '../helpers/delivery-ticks';
 import { joinOk, postGroup } from '../helpers/groups';
 import { journalEvents } from '../helpers/journal';
 import { otlpReceiver, parseTraceparent, SPAN_KIND, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
@@ -13,7 +13,8 @@ import { recordingReceiver, type RecordingReceiver } from '../helpers/webhook-re
  * SERVER span named by its route template, its SQL statements are CLIENT children without values,
  * a caller's traceparent is the parent, and each webhook attempt is a span of its own, sent to the
  * receiver as traceparent and linked to the request that caused the event. Without it, nothing is
- * exported. The app runs in-process against a stand-in collector; the worker is driven by tick().
+ * exported. The app runs in-process against a stand-in collector; the worker is driven by tick(),
+ * once the events written are below the feed's horizon.
  */
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
@@ -174,7 +175,7 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     );
     expect(parseTraceparent(stored.trace_context.traceparent)).toEqual({ traceId, parentId: request.spanId, sampled: true });
 
-    await t.app.get(DeliveryWorker).tick();
+    await tickPastHorizon(t.app);
     expect(hooks.received.length).toBe(received + 1);
     const delivery = hooks.received[received];
     const header = parseTraceparent(delivery.headers.traceparent);
@@ -210,7 +211,7 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       await webhookTo(t, auth, failing.url);
       await joinOk(t, auth, group.id, `failing-${hex(4)}`);
 
-      await t.app.get(DeliveryWorker).tick();
+      await tickPastHorizon(t.app);
       expect(failing.received).toHaveLength(1);
       const header = parseTraceparent(failing.received[0].headers.traceparent);
 
@@ -234,8 +235,9 @@ describe('traces, without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       const { auth } = await authedGame(t);
       const group = await postGroup(t, auth, { kind: 'guild', name: 'Quiet', visibility: 'public' });
       await webhookTo(t, auth, hooks.url);
-      await t.http.post(`/v1/groups/${group.id}/join`).set(auth).set('traceparent', `00-${hex(16)}-${hex(8)}-01`).send({ userId: 'quiet' });
-      await t.app.get(DeliveryWorker).tick();
+      const joined = await t.http.post(`/v1/groups/${group.id}/join`).set(auth).set('traceparent', `00-${hex(16)}-${hex(8)}-01`).send({ userId: 'quiet' });
+      expect(joined.status).toBe(201);
+      await tickPastHorizon(t.app);
 
       expect(hooks.received).toHaveLength(1);
       expect(hooks.received[0].headers.traceparent).toBeUndefined();

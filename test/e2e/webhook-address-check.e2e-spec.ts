@@ -6,11 +6,11 @@ import { networkInterfaces } from 'node:os';
 import { createServer as createTlsServer } from 'node:tls';
 import type { SvcEvent } from '../../src/events/event';
 import { DeliverySender } from '../../src/webhooks/delivery-sender';
-import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { HostAddresses } from '../../src/webhooks/host-addresses';
 import { HostResolver } from '../../src/webhooks/host-resolver';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { recordingReceiver, type RecordingReceiver } from '../helpers/webhook-receiver';
+import { tickPastHorizon } from '../helpers/delivery-ticks';
 
 /**
  * The address checks (docs/webhooks.md "Private networks", DECISIONS §25): a webhook whose host
@@ -145,7 +145,7 @@ it('the test name resolves to 127.0.0.1 through the resolver delivery uses', asy
 it('a host that resolves to 127.0.0.1 is registered (the registration check reads the URL), then refused at delivery and logged', async () => {
   const rx = await receiver();
   const { auth, endpointId } = await queued(strict, `http://${NAME}:${rx.port}/hook`);
-  await strict.app.get(DeliveryWorker).tick();
+  await tickPastHorizon(strict.app);
   expect(rx.received).toHaveLength(0);
   const refusal = `refused: ${NAME} resolves to a loopback address`;
   const { detail: first, text } = await logTexts(strict, auth, endpointId);
@@ -156,7 +156,7 @@ it('a host that resolves to 127.0.0.1 is registered (the registration check read
   expect(Math.abs(waitMs(first) - 60_000)).toBeLessThan(5_000);
 
   await makeDue(endpointId);
-  await strict.app.get(DeliveryWorker).tick();
+  await tickPastHorizon(strict.app);
   expect(rx.received).toHaveLength(0);
   const second = await logged(strict, auth, endpointId);
   expect(second).toMatchObject({ status: 'pending', attempts: 2, lastError: refusal });
@@ -167,7 +167,7 @@ it('a host that resolves to 127.0.0.1 is registered (the registration check read
 it('with private hosts allowed, the same host is delivered to, under its own name', async () => {
   const rx = await receiver();
   const { auth, endpointId } = await queued(open, `http://${NAME}:${rx.port}/hook`);
-  await open.app.get(DeliveryWorker).tick();
+  await tickPastHorizon(open.app);
   expect(rx.received).toHaveLength(1);
   expect(rx.received[0].headers.host).toBe(`${NAME}:${rx.port}`);
   expect(await logged(open, auth, endpointId)).toMatchObject({ status: 'delivered', attempts: 1, lastStatusCode: 200, lastError: null });
@@ -178,7 +178,7 @@ it('an address written in the URL is judged once, at registration: an instance t
   // was accepted under the registering instance's rule. Names are what delivery re-checks.
   const rx = await receiver();
   const { auth, endpointId } = await queued(open, rx.url);
-  await strict.app.get(DeliveryWorker).tick();
+  await tickPastHorizon(strict.app);
   expect(rx.received).toHaveLength(1);
   expect(await logged(open, auth, endpointId)).toMatchObject({ status: 'delivered', attempts: 1, lastError: null });
 });
@@ -217,7 +217,7 @@ describe("names that resolve to an internal address or one of this server's: ref
     lendAddress(strict);
     const rx = await receiver();
     const { auth, endpointId } = await queued(strict, `http://${name}:${rx.port}/hook`);
-    await strict.app.get(DeliveryWorker).tick();
+    await tickPastHorizon(strict.app);
     expect(rx.received).toHaveLength(0);
     const { detail, text } = await logTexts(strict, auth, endpointId);
     expect(detail).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null });

@@ -2,11 +2,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
-import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { expectError } from '../helpers/errors';
 import { EVENT_ID, ISO_MS, UUID } from '../helpers/shapes';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { recordingReceiver, type RecordingReceiver } from '../helpers/webhook-receiver';
+import { tickPastHorizon } from '../helpers/delivery-ticks';
 
 /**
  * The delivery log (docs/webhooks.md): GET /v1/webhooks/:id/deliveries (status filter, keyset
@@ -15,7 +15,7 @@ import { recordingReceiver, type RecordingReceiver } from '../helpers/webhook-re
  */
 let t: TestApp;
 const receivers: RecordingReceiver[] = [];
-const tick = () => t.app.get(DeliveryWorker).tick();
+const tick = () => tickPastHorizon(t.app);
 const MISSING_UUID = '0190a0b0-0000-7000-8000-00000000dead';
 
 beforeAll(async () => {

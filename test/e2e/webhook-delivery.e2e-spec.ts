@@ -15,6 +15,7 @@ import { journalEvents } from '../helpers/journal';
 import { EVENT_ID, ISO_MS, UUID } from '../helpers/shapes';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { listenLocal } from '../helpers/webhook-receiver';
+import { tickPastHorizon } from '../helpers/delivery-ticks';
 
 /**
  * Webhook delivery end to end: SPEC §3 Webhook delivery, §5 rule 5, §6 Webhook delivery, §8
@@ -103,7 +104,7 @@ const MIN = 60_000;
 const HOUR = 60 * MIN;
 
 let t: TestApp;
-const tick = () => t.app.get(DeliveryWorker).tick();
+const tick = () => tickPastHorizon(t.app);
 
 beforeAll(async () => {
   t = await startTestApp(ENV);

@@ -1,12 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { SweeperService } from '../../src/sweeper/sweeper.service';
-import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { expectError } from '../helpers/errors';
 import { journalAudit } from '../helpers/journal';
 import { ISO_MS } from '../helpers/shapes';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { recordingReceiver, type ReceivedDelivery, type RecordingReceiver } from '../helpers/webhook-receiver';
+import { tickPastHorizon } from '../helpers/delivery-ticks';
 
 /**
  * POST /v1/webhooks/:id/rotate-secret (docs/webhooks.md): during the grace period every signed
@@ -15,7 +15,7 @@ import { recordingReceiver, type ReceivedDelivery, type RecordingReceiver } from
  */
 let t: TestApp;
 const receivers: RecordingReceiver[] = [];
-const tick = () => t.app.get(DeliveryWorker).tick();
+const tick = () => tickPastHorizon(t.app);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MISSING_UUID = '0190a0b0-0000-7000-8000-00000000dead';
 
