@@ -18,6 +18,7 @@ import { onFreshDatabase, withQueryRunner } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { rowAsCommitted } from '../helpers/webhook-deliveries';
 import { recordingReceiver, type LocalServer } from '../helpers/webhook-receiver';
+import { tickPastHorizon } from '../helpers/delivery-ticks';
 
 /**
  * DeliveryPositions1768200000000, DeliveriesByPosition1768300000000 and the worker that follows the
@@ -32,7 +33,7 @@ jest.setTimeout(60_000);
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', WEBHOOK_WORKER_ENABLED: 'false' };
 let t: TestApp;
-const tick = (app: TestApp = t) => app.app.get(DeliveryWorker).tick();
+const tick = (app: TestApp = t) => tickPastHorizon(app.app);
 
 beforeAll(async () => {
   t = await startTestApp(ENV);
@@ -383,7 +384,7 @@ describe('the worker by position', () => {
       expect(claimed).toEqual({ deliveries: [], more: false, held: true, leased: false });
       // Queued all the same: the log lists it.
       expect((await logOf(auth, endpointId, { status: 'pending' })).map((d) => [d.eventId, d.attempts])).toEqual([[eventId, 0]]);
-      await tick();
+      await t.app.get(DeliveryWorker).tick();
       expect(rx.arrivals).toEqual([]);
 
       // It ends with no write, so no commit announces the event; this app's worker (disabled:
