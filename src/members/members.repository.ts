@@ -5,7 +5,8 @@ import { preparedRows, sqlRows } from '../db/sql';
 import { admissionSql, type Refusal } from '../groups/admission';
 import type { Alongside } from '../groups/groups.repository';
 import { holdersSql } from '../permissions/grant-sql';
-import { MEMBER_JSON_COLUMNS, type MemberJsonRow } from './member-json';
+import { packedSql, unpack } from '../db/packed-row';
+import { MEMBER_JSON_PARTS } from './member-json';
 import { LOOKUP_MEMBER, MEMBER_COLUMNS, MEMBER_SCALAR_COLUMNS, type MemberRow, type MemberStatus } from './member-row';
 
 export interface MemberChanges {
@@ -137,6 +138,9 @@ export function alongsideMember<R extends MemberRow>(json: Record<string, unknow
   };
 }
 
+/** A member as memberJson writes it, packed. */
+const MEMBER_PACKED = packedSql(MEMBER_JSON_PARTS);
+
 /** Member rows. */
 @Injectable()
 export class MembersRepository {
@@ -228,14 +232,15 @@ export class MembersRepository {
   /**
    * A page of a live group's members (of this game), newest first on members_group_joined, in ONE
    * statement with the group check; null when the group is missing, deleted or of another game.
-   * With `permission`, only the members allowed it now, found through the grants (holdersSql).
+   * With `permission`, only the members allowed it now, found through the grants (holdersSql). Each
+   * member comes as the fields memberJson writes.
    */
   async pageOfLiveGroup(
     ds: DataSource,
     gameId: string,
     groupId: string,
     opts: { status?: MemberStatus; permission?: string; timeoutDenies?: boolean; after?: { joinedAt: string; id: string }; limit: number },
-  ): Promise<MemberJsonRow[] | null> {
+  ): Promise<string[][] | null> {
     const params: unknown[] = [groupId, gameId];
     const where = ['f.found'];
     if (opts.status) {
@@ -254,15 +259,15 @@ export class MembersRepository {
       // merge's generic plan as if every holder were read, so it plans every call afresh, and
       // planning costs more than the page.
       const holders = holdersSql({ groupId: '$1', permission: `$${params.length}`, limit: String(opts.limit + 1), after, timeoutDenies: opts.timeoutDenies === true });
-      page = `SELECT ${MEMBER_JSON_COLUMNS} FROM (${holders}) h JOIN members m ON m.id = h.member_id
+      page = `SELECT ${MEMBER_PACKED} AS r FROM (${holders}) h JOIN members m ON m.id = h.member_id
          WHERE ${where.join(' AND ')} ORDER BY h.joined DESC, h.member_id DESC`;
     } else {
       if (after) where.push(`(m.joined_at, m.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`);
       params.push(opts.limit + 1);
-      page = `SELECT ${MEMBER_JSON_COLUMNS} FROM members m WHERE m.group_id = $1 AND ${where.join(' AND ')}
+      page = `SELECT ${MEMBER_PACKED} AS r FROM members m WHERE m.group_id = $1 AND ${where.join(' AND ')}
          ORDER BY m.joined_at DESC, m.id DESC LIMIT $${params.length}`;
     }
-    const rows = await preparedRows<MemberJsonRow & { found: boolean }>(
+    const rows = await preparedRows<{ found: boolean; r: string | null }>(
       ds,
       `members_json_page_${opts.status ? 's' : ''}${opts.permission !== undefined ? `p${opts.limit + 1}` : ''}${opts.timeoutDenies ? 't' : ''}${opts.after ? 'a' : ''}`,
       `SELECT f.found, p.*
@@ -271,7 +276,7 @@ export class MembersRepository {
       params,
     );
     if (!rows[0]?.found) return null;
-    return rows[0].id === null ? [] : rows;
+    return rows[0].r === null ? [] : rows.map((x) => unpack(x.r as string));
   }
 
   /** The user's memberships in live groups, joinedAt descending, at most `limit`. */

@@ -21,7 +21,7 @@ import { recordOperatorAction } from '../operators/operator-audit';
 import { GameConfigService } from '../game-config/game-config.service';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMemberDto } from './dto/member.dto';
-import { memberJson } from './member-json';
+import { MEMBER_ID_FIELD, MEMBER_JOINED_AT_FIELD, memberJson } from './member-json';
 import type { MemberRow } from './member-row';
 import { toMemberDto } from './member-view';
 import { activateAlongside, deactivateAlongside, memberAlongside, MembersRepository, alongsideMember, type MemberChanges } from './members.repository';
@@ -145,7 +145,7 @@ export class MembersService {
       : null;
     if (!rows) throw ApiError.notFound('group');
     const now = Date.now();
-    return toPageJson(rows, limit, (r) => memberJson(r, now), (r) => encodeKeyset(scope, new Date(Number(r.joinedAt)), r.id));
+    return toPageJson(rows, limit, (r) => memberJson(r, now), (r) => encodeKeyset(scope, new Date(Number(r[MEMBER_JOINED_AT_FIELD])), r[MEMBER_ID_FIELD]));
   }
 
   async getInGroup(game: Pick<GameContext, 'gameId'>, groupId: string, userId: string): Promise<MemberDto> {

@@ -4,7 +4,8 @@ import { preparedRows, sqlRows } from '../db/sql';
 import type { Alongside } from '../groups/groups.repository';
 import { internalIdSql } from '../identity/identity.repository';
 import { LOOKUP_MEMBER } from '../members/member-row';
-import { GROUP_JSON_COLUMNS, type GroupJsonRow } from '../groups/group-json';
+import { GROUP_JSON_PARTS } from '../groups/group-json';
+import { packedSql, unpack } from '../db/packed-row';
 import { epochMsSql, liveGrant } from './grant-sql';
 import { byResolutionOrder, NOT_A_MEMBER, type GrantProfile } from './grant-profile';
 
@@ -14,8 +15,19 @@ export interface OverrideRow {
   allowed: boolean;
 }
 
-/** A live group as groupJson writes it, with the user's membership in it: joinedAt (epoch ms) and member id, the list's keyset. */
-export type MembershipRow = GroupJsonRow & { memberJoinedAt: string; memberId: string };
+/**
+ * A live group's fields as groupJson writes them (GROUP_JSON_PARTS), with the user's membership in
+ * it: joinedAt (epoch ms) and member id, the list's keyset.
+ */
+export interface MembershipRow {
+  group: readonly string[];
+  groupId: string;
+  memberJoinedAt: string;
+  memberId: string;
+}
+
+/** activeMemberships' row: the group's parts, then the membership's joinedAt and id. */
+const MEMBERSHIP_PACKED = packedSql([...GROUP_JSON_PARTS, `${epochMsSql('m.joined_at')}::text`, 'm.id::text']);
 
 /** The member the group lookup names (none when the user is no member of the live group). */
 const OVERRIDE_MEMBER = `mem AS (SELECT m.id, m.group_id, m.joined_at FROM ${LOOKUP_MEMBER} WHERE l."softDeletedAt" IS NULL)`;
@@ -118,7 +130,7 @@ export class PermissionsRepository {
    * seen): one round trip. Which of them allow a key is the resolver's to say, from their profiles;
    * the groups come as groupJson writes them.
    */
-  activeMemberships(
+  async activeMemberships(
     ds: DataSource,
     q: { gameId: string; userId: string; kind?: string; after?: { joinedAt: string; id: string }; limit: number },
   ): Promise<MembershipRow[]> {
@@ -132,15 +144,19 @@ export class PermissionsRepository {
       params.push(q.after.joinedAt, q.after.id);
       where.push(`(m.joined_at, m.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
-    return preparedRows(
+    const rows = await preparedRows<{ r: string }>(
       ds,
       `svc_active_memberships_${q.kind !== undefined ? 'k' : ''}${q.after ? 'a' : ''}`,
-      `SELECT ${GROUP_JSON_COLUMNS}, ${epochMsSql('m.joined_at')} AS "memberJoinedAt", m.id AS "memberId"
+      `SELECT ${MEMBERSHIP_PACKED} AS r
        FROM members m JOIN groups g ON g.id = m.group_id
        WHERE ${where.join(' AND ')}
        ORDER BY m.joined_at DESC, m.id DESC LIMIT $3`,
       params,
     );
+    return rows.map(({ r }) => {
+      const f = unpack(r);
+      return { group: f, groupId: f[0], memberJoinedAt: f[GROUP_JSON_PARTS.length], memberId: f[GROUP_JSON_PARTS.length + 1] };
+    });
   }
 
   /** Registers a key in the game's catalog on its first grant; never removed (SPEC §2 Role). */

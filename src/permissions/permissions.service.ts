@@ -173,7 +173,7 @@ export class PermissionsService {
       // A quarter more than the page still needs: a batch then covers the few groups that deny.
       const want = Math.min(MEMBERSHIP_BATCH_MAX, Math.ceil((limit + 1 - allowed.length) * 1.25));
       const rows = await this.repo.activeMemberships(this.ds, { gameId, userId, kind: q.kind, after, limit: want });
-      const profiles = await this.profilesOf(gameId, rows.map((r) => ({ groupId: r.id, userId })));
+      const profiles = await this.profilesOf(gameId, rows.map((r) => ({ groupId: r.groupId, userId })));
       const now = Date.now();
       const denied = await this.timeoutDenied(gameId, profiles, now);
       rows.forEach((r, i) => {
@@ -184,7 +184,7 @@ export class PermissionsService {
       const last = rows[rows.length - 1];
       after = { joinedAt: isoOfEpochMs(last.memberJoinedAt) as string, id: last.memberId };
     }
-    return toPageJson(allowed, limit, groupJson, (r) => encodeKeyset(scope, new Date(Number(r.memberJoinedAt)), r.memberId));
+    return toPageJson(allowed, limit, (r) => groupJson(r.group), (r) => encodeKeyset(scope, new Date(Number(r.memberJoinedAt)), r.memberId));
   }
 
   /** The profiles of (group, user) pairs, from the cache or, those missing, loaded in one statement. */

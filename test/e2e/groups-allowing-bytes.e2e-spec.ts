@@ -7,8 +7,9 @@ import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * The groups allowing a key are written as JSON by groupJson: the bytes are those JSON.stringify
- * writes of toGroupDto's Groups, with a name, kind, metadata and owner that need escaping, tags, a
- * passcode, a cap, a parent and a default role, and integer-like metadata keys.
+ * writes of toGroupDto's Groups, with a name, kind, metadata and owner that need escaping (control
+ * characters among them: the database packs a row's fields with one), tags, a passcode, a cap, a
+ * parent and a default role, and integer-like metadata keys.
  */
 describe('groups allowing a key, byte for byte', () => {
   let t: TestApp;
@@ -31,10 +32,10 @@ describe('groups allowing a key, byte for byte', () => {
       { kind: 'guild', name: 'plain', visibility: 'public', creatorUserId: player },
       {
         kind: 'k"\\ind',
-        name: 'a", "b: c, d \\ tab\t é😀 \u2028',
+        name: 'a", "b: c, d \\ tab\t é😀 \u2028 \u0001\u001f\b\u007f',
         visibility: 'invite-only',
         creatorUserId: player,
-        metadata: { s: 'x: "y", z', n: 1.5, deep: { '10': [true, null, 'q'], a: {} }, '': '' },
+        metadata: { s: 'x: "y", z \u0001\u001f', n: 1.5, deep: { '10': [true, null, 'q'], a: {} }, '': '' },
         tags: ['pvp', 'eu:west'],
         passcode: 'secret-1',
         maxMembers: 40,

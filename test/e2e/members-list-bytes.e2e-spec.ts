@@ -7,7 +7,8 @@ import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * The member list is written as JSON by memberJson: the bytes are those JSON.stringify writes of
- * toMemberDto's Members, for every status, with metadata and notes that need escaping, integer-like
+ * toMemberDto's Members, for every status, with metadata and notes that need escaping (control
+ * characters among them: the database packs a row's fields with one), integer-like
  * metadata keys, roles with and without an expiry, a ban with its end, a timeout in force, and a
  * timeout that has ended; filtered by status and by a key, on every page.
  */
@@ -42,7 +43,7 @@ describe('the member list, byte for byte', () => {
     await ok(
       t.http.patch(member(odd)).set(auth).send({
         metadata: { s: 'x: "y", z', n: 1.5, deep: { '10': [true, null, 'q'], a: {} }, '': '' },
-        notesPublic: 'tab\t é😀 \u2028 "q"',
+        notesPublic: 'tab\t é😀 \u2028 "q" \u0001\u001f\b\u007f',
         notesPrivate: 'back\\slash',
       }),
       200,
