@@ -6,7 +6,7 @@ import { PositionsRepository } from '../../src/webhooks/positions.repository';
 import { insertEventsSql } from '../helpers/journal';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { recordingReceiver, type RecordingReceiver } from '../helpers/webhook-receiver';
-import { tickPastHorizon } from '../helpers/delivery-ticks';
+import { tickPastHorizon, waitPastHorizon } from '../helpers/delivery-ticks';
 
 /**
  * Claims past another worker's lease (PastLeaseRepository): while one worker's batch leases an
@@ -58,6 +58,8 @@ async function events(gameId: string, n: number, agoMs: number): Promise<string[
     ),
     [gameId],
   );
+  // Claimed next: below the horizon first, past any transaction of the app older than the insert.
+  await waitPastHorizon(ds());
   return rows.map((r) => r.id);
 }
 

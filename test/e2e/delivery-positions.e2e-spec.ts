@@ -18,7 +18,7 @@ import { onFreshDatabase, withQueryRunner } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 import { rowAsCommitted } from '../helpers/webhook-deliveries';
 import { recordingReceiver, type LocalServer } from '../helpers/webhook-receiver';
-import { tickPastHorizon } from '../helpers/delivery-ticks';
+import { tickPastHorizon, waitPastHorizon } from '../helpers/delivery-ticks';
 
 /**
  * DeliveryPositions1768200000000, DeliveriesByPosition1768300000000 and the worker that follows the
@@ -324,6 +324,7 @@ describe('the worker by position', () => {
     const ds = t.app.get(DataSource);
     const claim = async () => (await positions.claim(ds, new DeliveryWindow().room(), 7)).deliveries;
 
+    await waitPastHorizon(ds);
     const taken = await claim();
     expect(taken.map((d) => d.id)).toEqual([await derivedId(endpointId, first.eventId)]);
     expect(await claim()).toEqual([]); // leased
@@ -358,6 +359,7 @@ describe('the worker by position', () => {
       [gameId, endpointId],
     );
     expect(await positionAtHead(endpointId)).toBe(false);
+    await waitPastHorizon(t.app.get(DataSource));
     // One claim reads as many as it may, sends none of them and says there may be more.
     const one = await t.app.get(PositionsRepository).claim(t.app.get(DataSource), new DeliveryWindow().room(), 7);
     expect(one).toEqual({ deliveries: [], more: true, held: false, leased: false });

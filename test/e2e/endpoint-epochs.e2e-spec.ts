@@ -8,6 +8,7 @@ import { DeliveryWindow } from '../../src/webhooks/delivery-window';
 import { PositionsRepository } from '../../src/webhooks/positions.repository';
 import type { AttemptRecord, ClaimedDelivery } from '../../src/webhooks/webhook-rows';
 import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
+import { waitPastHorizon } from '../helpers/delivery-ticks';
 import { onFreshDatabase } from '../helpers/query-runner';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -98,7 +99,8 @@ describe('EndpointEpochs1768100000000', () => {
     }
     const repo = t.app.get(WebhooksRepository);
     const ds = t.app.get(DataSource);
-    // First attempts, taken up from the endpoint's position: their results write their rows.
+    // First attempts, taken up from the endpoint's position once the bans are below the horizon: their results write their rows.
+    await waitPastHorizon(ds);
     const [a, b, c] = (await t.app.get(PositionsRepository).claim(ds, new DeliveryWindow().room(), 7)).deliveries.filter((d) => d.endpointId === id);
     expect(c).toBeDefined();
     const fail = (d: ClaimedDelivery): AttemptRecord => ({
