@@ -18,22 +18,36 @@ const SETTLE_MS = 15_000;
 interface Follower {
   events: FeedEvent[];
   ids(): string[];
+  /** Waits until `count` events have arrived; fails at once if the iteration threw. */
+  until(count: number, what: string, ms?: number): Promise<void>;
   /** Aborts, then waits for the iteration to end. */
   stop(): Promise<void>;
 }
 
-/** Iterates followFeed in the background, collecting what it yields. */
+/** Iterates followFeed in the background, collecting what it yields and what its connections came to. */
 function follow(options: Omit<FollowFeedOptions, 'signal'>): Follower {
   const controller = new AbortController();
   const events: FeedEvent[] = [];
+  const connections = recordingFetch(options.fetch);
+  let failure: { error: unknown } | undefined;
   const done = (async () => {
-    for await (const event of followFeed({ ...options, signal: controller.signal })) events.push(event);
+    for await (const event of followFeed({ ...options, fetch: connections.fetch, signal: controller.signal })) events.push(event);
   })();
-  // A failure surfaces in stop(); until then it must not count as an unhandled rejection.
-  done.catch(() => undefined);
+  // A failure surfaces in until() and stop(); until then it must not count as an unhandled rejection.
+  done.catch((error: unknown) => (failure = { error }));
+  const outcomes = () => connections.calls.map((c) => c.status ?? c.error ?? 'pending').join(', ');
   return {
     events,
     ids: () => events.map((e) => e.id),
+    until: (count, what, ms = SETTLE_MS) =>
+      waitFor(
+        () => {
+          if (failure) throw new Error(`${what}: followFeed threw ${String(failure.error)}`);
+          return events.length === count;
+        },
+        ms,
+        () => `${what} (${events.length} of ${count} events; connections: ${outcomes()})`,
+      ),
     stop: async () => {
       controller.abort();
       await done;
@@ -96,18 +110,18 @@ describe('followFeed', () => {
     await join(g, groupId, ['u1', 'u2', 'u3']);
 
     const f = follow({ baseUrl: s.baseUrl, apiKey: g.key, after: start, fetch: gatedFetch });
-    await waitFor(() => f.events.length === 3, SETTLE_MS, 'the replay of three joins');
+    await f.until(3, 'the replay of three joins');
     await join(g, groupId, ['u4', 'u5', 'u6']);
-    await waitFor(() => f.events.length === 6, SETTLE_MS, 'three live joins');
+    await f.until(6, 'three live joins');
 
     const lastBeforeDrop = f.ids().at(-1);
     s.t.app.getHttpServer().closeAllConnections();
     await waitFor(() => attempts() === 2, 5_000, 'the follower to ask for a new connection');
     await join(g, groupId, ['u7', 'u8', 'u9']);
     openGate();
-    await waitFor(() => f.events.length === 9, SETTLE_MS, 'the events committed while disconnected');
+    await f.until(9, 'the events committed while disconnected');
     await join(g, groupId, ['u10', 'u11']);
-    await waitFor(() => f.events.length === 11, SETTLE_MS, 'live joins after the reconnection');
+    await f.until(11, 'live joins after the reconnection');
     // Time for a duplicate to show up, were one coming.
     await new Promise((r) => setTimeout(r, 300));
     await f.stop();
@@ -132,7 +146,7 @@ describe('followFeed', () => {
       await waitFor(() => attempts() === 2, 5_000, 'the follower to ask for a new connection');
       await join(g, groupId, ['gap1', 'gap2']);
       openGate();
-      await waitFor(() => f.events.length === 2, SETTLE_MS, 'the events committed while disconnected');
+      await f.until(2, 'the events committed while disconnected');
     } finally {
       openGate();
       await f.stop();
@@ -148,9 +162,10 @@ describe('followFeed', () => {
     const groupId = await publicGroup(g, 'founder');
     const start = (await feedIds(g, undefined, 2))[1];
     await join(g, groupId, ['stays', 'goes']);
-    await g.client.POST('/v1/groups/{id}/leave', { params: { path: { id: groupId } }, body: { userId: 'goes' } });
+    const left = await g.client.POST('/v1/groups/{id}/leave', { params: { path: { id: groupId } }, body: { userId: 'goes' } });
+    expect(left.response.status).toBe(200);
     const f = follow({ baseUrl: s.baseUrl, apiKey: g.key, after: start, types: ['member.left'] });
-    await waitFor(() => f.events.length === 1, SETTLE_MS, 'the member.left event');
+    await f.until(1, 'the member.left event');
     await new Promise((r) => setTimeout(r, 200));
     await f.stop();
     expect(f.events).toEqual([expect.objectContaining({ type: 'member.left', groupId })]);
@@ -164,7 +179,7 @@ describe('followFeed', () => {
     const f = follow({ baseUrl: s.baseUrl, apiKey: g.key, after: start, fetch: recorder.fetch, heartbeatTimeoutMs: 200 });
     await waitFor(() => recorder.calls.length >= 3, 10_000, 'two replacements of the silent connection');
     await join(g, groupId, ['a', 'b', 'c']);
-    await waitFor(() => f.events.length === 3, SETTLE_MS, 'three joins');
+    await f.until(3, 'three joins');
     await new Promise((r) => setTimeout(r, 300));
     await f.stop();
     expect(f.ids()).toEqual(await feedIds(g, start, 3));
@@ -183,7 +198,7 @@ describe('followFeed', () => {
       const drained = createGuildhallClient({ baseUrl: limited.baseUrl, apiKey: g.key });
       while ((await drained.GET('/v1/whoami')).response.status !== 429);
       const f = follow({ baseUrl: limited.baseUrl, apiKey: g.key, after: start, fetch: recorder.fetch });
-      await waitFor(() => f.events.length === 1, SETTLE_MS, 'the join, once the limit allows');
+      await f.until(1, 'the join, once the limit allows');
       await f.stop();
       expect(recorder.calls[0].status).toBe(429);
       expect(recorder.calls.at(-1)?.status).toBe(200);

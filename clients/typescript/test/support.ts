@@ -16,15 +16,27 @@ export async function startService(env: Record<string, string> = {}, db?: TestDa
   return { t, baseUrl: `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}` };
 }
 
-/** A `fetch` that records the URL and status of every request it makes. */
-export function recordingFetch(): { fetch: typeof globalThis.fetch; calls: { url: string; status?: number }[] } {
-  const calls: { url: string; status?: number }[] = [];
+/** What a recorded request came to: its status, or the error that stopped it before one. */
+export interface RecordedCall {
+  url: string;
+  status?: number;
+  error?: string;
+}
+
+/** A `fetch` (by default the global one) that records the URL and outcome of every request it makes. */
+export function recordingFetch(inner: typeof globalThis.fetch = fetch): { fetch: typeof globalThis.fetch; calls: RecordedCall[] } {
+  const calls: RecordedCall[] = [];
   const recording: typeof globalThis.fetch = async (input, init) => {
-    const call: { url: string; status?: number } = { url: input instanceof Request ? input.url : String(input) };
+    const call: RecordedCall = { url: input instanceof Request ? input.url : String(input) };
     calls.push(call);
-    const response = await fetch(input, init);
-    call.status = response.status;
-    return response;
+    try {
+      const response = await inner(input, init);
+      call.status = response.status;
+      return response;
+    } catch (err) {
+      call.error = String(err);
+      throw err;
+    }
   };
   return { fetch: recording, calls };
 }
@@ -41,11 +53,14 @@ export async function gameClient(s: Service, fetch?: typeof globalThis.fetch): P
   return { gameId, key, client: createGuildhallClient({ baseUrl: s.baseUrl, apiKey: key, fetch }) };
 }
 
-/** Resolves once `cond` holds, checking every 20 ms; fails after `ms` naming `what`. */
-export async function waitFor(cond: () => boolean, ms: number, what: string): Promise<void> {
+/**
+ * Resolves once `cond` holds, checking every 20 ms; fails after `ms` naming `what` (a function:
+ * described as things stand at the failure).
+ */
+export async function waitFor(cond: () => boolean, ms: number, what: string | (() => string)): Promise<void> {
   const until = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > until) throw new Error(`${what}: not within ${ms} ms`);
+    if (Date.now() > until) throw new Error(`${typeof what === 'string' ? what : what()}: not within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
