@@ -19,7 +19,7 @@ interface Follower {
   events: FeedEvent[];
   ids(): string[];
   /** Waits until `count` events have arrived; fails at once if the iteration threw. */
-  until(count: number, what: string, ms?: number): Promise<void>;
+  until(count: number, what: string): Promise<void>;
   /** Aborts, then waits for the iteration to end. */
   stop(): Promise<void>;
 }
@@ -39,13 +39,13 @@ function follow(options: Omit<FollowFeedOptions, 'signal'>): Follower {
   return {
     events,
     ids: () => events.map((e) => e.id),
-    until: (count, what, ms = SETTLE_MS) =>
+    until: (count, what) =>
       waitFor(
         () => {
           if (failure) throw new Error(`${what}: followFeed threw ${String(failure.error)}`);
           return events.length === count;
         },
-        ms,
+        SETTLE_MS,
         () => `${what} (${events.length} of ${count} events; connections: ${outcomes()})`,
       ),
     stop: async () => {
