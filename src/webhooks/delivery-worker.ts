@@ -104,15 +104,14 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
 
   onApplicationBootstrap(): void {
     if (!this.enabled) return;
-    this.registry.addInterval('webhook-delivery', setInterval(() => void this.tick(), WORKER_TICK_MS));
-    void this.tick();
+    this.registry.addInterval('webhook-delivery', setInterval(() => void this.run(), WORKER_TICK_MS));
+    void this.run();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    // Armed by any tick, the timer's own or one run by hand on an instance whose worker is off.
-    clearTimeout(this.heldRetry);
     if (!this.enabled) return;
+    clearTimeout(this.heldRetry);
     this.registry.deleteInterval('webhook-delivery');
     if (!(await this.task.stop(WORKER_DRAIN_CAP_MS))) {
       this.logger.warn(`deliveries still in flight after ${WORKER_DRAIN_CAP_MS} ms; their attempts will be retried`);
@@ -130,8 +129,17 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     return { ok: true };
   }
 
-  /** Runs a tick now (also what the timer does); resolves when it completes. */
+  /**
+   * Runs a tick by hand (what tests do); resolves when a tick that began after this
+   * call completes, so it sees every delivery committed before it. On an instance whose worker is
+   * off, these are its only ticks.
+   */
   tick(): Promise<void> {
+    return this.task.triggerAfter().catch((err) => logFailure(this.logger, err, 'webhook delivery tick failed'));
+  }
+
+  /** The timer's tick: none when one is running, which goes on claiming until it finds nothing. */
+  private run(): Promise<void> {
     return this.task.trigger().catch((err) => logFailure(this.logger, err, 'webhook delivery tick failed'));
   }
 
@@ -141,7 +149,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
     if (this.task.running) {
       this.wakeRequested = true;
       this.changed.resolve();
-    } else void this.tick();
+    } else void this.run();
   }
 
   /** Events wait above the horizon: look again soon, later each time they still wait. */
@@ -150,7 +158,8 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
       this.heldDelayMs = HELD_RETRY_MS;
       return;
     }
-    if (this.heldRetry || this.stopping) return;
+    // A worker that is off ticks only when asked: a tick by hand arms nothing.
+    if (this.heldRetry || this.stopping || !this.enabled) return;
     this.heldRetry = setTimeout(() => {
       this.heldRetry = undefined;
       this.wake();

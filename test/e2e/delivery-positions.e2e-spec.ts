@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { DeliveryPositions1768200000000 } from '../../migrations/1768200000000-delivery-positions';
@@ -369,40 +370,70 @@ describe('the worker by position', () => {
     expect(rx.arrivals).toEqual([]);
   });
 
-  it('a claim says when an event waits above the horizon, and the worker looks again on its own until the transaction before it ends', async () => {
-    const { auth, rx, endpointId, groupId } = await setUp();
-    await tick();
-    rx.received.length = 0;
+  /** A connection holding a transaction with an id open: the events committed after it wait above the horizon. */
+  async function olderTransaction() {
     const { Client } = await import('pg');
     const blocker = new Client({ connectionString: t.db.url });
     await blocker.connect();
-    try {
-      // A transaction with an id, older than the join's, still open: the join's event lies above the horizon.
-      await blocker.query('BEGIN');
-      await blocker.query('SELECT pg_current_xact_id()');
-      const { eventId } = await joined(auth, groupId);
+    await blocker.query('BEGIN');
+    await blocker.query('SELECT pg_current_xact_id()');
+    // It ends with no write, so no commit announces the events it held.
+    return { end: async () => (await blocker.query('ROLLBACK'), await blocker.end()) };
+  }
+  const arrivalsWithin = async (rx: { arrivals: Arrival[] }, ms: number) => {
+    for (const deadline = Date.now() + ms; !rx.arrivals.length && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    return rx.arrivals;
+  };
 
+  it('a claim says when an event waits above the horizon, and a running worker looks again on its own until the transaction before it ends', async () => {
+    const { auth, rx, endpointId, groupId } = await setUp();
+    await tick();
+    rx.received.length = 0;
+    // A worker that runs, without its interval: only a commit's wake or its own look again ticks it.
+    const running = await startTestApp({ ...ENV, WEBHOOK_WORKER_ENABLED: 'true' }, t.db);
+    running.app.get(SchedulerRegistry).deleteInterval('webhook-delivery');
+    const older = await olderTransaction();
+    let eventId: string;
+    try {
+      // The join's commit wakes the running worker, whose claim finds the event held.
+      ({ eventId } = await joined(auth, groupId));
       const claimed = await t.app.get(PositionsRepository).claim(t.app.get(DataSource), new DeliveryWindow().room(), 7);
       expect(claimed).toEqual({ deliveries: [], more: false, held: true, leased: false });
       // Queued all the same: the log lists it.
       expect((await logOf(auth, endpointId, { status: 'pending' })).map((d) => [d.eventId, d.attempts])).toEqual([[eventId, 0]]);
       await t.app.get(DeliveryWorker).tick();
       expect(rx.arrivals).toEqual([]);
-
-      // It ends with no write, so no commit announces the event; this app's worker (disabled:
-      // ticked by the tests) has no timer of its own and hears no commit. Only the look again
-      // that the held claim asked for can take it up.
-      await blocker.query('ROLLBACK');
-      for (const deadline = Date.now() + 5_000; !rx.arrivals.length && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
-      expect(rx.arrivals).toEqual([{ deliveryId: await derivedId(endpointId, eventId), eventId, type: 'member.joined' }]);
     } finally {
-      await blocker.end();
+      await older.end();
     }
-    // Sent, its result moves the position: nothing is held any more.
-    for (const deadline = Date.now() + 5_000; !(await positionAtHead(endpointId)) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
-    expect(await positionAtHead(endpointId)).toBe(true);
+    try {
+      // No commit announces it now: only the look again that the held claim asked for takes it up.
+      expect(await arrivalsWithin(rx, 5_000)).toEqual([{ deliveryId: await derivedId(endpointId, eventId), eventId, type: 'member.joined' }]);
+      // Sent, its result moves the position: nothing is held any more.
+      for (const deadline = Date.now() + 5_000; !(await positionAtHead(endpointId)) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      expect(await positionAtHead(endpointId)).toBe(true);
+    } finally {
+      await running.close();
+    }
     expect(await t.app.get(PositionsRepository).claim(t.app.get(DataSource), new DeliveryWindow().room(), 7)).toEqual({ deliveries: [], more: false, held: false, leased: false });
     expect(rx.arrivals).toHaveLength(1);
+  });
+
+  it('a worker that is off ticks only when asked: a tick by hand that finds events held arms no look again', async () => {
+    const { auth, rx, groupId } = await setUp();
+    await tick();
+    rx.received.length = 0;
+    const older = await olderTransaction();
+    try {
+      await joined(auth, groupId);
+      await t.app.get(DeliveryWorker).tick();
+    } finally {
+      await older.end();
+    }
+    // A running worker would have looked again at 25, 50, 100, 200 and 400 ms.
+    expect(await arrivalsWithin(rx, 1_500)).toEqual([]);
+    await tick();
+    expect(rx.arrivals.map((a) => a.type)).toEqual(['member.joined']);
   });
 
   it('two workers ticking at once never send one event twice', async () => {

@@ -6,7 +6,6 @@ import { networkInterfaces } from 'node:os';
 import { createServer as createTlsServer } from 'node:tls';
 import type { SvcEvent } from '../../src/events/event';
 import { DeliverySender } from '../../src/webhooks/delivery-sender';
-import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 import { HostAddresses } from '../../src/webhooks/host-addresses';
 import { HostResolver } from '../../src/webhooks/host-resolver';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
@@ -89,14 +88,7 @@ beforeAll(async () => {
   strict = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_HOSTS: 'false', WEBHOOK_WORKER_ENABLED: 'false' });
   open = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', WEBHOOK_WORKER_ENABLED: 'false' }, strict.db);
   const answers = addHostsLine() ? ANSWERS : { ...ANSWERS, [NAME]: '127.0.0.1' };
-  for (const app of [strict, open]) {
-    answerFor(app, answers);
-    // Only the ticks a test runs may claim. A tick that finds events held above the feed's horizon
-    // arms a timer that ticks again (the worker's wake), and the two apps share one database: the
-    // strict app's timer, armed in one test, claimed the next test's event meant for the open app,
-    // refused it and left nothing to send (a rehearsal failed on it: nothing received).
-    jest.spyOn(app.app.get(DeliveryWorker) as unknown as { wake(): void }, 'wake').mockImplementation(() => undefined);
-  }
+  for (const app of [strict, open]) answerFor(app, answers);
 });
 afterEach(async () => {
   for (const spy of lent.splice(0)) spy.mockRestore();

@@ -71,6 +71,46 @@ describe('PeriodicTask', () => {
     expect(work).toHaveBeenCalledTimes(2);
   });
 
+  describe('triggerAfter', () => {
+    it('runs at once when none is in flight', async () => {
+      const work = jest.fn(() => Promise.resolve());
+      const sut = new PeriodicTask(work);
+
+      await sut.triggerAfter();
+
+      expect(work).toHaveBeenCalledTimes(1);
+    });
+
+    it('waits for the run in flight, then runs again: that run may have looked too early', async () => {
+      const runs = [deferred(), deferred()];
+      let calls = 0;
+      const work = jest.fn(() => runs[calls++].promise);
+      const sut = new PeriodicTask(work);
+      const first = sut.trigger();
+
+      const after = sut.triggerAfter();
+      runs[0].resolve();
+      await first;
+
+      expect(await hasSettled(after)).toBe(false);
+      expect(work).toHaveBeenCalledTimes(2);
+      runs[1].resolve();
+      await after;
+    });
+
+    it('runs again after an in-flight run that failed, leaving that failure to its own caller', async () => {
+      const work = jest.fn().mockRejectedValueOnce(new Error('boom')).mockResolvedValueOnce(undefined);
+      const sut = new PeriodicTask(work);
+      const first = sut.trigger();
+
+      const after = sut.triggerAfter();
+
+      await expect(first).rejects.toThrow('boom');
+      await expect(after).resolves.toBeUndefined();
+      expect(work).toHaveBeenCalledTimes(2);
+    });
+  });
+
   describe('completedAt', () => {
     afterEach(() => jest.restoreAllMocks());
 

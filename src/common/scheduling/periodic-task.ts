@@ -24,6 +24,15 @@ export class PeriodicTask {
     return run;
   }
 
+  /**
+   * Resolves when a run that began after this call ends: one in flight may have looked before
+   * what the caller wants seen was there, so it is waited for and another is started.
+   */
+  triggerAfter(): Promise<void> {
+    const pending = this.inFlight;
+    return pending ? pending.catch(() => undefined).then(() => this.trigger()) : this.trigger();
+  }
+
   /** Time of the last completed run, or null before the first. */
   get completedAt(): number | null {
     return this.lastCompletedAt;
