@@ -111,6 +111,10 @@ const CONF = {
   deliveries: 10_000,
   feedEvents: 1_000_000,
   feedConnections: 4,
+  // A game's expensive reads (a search among them) run five at once on an instance with the default
+  // pool (GAME_READ_CONCURRENCY, half of DATABASE_POOL_MAX = 10), twenty more wait in line and the
+  // rest are answered 429 at once: fifty connections of one game would measure its bulkhead.
+  searchConnections: 5,
   replayEvents: 100_000,
   only: process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null,
 };
@@ -589,20 +593,23 @@ async function main() {
       ? await startReplicaReads({ primary: started.clusters, db, serverArgs, rowsFor, measureOpts: opts(serverPid), started })
       : null;
   for (const row of readRows) {
-    if (started.before) await runPaired(row.key, row.name, (at) => (at === base ? row : rowsFor(at).find((r) => r.key === row.key)).target);
-    else await measure(row.key, row.name, row.target, serverPid, replicaReads?.standbyOpts);
-    await replicaReads?.measure(row, results[row.key]);
+    const connections = row.search ? CONF.searchConnections : CONF.connections;
+    const name = row.search ? `${row.name} (${connections} connections: a game's expensive-read slots on an instance)` : row.name;
+    const options = row.search ? { connections } : {};
+    if (started.before) await runPaired(row.key, name, (at) => (at === base ? row : rowsFor(at).find((r) => r.key === row.key)).target, options);
+    else await measure(row.key, name, row.target, serverPid, { ...replicaReads?.standbyOpts, ...options });
+    await replicaReads?.measure({ ...row, name }, results[row.key], options);
     if (!row.search) await sqlAlone(row.key, row.target);
     // Group search: then the same queries' statements alone through pgbench -f on as many connections.
     if (row.search && findPgbench()) {
-      log(`its SQL alone: pgbench -f, ${CONF.connections} clients, ${CONF.durationS} s`);
+      log(`its SQL alone: pgbench -f, ${connections} clients, ${CONF.durationS} s`);
       results[row.key].ceiling = await searchCeiling({
         root: ROOT,
         db: q,
         url: db.url,
         gameId: row.search.gameId,
         queries: row.search.queries,
-        connections: CONF.connections,
+        connections,
         durationS: CONF.durationS,
         warmupS: CONF.warmupS,
         postmasterPid: db.postmasterPid,

@@ -45,13 +45,14 @@ export async function startReplicaReads({ primary, db, serverArgs, rowsFor, meas
   const rows = new Map(rowsFor(base).map((row) => [row.key, row]));
   const figures = {};
 
-  const measure = async ({ key, name }, without) => {
+  // `options`: what the row's own run took beside the defaults (the search rows' connections).
+  const measure = async ({ key, name }, without, options = {}) => {
     if (!isRunning(server)) throw new Error(`the second server died:\n${server.tail()}`);
     log(`measuring with the replica: ${name}`);
     const sampler = lagSampler(onPrimary);
     let r;
     try {
-      r = await measureHttp(rows.get(key).target, { ...measureOpts, ...standbyOpts, serverPid: server.pid });
+      r = await measureHttp(rows.get(key).target, { ...measureOpts, ...standbyOpts, ...options, serverPid: server.pid });
     } catch (err) {
       await sampler.stop().catch(() => undefined); // the run's failure is the one to report
       throw err;

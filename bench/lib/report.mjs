@@ -122,7 +122,7 @@ export function renderReport(ctx) {
   const SQL_ALONE_SHARE = 0.5;
   const sqlAloneRow = (c, what) =>
     rows.push([
-      `Its SQL alone: pgbench -f -M ${c.mode}, ${what}, same weights, ${conf.connections} clients (req/s = requests' statement sets/s)`,
+      `Its SQL alone: pgbench -f -M ${c.mode}, ${what}, same weights, ${c.connections ?? conf.connections} clients (req/s = requests' statement sets/s)`,
       int(c.tps), ms(c.p50), ms(c.p99), '—', int(c.failed), '—', `— / ${pct(c.cpu?.postgres)} / —`, `— / ${cpuMs(c.cpu?.postgres, c.tps)} / —`,
       '1.00 × its SQL (the ceiling of the row below)', '—', '—',
     ]);
@@ -262,7 +262,8 @@ export function renderReport(ctx) {
   read('notificationCounts', undefined, undefined, 20);
   read('notificationsFirst');
   // Group search: each row beside its database ceiling, pgbench -f running the statements the
-  // service sends for the same queries on the same connections (bench/lib/search.mjs).
+  // service sends for the same queries on the same connections (bench/lib/search.mjs): as many as a
+  // game's expensive reads run at once on an instance, where more would be answered 429.
   for (const k of ['searchText', 'searchTags', 'searchText1M', 'searchTags1M']) {
     const res = r[k];
     if (!res) continue;

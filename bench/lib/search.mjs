@@ -205,7 +205,7 @@ export const searchStatement = async (root, db, gameId, query) => (await searchS
  * statements, as the service sends them: the words' normalization, then the search),
  * each drawn with the same weight (the HTTP row draws its queries uniformly too), `connections`
  * clients, `durationS` seconds, on the bench's database (bench/lib/sql-ceiling.mjs). Returns
- * `{ tps, p50, p99, failed, cpu, statements }` (latencies in ms, from pgbench's per-transaction log).
+ * `{ tps, p50, p99, failed, cpu, statements, connections }` (latencies in ms, from pgbench's per-transaction log).
  */
 export async function searchCeiling({ root, db, url, gameId, queries, connections, durationS, warmupS, postmasterPid }) {
   const scripts = [];
@@ -219,5 +219,5 @@ export async function searchCeiling({ root, db, url, gameId, queries, connection
   // The word statement sets its own similarity threshold, as the service sends it.
   const r = await runSqlCeiling({ url, scripts, connections, durationS, warmupS, postmasterPid });
   log(`  pgbench -f (${distinct.length} statements): ${Math.round(r.tps)} statements/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
-  return { ...r, statements: distinct.length };
+  return { ...r, statements: distinct.length, connections };
 }
