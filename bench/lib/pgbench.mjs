@@ -25,7 +25,9 @@ export function runPgbenchProgram(args, env) {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`pgbench ${args.join(' ')} exited ${code}:\n${out.slice(-2000)}`))));
+    // A client's abort says why early in the output, before the per-script figures: keep those lines.
+    const why = () => out.split('\n').filter((l) => /error|abort|FATAL|ERROR/.test(l)).slice(0, 20).join('\n');
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`pgbench exited ${code}: ${why()}\n(${args.length} arguments; the output's end:)\n${out.slice(-1000)}`))));
   });
 }
 
