@@ -26,7 +26,7 @@ export function runPgbenchProgram(args, env) {
     child.stderr.on('data', (d) => (out += d));
     child.on('error', reject);
     // A client's abort says why early in the output, before the per-script figures: keep those lines.
-    const why = () => out.split('\n').filter((l) => /error|abort|FATAL|ERROR/.test(l)).slice(0, 20).join('\n');
+    const why = () => out.split('\n').filter((l) => /error|abort|fatal/i.test(l)).slice(0, 20).join('\n');
     child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`pgbench exited ${code}: ${why()}\n(${args.length} arguments; the output's end:)\n${out.slice(-1000)}`))));
   });
 }

@@ -135,12 +135,16 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
    * off, these are its only ticks.
    */
   tick(): Promise<void> {
-    return this.task.triggerAfter().catch((err) => logFailure(this.logger, err, 'webhook delivery tick failed'));
+    return this.logged(this.task.triggerAfter());
   }
 
   /** The timer's tick: none when one is running, which goes on claiming until it finds nothing. */
   private run(): Promise<void> {
-    return this.task.trigger().catch((err) => logFailure(this.logger, err, 'webhook delivery tick failed'));
+    return this.logged(this.task.trigger());
+  }
+
+  private logged(tick: Promise<void>): Promise<void> {
+    return tick.catch((err) => logFailure(this.logger, err, 'webhook delivery tick failed'));
   }
 
   /** A commit enqueued deliveries: start now, or go round once more if a tick is running. */
