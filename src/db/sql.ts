@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { ADVISORY_LOCKS_SQL, advisoryLockValues, type AdvisoryLock } from './advisory-locks';
 import { ServiceClient } from './prepared-client';
 
 /**
@@ -71,13 +72,14 @@ export async function preparedRows<R>(ds: DataSource, name: string, text: string
 }
 
 /**
- * Runs `text` (a CALL: no parameters, no rows) before the next statement of `m`'s transaction:
- * inside a unit of work it rides in that statement's batch, so it costs no round trip of its own.
+ * Takes `locks` (in that order, held to the end of `m`'s transaction) before its next statement:
+ * inside a unit of work they ride in that statement's batch, so they cost no round trip of their own.
  */
-export async function beforeNextStatement(m: EntityManager, text: string): Promise<void> {
+export async function lockBeforeNextStatement(m: EntityManager, locks: readonly AdvisoryLock[]): Promise<void> {
+  if (!locks.length) return;
   const client = (m.queryRunner as unknown as { databaseConnection?: unknown } | undefined)?.databaseConnection;
-  if (client instanceof ServiceClient && client.inUnitOfWork) return client.runBeforeNext(text);
-  await m.query(text);
+  if (client instanceof ServiceClient && client.inUnitOfWork) return client.lockBeforeNext(locks);
+  await m.query(ADVISORY_LOCKS_SQL, advisoryLockValues(locks));
 }
 
 /** The unit of work's client when `m` runs inside one (the only place writes happen), else null. */

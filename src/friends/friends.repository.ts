@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import type { Keyset } from '../common/pagination/keyset';
-import { beforeNextStatement, sqlRows } from '../db/sql';
+import { lockBeforeNextStatement, sqlRows } from '../db/sql';
 import type { ListVisibility } from '../game-config/game-config';
 import { RELATIONSHIP_COLUMNS, type RelationshipRow } from './friend-rows';
 
@@ -31,9 +31,7 @@ export class FriendsRepository {
    * next statement of the write runs and in its batch: no round trip of its own.
    */
   async lock(m: EntityManager, keys: string[]): Promise<void> {
-    if (!keys.length) return;
-    if (!keys.every((k) => /^-?\d{1,19}$/.test(k))) throw new Error(`not lock keys: ${keys.join(', ')}`);
-    await beforeNextStatement(m, `CALL svc_lock_keys('{${keys.join(',')}}')`);
+    await lockBeforeNextStatement(m, keys.map((key) => ({ key, exclusive: true })));
   }
 
   /** When a's friendship with b began, in any of the games (earliest), or null. */

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { banScopeSql, type BanScope } from '../bans/ban-checker';
-import { isUuid } from '../common/ids';
-import { beforeNextStatement, sqlRows } from '../db/sql';
+import type { AdvisoryLock } from '../db/advisory-locks';
+import { lockBeforeNextStatement, sqlRows } from '../db/sql';
 import { externalKey, internalIdSql } from '../identity/identity.repository';
 import { lockUsersForWrite } from '../identity/user-lock';
 import { admissionSql, type Refusal } from './admission';
@@ -41,14 +41,9 @@ export interface GroupListFilter {
   limit: number;
 }
 
-/**
- * The CALL that takes group `id`'s lock (migration MemberCountDeltas): shared for a member write,
- * exclusive for a write to the group itself. The id goes in as a literal (the CALL rides in
- * another statement's batch, without parameters of its own), so it must be a uuid.
- */
-function lockGroup(id: string, of: 'members' | 'group'): string {
-  if (!isUuid(id)) throw new Error(`not a group id: ${JSON.stringify(id.slice(0, 40))}`);
-  return `CALL ${of === 'members' ? 'svc_lock_group_members' : 'svc_lock_group'}('${id}')`;
+/** Group `id`'s lock: shared for a member write, exclusive for a write to the group itself. */
+function lockGroup(id: string, of: 'members' | 'group'): AdvisoryLock[] {
+  return [{ group: id, exclusive: of === 'group' }];
 }
 
 const COLUMN: Record<keyof GroupChanges, string> = {
@@ -122,7 +117,7 @@ export class GroupsRepository {
    * the same order.
    */
   async find(m: EntityManager, gameId: string, id: string, lock: boolean | 'share' = false): Promise<GroupRow | null> {
-    if (lock) await beforeNextStatement(m, lockGroup(id, lock === 'share' ? 'members' : 'group'));
+    if (lock) await lockBeforeNextStatement(m, lockGroup(id, lock === 'share' ? 'members' : 'group'));
     const [row] = await sqlRows<GroupRow>(
       m,
       `SELECT ${GROUP_COLUMNS} FROM groups g WHERE g.id = $1 AND g.game_id = $2${lock === true ? ' FOR NO KEY UPDATE' : ''}`,
@@ -152,7 +147,7 @@ export class GroupsRepository {
     externalUserId: string,
     { lock, banScope, admission = false, with: alongside }: { lock: boolean; banScope: boolean; admission?: boolean; with?: Alongside },
   ): Promise<(LookedUpGroup & { svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside?: Record<string, unknown> | null }) | null> {
-    if (lock) await beforeNextStatement(m, lockGroup(id, 'members'));
+    if (lock) await lockBeforeNextStatement(m, lockGroup(id, 'members'));
     await lockUsersForWrite(m, gameId, [externalUserId]);
     const refusal = admission ? admissionSql({ id: 'g.id', gameId: 'g.game_id', maxMembers: 'g.max_members', kind: 'g.kind' }, 'u.user_id') : 'NULL';
     const lookup = `SELECT ${LOOKUP_GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope",

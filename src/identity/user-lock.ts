@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { beforeNextStatement, unitOfWorkClient } from '../db/sql';
+import { lockBeforeNextStatement, unitOfWorkClient } from '../db/sql';
 
 /**
  * The lock that orders an erasure (EXTENSIONS X7) and the writes naming the same user of a game:
@@ -22,7 +22,7 @@ export async function lockUsersForWrite(m: EntityManager, gameId: string, extern
   if (!client) return;
   for (const id of new Set(externalUserIds)) {
     const key = userLockKey(gameId, id);
-    if (client.firstInUnitOfWork(`user-lock:${key}`)) await beforeNextStatement(m, `CALL svc_lock_user_shared(${key})`);
+    if (client.firstInUnitOfWork(`user-lock:${key}`)) await lockBeforeNextStatement(m, [{ key, exclusive: false }]);
   }
 }
 

@@ -89,7 +89,7 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(flush).toBeDefined();
     expect(flush!.name).toContain('INSERT journal');
     // The COMMIT, and the commit position read after it (the consistency token).
-    expect(flush!.attributes['guildhall.db.batched_with']).toEqual(['COMMIT', 'SELECT']);
+    expect(flush!.attributes['guildhall.db.batched_with']).toEqual(['COMMIT', 'SELECT pg_current_wal_insert_lsn']);
     expect(sql.some((s) => (s.attributes['guildhall.db.batched_with'] as string[] | undefined)?.[0] === 'BEGIN')).toBe(true);
     expect(sql.every((s) => s.attributes['db.query.text'] !== undefined && !String(s.attributes['db.query.text']).includes(group.id))).toBe(true);
 
@@ -111,7 +111,7 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
 
     const server = await exported((s) => s.traceId === traceId && s.kind === SPAN_KIND.SERVER);
     const sql = childrenOf(collector.spans, server);
-    expect(sql.map((s) => s.attributes['guildhall.db.batched_with'])).toEqual([['BEGIN', 'CALL svc_lock_group_members', 'CALL svc_lock_user_shared'], ['COMMIT', 'SELECT']]);
+    expect(sql.map((s) => s.attributes['guildhall.db.batched_with'])).toEqual([['BEGIN', 'SELECT pg_advisory_xact_lock'], ['COMMIT', 'SELECT pg_current_wal_insert_lsn']]);
     expect(sql.map((s) => s.name)).toEqual(['INSERT members UPDATE members SELECT', 'INSERT journal SELECT']);
   });
 

@@ -34,8 +34,8 @@ export class SqlSpans {
   constructor(private readonly tracing: TraceScope) {}
 
   /**
-   * The span of `text`, sent now with `batchedWith` in the same round trip (BEGIN, a lock's CALL,
-   * COMMIT); undefined when the running code is not traced.
+   * The span of `text`, sent now with the statements `batchedWith` names in the same round trip
+   * (BEGIN, the locks, COMMIT); undefined when the running code is not traced.
    */
   start(text: string, batchedWith: readonly string[], db: DbTarget): Span | undefined {
     const parent = this.tracing.activeContext();
@@ -52,7 +52,7 @@ export class SqlSpans {
     if (db.database) attributes[ATTR_DB_NAMESPACE] = db.database;
     if (db.host) attributes[ATTR_SERVER_ADDRESS] = db.host;
     if (db.port) attributes[ATTR_SERVER_PORT] = db.port;
-    if (batchedWith.length) attributes[ATTR_DB_BATCHED_WITH] = batchedWith.map((t) => summarizeStatement(t).summary);
+    if (batchedWith.length) attributes[ATTR_DB_BATCHED_WITH] = [...batchedWith];
     return this.tracing.tracer.startSpan(statement.summary, { kind: SpanKind.CLIENT, attributes }, parent);
   }
 
