@@ -218,9 +218,11 @@ export class ServiceClient extends Client {
     return this.unitOfWork;
   }
 
-  /** `locks` are taken in the batch of the next statement, ahead of it, in the order queued. */
+  /**
+   * `locks` are taken in the batch of the next statement, ahead of it, in the order queued (their
+   * keys are checked as that statement's parameters are made: one that is not a key fails it).
+   */
   lockBeforeNext(locks: readonly AdvisoryLock[]): void {
-    advisoryLockValues(locks);
     this.pendingLocks.push(...locks);
   }
 
