@@ -44,6 +44,7 @@ interface QueryInstance {
   readonly name?: string;
   readonly text: string;
   hasBeenParsed(connection: Connection): boolean;
+  requiresPreparation(): boolean;
   _getRows(connection: Connection, rows?: number): void;
   prepare(connection: Connection): void;
   handleCommandComplete(msg: unknown, connection: Connection): void;
@@ -74,6 +75,11 @@ interface Rider {
 const BEGIN: Rider = { text: 'BEGIN', name: 'svc_begin', summary: 'BEGIN' };
 const COMMIT: Rider = { text: 'COMMIT', name: 'svc_commit', summary: 'COMMIT' };
 const COMMIT_POSITION: Rider = { text: COMMIT_POSITION_SQL, name: 'svc_commit_position', summary: 'SELECT pg_current_wal_insert_lsn' };
+/**
+ * Reads the server's sessions into the transaction's view of them: PostgreSQL takes that view the
+ * first time a transaction asks (pg_stat_activity) and keeps it to the transaction's end.
+ */
+const SESSIONS: Rider = { text: 'SELECT 1 FROM pg_stat_activity LIMIT 1', name: 'svc_sessions', summary: 'SELECT pg_stat_activity' };
 
 type QueryClass = new (config: { name?: string; text: string; values: unknown[] }, values?: unknown, callback?: unknown) => QueryInstance;
 
@@ -97,6 +103,11 @@ class PipelinedQuery extends Query {
     callback: (err: Error | null, result: unknown) => void,
   ) {
     super(config, undefined, callback);
+  }
+
+  /** Riders need the extended protocol: a statement without values or a name would otherwise go as a simple query, alone. */
+  override requiresPreparation(): boolean {
+    return true;
   }
 
   override prepare(connection: Connection): void {
@@ -273,7 +284,24 @@ export class ServiceClient extends Client {
     this.commitNext = false;
     const name = statementName(text);
     if (!name && !before.length && !after.length) return this.sent(args);
-    const pipelined = () =>
+    return this.pipelined(text, values, before, after, name) as never;
+  }
+
+  /**
+   * Runs `text` in one round trip after SESSIONS, in the same implicit transaction (one Sync):
+   * whatever the statement reads of pg_stat_activity is the sessions as they were before its own
+   * snapshot was taken. The feed's horizon needs that (HORIZON, feed.repository.ts). A named
+   * prepared statement unless `planEachCall`. Outside a unit of work only.
+   */
+  async queryAfterSessions<R>(text: string, values: unknown[], planEachCall = false): Promise<R[]> {
+    if (this.unitOfWork) throw new Error('queryAfterSessions runs outside a unit of work');
+    const name = planEachCall ? undefined : statementName(text);
+    return ((await this.pipelined(text, values, [SESSIONS], [], name)) as { rows: R[] }).rows;
+  }
+
+  /** `text` (under `name`, prepared, when given) with `before` and `after` riding in its batch, ahead of its one Sync. */
+  private pipelined(text: string, values: unknown[], before: Rider[], after: Rider[], name: string | undefined): Promise<unknown> {
+    const run = () =>
       new Promise((resolve, reject) => {
         const done = (err: Error | null, result: unknown) => {
           if (err) return reject(err);
@@ -288,8 +316,8 @@ export class ServiceClient extends Client {
         const query = new PipelinedQuery({ ...(name ? { name } : {}), text, values }, before, after, done);
         this.plain([query]);
       });
-    if (!this.sqlSpans) return pipelined() as never;
-    return this.sqlSpans.around(text, [...before, ...after].map((r) => r.summary), this.target(), pipelined) as never;
+    if (!this.sqlSpans) return run();
+    return this.sqlSpans.around(text, [...before, ...after].map((r) => r.summary), this.target(), run);
   }
 
   /** A COMMIT sent on its own: the commit position rides in the same simple-protocol round trip. */

@@ -31,8 +31,37 @@ export function boundedRows<R>(ds: DataSource, sql: string, timeoutMs: number): 
 const CONNECTION_FAILURE = '08006';
 
 /**
+ * Rows of a statement that reads below the feed's horizon (HORIZON, feed.repository.ts), on a
+ * connection of the pool: the sessions it reads to leave other databases' transactions out are
+ * those of an instant before its snapshot (ServiceClient.queryAfterSessions), so a horizon never
+ * comes out lower than one a statement finished before it found. Prepared unless `planEachCall`.
+ */
+export async function horizonRows<R>(ds: DataSource, sql: string, params: unknown[], planEachCall = false): Promise<R[]> {
+  const pool = (ds.driver as unknown as { master: CheckingOut }).master;
+  // Checked out with a callback, as TypeORM and pool.query do: the pool's wait is timed that way (db-metrics.ts).
+  const [client, release] = await new Promise<[ServiceClient, (err?: Error) => void]>((resolve, reject) =>
+    pool.connect((err, c, done) => (err ? reject(err) : resolve([c, done]))),
+  );
+  let failure: Error | undefined;
+  try {
+    return await client.queryAfterSessions<R>(sql, params, planEachCall);
+  } catch (err) {
+    failure = err as Error;
+    throw err;
+  } finally {
+    // A connection that failed is not put back for the next caller.
+    release(failure);
+  }
+}
+
+interface CheckingOut {
+  connect(cb: (err: Error | undefined, client: ServiceClient, release: (err?: Error) => void) => void): void;
+}
+
+/**
  * Rows of a read that hands out feed positions (a feed page, a stream's batch, where a stream
- * starts), answered by a server that was still whole when it answered: when `handsOut` says the
+ * starts), read below the horizon as horizonRows reads, and answered by a server that was still
+ * whole when it answered: when `handsOut` says the
  * rows name a position, one more round trip on the same connection follows. A primary whose
  * postmaster died (SIGKILL) or that is shutting down (a demotion) ends a backend waiting for its
  * synchronous standby with the commit made locally and visible, never replicated, never
@@ -44,7 +73,7 @@ const CONNECTION_FAILURE = '08006';
 export async function confirmedRows<R>(ds: DataSource, sql: string, params: unknown[], handsOut: (rows: R[]) => boolean = (rows) => rows.length > 0): Promise<R[]> {
   const runner = ds.createQueryRunner();
   try {
-    const rows = await sqlRows<R>(runner.manager, sql, params);
+    const rows = await ((await runner.connect()) as ServiceClient).queryAfterSessions<R>(sql, params, true);
     if (handsOut(rows)) {
       await runner.query('SELECT 1').catch((err: unknown) => {
         // pg's error, or TypeORM's for the runner it released on that error: the server is gone (503, not 500).

@@ -39,6 +39,13 @@ export interface TailCursor {
  * Transactions that pg_stat_activity shows in another database cannot write this table and are
  * left out, so a long transaction elsewhere on the server does not hold the feed back (sessions the
  * database user may not see count, which only delays). With none left, the snapshot's xmax.
+ *
+ * Readers that hand out or move positions take it only through horizonRows or confirmedRows
+ * (db/sql.ts), which read the sessions just before the statement's snapshot: read after it, a transaction of another database that
+ * ended in between would be in the snapshot and no longer among the sessions, and would count, and
+ * the horizon could come out lower than one found a moment before. A stream that replays up to
+ * where its live tail is relies on never seeing less than the tail saw before it; a lower horizon
+ * hid the event between them from it, and the stream never sent it.
  */
 export const HORIZON = `(SELECT coalesce(
     (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) AS x

@@ -243,7 +243,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
         // Then, where other workers' leases hold positions, the events past their batches.
         const past =
           fresh.leased && window.hasRoom
-            ? await this.pastLease.claim(this.ds.manager, window.room(), [...holding.keys()], this.settings.eventRetentionDays)
+            ? await this.pastLease.claim(this.ds, window.room(), [...holding.keys()], this.settings.eventRetentionDays)
             : [];
         for (const d of past) void attempt(d);
         this.lastProgressAt = Date.now();

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { eventIdSql } from '../db/journal-sql';
-import { sqlRows } from '../db/sql';
+import { horizonRows } from '../db/sql';
 import { HORIZON } from '../events/feed.repository';
 import { WORKER_BATCH, type ClaimRoom } from './delivery-window';
 import { afterPositionSql, BUDGETED_SQL, candidatesSql, sendableSql } from './position-sql';
@@ -39,9 +39,9 @@ export const HELP_AFTER_MS = 1_000;
  */
 @Injectable()
 export class PastLeaseRepository {
-  claim(m: EntityManager, room: ClaimRoom, holding: string[], retentionDays: number): Promise<ClaimedDelivery[]> {
-    return sqlRows<ClaimedDelivery>(
-      m,
+  claim(ds: DataSource, room: ClaimRoom, holding: string[], retentionDays: number): Promise<ClaimedDelivery[]> {
+    return horizonRows<ClaimedDelivery>(
+      ds,
       `WITH flying AS (
          SELECT f.endpoint_id, f.n FROM unnest($1::uuid[], $2::int[]) AS f(endpoint_id, n)
        ), h AS MATERIALIZED (
@@ -76,6 +76,7 @@ export class PastLeaseRepository {
        ${CLAIMED_DELIVERIES_SQL}
        ORDER BY c.event_id`,
       [room.endpointIds, room.inFlight, room.share, room.fairFree, room.borrowFree, holding, HELP_AFTER_MS, retentionDays, POSITION_SCAN, WORKER_BATCH],
+      true,
     );
   }
 }

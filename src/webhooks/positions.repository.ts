@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { eventBodySql, eventIdSql } from '../db/journal-sql';
-import { preparedRows } from '../db/sql';
+import { horizonRows } from '../db/sql';
 import { HORIZON } from '../events/feed.repository';
 import type { ClaimRoom } from './delivery-window';
 import type { ClaimedDelivery, PositionBatch } from './webhook-rows';
@@ -72,14 +72,13 @@ export class PositionsRepository {
    * endpoint's game wait above the horizon, behind a transaction still open, which may end without
    * a commit that announces them. Positions another worker holds, by its lock or its lease, are
    * skipped; `leased`, that a lease other than those of `holding` (the endpoints whose positions
-   * this worker's batches lease) holds one (PastLeaseRepository). A prepared statement: planning it
+   * this worker's batches lease) holds one (PastLeaseRepository). A prepared statement (horizonRows): planning it
    * cost as much as running it (10-20 ms a call under the bench's join load), and its parameters
    * (the window's figures) pick no index; what it reads comes from the positions' rows.
    */
   async claim(ds: DataSource, room: ClaimRoom, retentionDays: number, holding: string[] = []): Promise<PositionClaim> {
-    const rows = await preparedRows<ClaimRow>(
+    const rows = await horizonRows<ClaimRow>(
       ds,
-      'webhook_positions_claim',
       `WITH flying AS (
          SELECT f.endpoint_id, f.n FROM unnest($1::uuid[], $2::int[]) AS f(endpoint_id, n)
        ), h AS MATERIALIZED (

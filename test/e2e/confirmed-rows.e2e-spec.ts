@@ -1,5 +1,6 @@
 import { DataSource, type QueryRunner } from 'typeorm';
 import { databaseUnavailableCause } from '../../src/common/errors/db-unavailable';
+import { ServiceClient } from '../../src/db/prepared-client';
 import { confirmedRows } from '../../src/db/sql';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 
@@ -13,7 +14,7 @@ let db: TestDatabase;
 let ds: DataSource;
 beforeAll(async () => {
   db = await createTestDatabase();
-  ds = new DataSource({ type: 'postgres', url: db.url });
+  ds = new DataSource({ type: 'postgres', url: db.url, extra: { Client: ServiceClient } });
   await ds.initialize();
 });
 afterAll(async () => {
@@ -22,14 +23,29 @@ afterAll(async () => {
 });
 afterEach(() => jest.restoreAllMocks());
 
-/** Every statement the reads send, with the backend that ran it; `beforeConfirm` runs ahead of the confirmation. */
+/**
+ * Every statement the reads send (the read itself on the runner's connection, after the sessions'
+ * read; the confirmation on the runner), with the backend that ran it; `beforeConfirm` runs ahead of
+ * the confirmation.
+ */
 function watchRunners(beforeConfirm?: (pid: number) => Promise<void>): { sql: string; pid: number }[] {
   const seen: { sql: string; pid: number }[] = [];
   const create = ds.createQueryRunner.bind(ds);
   jest.spyOn(ds, 'createQueryRunner').mockImplementation(() => {
     const runner: QueryRunner = create();
     const query = runner.query.bind(runner);
+    const connect = runner.connect.bind(runner);
     let pid = 0;
+    runner.connect = async () => {
+      const client = (await connect()) as ServiceClient;
+      const read = async (sql: string, params: unknown[], planEachCall?: boolean) => {
+        [{ pid }] = (await query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
+        seen.push({ sql, pid });
+        return client.queryAfterSessions(sql, params, planEachCall);
+      };
+      // The runner's own statements go through connect() too: only the read is watched here.
+      return new Proxy(client, { get: (target, key) => (key === 'queryAfterSessions' ? read : Reflect.get(target, key, target)) });
+    };
     runner.query = (async (sql: string, params?: unknown[]) => {
       if (sql === 'SELECT 1' && beforeConfirm) await beforeConfirm(pid);
       else [{ pid }] = (await query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];

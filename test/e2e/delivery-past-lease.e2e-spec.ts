@@ -33,7 +33,7 @@ afterAll(() => t?.close());
 const ds = () => t.app.get(DataSource);
 const room = () => new DeliveryWindow().room();
 const positionClaim = (holding: string[] = []) => t.app.get(PositionsRepository).claim(ds(), room(), 7, holding);
-const pastClaim = (holding: string[] = []) => t.app.get(PastLeaseRepository).claim(ds().manager, room(), holding, 7);
+const pastClaim = (holding: string[] = []) => t.app.get(PastLeaseRepository).claim(ds(), room(), holding, 7);
 
 /** An endpoint receiving every event, its game and a recording receiver; the worker has taken up what came before. */
 async function setUp() {

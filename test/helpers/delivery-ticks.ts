@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { horizonRows } from '../../src/db/sql';
 import { HORIZON } from '../../src/events/feed.repository';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker';
 
@@ -16,7 +17,7 @@ const HELD_SQL = `SELECT EXISTS (
 export async function waitPastHorizon(ds: DataSource, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [{ held }] = await ds.query<{ held: boolean }[]>(HELD_SQL);
+    const [{ held }] = await horizonRows<{ held: boolean }>(ds, HELD_SQL, [], true);
     if (!held) return;
     if (Date.now() > deadline) throw new Error(`committed events stayed above the feed's horizon for ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 20));

@@ -18,15 +18,29 @@ export function captureDataSource(rows: unknown[] = [{}]): { ds: DataSource; sta
       statements.push({ name, sql: text, params: values });
       return { rows };
     },
+    // horizonRows checks a connection out and runs its statement after the sessions' read.
+    connect: (cb: (err: undefined, client: unknown, release: () => void) => void) => cb(undefined, sessionsClient(async (sql, params) => (statements.push({ sql, params }), rows)), () => undefined),
   };
   return { ds: { driver: { master: pool } } as unknown as DataSource, statements };
 }
 
+/** A connection whose statements run after the sessions' read (ServiceClient.queryAfterSessions) go to `query`. */
+function sessionsClient(query: (sql: string, params: unknown[]) => Promise<unknown>) {
+  return { queryAfterSessions: (sql: string, params: unknown[]) => query(sql, params) };
+}
+
 /**
- * A stand-in DataSource whose every statement, on `ds.manager` or on a query runner it creates
- * (`confirmedRows` reads on one), goes to `query`: a test records what a repository sends.
+ * A stand-in DataSource whose every statement, on `ds.manager`, on a query runner it creates
+ * (`confirmedRows` reads on one) or on a connection of its pool (`horizonRows`), goes to `query`:
+ * a test records what a repository sends.
  */
 export function routedDataSource(query: (sql: string, params: unknown[]) => Promise<unknown>): DataSource {
   const manager = { query: (sql: string, params: unknown[] = []) => query(sql, params) };
-  return { manager, createQueryRunner: () => ({ manager, query: manager.query, release: async () => undefined }) } as unknown as DataSource;
+  const client = sessionsClient(query);
+  const pool = { connect: (cb: (err: undefined, c: unknown, release: () => void) => void) => cb(undefined, client, () => undefined) };
+  return {
+    manager,
+    driver: { master: pool },
+    createQueryRunner: () => ({ manager, query: manager.query, connect: async () => client, release: async () => undefined }),
+  } as unknown as DataSource;
 }
