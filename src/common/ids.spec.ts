@@ -1,4 +1,4 @@
-import { eventId, isUuid, journalKey, uuidv7 } from './ids';
+import { eventId, isUuid, journalKey, randomIdBytes, uuidv7 } from './ids';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const NOW = 1_700_000_000_000;
@@ -81,5 +81,33 @@ describe('journalKey', () => {
     const ids = [1, 16, NOW, NOW + 1].map((t) => journalKey(eventId(t)));
 
     expect([...ids].sort()).toEqual(ids);
+  });
+});
+
+describe('randomIdBytes', () => {
+  it('never hands out the same bytes twice, across refills of its pool', () => {
+    // 16-byte draws over three pools' worth: a slice handed out twice (or a pool not refilled)
+    // repeats a draw; 128 random bits never repeat by chance.
+    const seen = new Set<string>();
+    for (let i = 0; i < 800; i++) seen.add(randomIdBytes(16).toString('hex'));
+
+    expect(seen.size).toBe(800);
+  });
+
+  it('gives each caller a buffer of its own, which later draws leave as it was', () => {
+    const first = randomIdBytes(12);
+    const copy = Buffer.from(first);
+    for (let i = 0; i < 400; i++) randomIdBytes(12);
+
+    expect(first).toEqual(copy);
+    expect(first.length).toBe(12);
+  });
+
+  it('starts a new pool when the draw does not fit in what is left', () => {
+    // 4096 is not a multiple of 12: the draws that cross the pool's end still get 12 fresh bytes.
+    const draws = Array.from({ length: 700 }, () => randomIdBytes(12).toString('hex'));
+
+    expect(new Set(draws).size).toBe(700);
+    expect(draws.every((d) => d.length === 24)).toBe(true);
   });
 });

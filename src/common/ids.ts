@@ -1,11 +1,32 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+
+/**
+ * Entropy for ids, drawn from the CSPRNG 4 KiB at a time and handed out once each, as Node's own
+ * randomUUID does: a draw of 16 bytes costs about what a draw of 4 KiB does (4.8 us on the bench
+ * machine, against 0.2 us for a slice of the pool), and a write makes several ids.
+ */
+const POOL_BYTES = 4096;
+const pool = Buffer.allocUnsafe(POOL_BYTES);
+let used = POOL_BYTES;
+
+/** `n` (at most POOL_BYTES) random bytes no other call is given, in a buffer of their own. */
+export function randomIdBytes(n: number): Buffer {
+  if (used + n > POOL_BYTES) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  const b = Buffer.allocUnsafe(n);
+  pool.copy(b, 0, used, used + n);
+  used += n;
+  return b;
+}
 
 /**
  * A lowercase, time-ordered UUID v7 (DECISIONS §19): ids created later sort later, which keeps
  * b-tree inserts local and makes "id descending" follow creation order.
  */
 export function uuidv7(now = Date.now()): string {
-  const b = randomBytes(16);
+  const b = randomIdBytes(16);
   b.writeUIntBE(now, 0, 6);
   b[6] = 0x70 | (b[6] & 0x0f);
   b[8] = 0x80 | (b[8] & 0x3f);
@@ -25,7 +46,7 @@ export const isUuid = (v: string): boolean => UUID.test(v);
  * (journalKey).
  */
 export function eventId(now = Date.now()): string {
-  const b = randomBytes(12);
+  const b = randomIdBytes(12);
   b.writeUIntBE(now, 0, 6);
   b[6] = 0x70 | (b[6] & 0x0f);
   b[8] = 0x80 | (b[8] & 0x3f);
