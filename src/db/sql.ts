@@ -42,14 +42,19 @@ export async function horizonRows<R>(ds: DataSource, sql: string, params: unknow
   const [client, release] = await new Promise<[ServiceClient, (err?: Error) => void]>((resolve, reject) =>
     pool.connect((err, c, done) => (err ? reject(err) : resolve([c, done]))),
   );
+  // A checked-out client has no listener of the pool's: a connection lost mid-statement (its server
+  // killed) emits 'error' beside failing the statement, and unheard that would end the process.
   let failure: Error | undefined;
+  const lost = (err: Error) => (failure ??= err);
+  client.on('error', lost);
   try {
     return await client.queryAfterSessions<R>(sql, params, planEachCall);
   } catch (err) {
-    failure = err as Error;
+    failure ??= err as Error;
     throw err;
   } finally {
-    // A connection that failed is not put back for the next caller.
+    // A connection that failed is not put back for the next caller; it keeps the listener for what it may still emit.
+    if (!failure) client.off('error', lost);
     release(failure);
   }
 }

@@ -1,5 +1,7 @@
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { createDataSource } from '../../src/db/data-source';
 import { confirmedRows, horizonRows } from '../../src/db/sql';
 import { HORIZON } from '../../src/events/feed.repository';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -60,4 +62,39 @@ it('a statement after the sessions still answers its own rows and errors (the ri
   await expect(horizonRows(ds, 'SELECT 1/0 AS n', [])).rejects.toMatchObject({ code: '22012' });
   // The connection that failed went back to the pool discarded; the next read works.
   expect(await horizonRows<{ n: number }>(ds, 'SELECT 1 AS n', [], true)).toEqual([{ n: 1 }]);
+});
+
+it('a connection lost while its statement runs (its socket cut, as a killed server leaves it) fails that read; the process and the pool go on', async () => {
+  // The pool reaches PostgreSQL through a relay whose sockets the test cuts.
+  const target = new URL(t.db.url);
+  const sockets = new Set<Socket>();
+  const relay = createServer((client) => {
+    const server = connect(Number(target.port), target.hostname);
+    for (const s of [client, server]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+    client.pipe(server).pipe(client);
+  });
+  await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+  const via = new URL(t.db.url);
+  via.hostname = '127.0.0.1';
+  via.port = String((relay.address() as AddressInfo).port);
+  const relayed = await createDataSource({ url: via.toString(), poolMax: 2 }).initialize();
+  try {
+    const reading = horizonRows(relayed, 'SELECT pg_sleep(5)', [], true).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    for (const s of sockets) s.resetAndDestroy();
+    // Unheard, the client's 'error' event would have thrown out of the test instead.
+    expect(String(await reading)).toMatch(/ECONNRESET|terminated/);
+    expect(await horizonRows<{ n: number }>(relayed, 'SELECT 1 AS n', [], true)).toEqual([{ n: 1 }]);
+  } finally {
+    await relayed.destroy();
+    relay.close();
+    for (const s of sockets) s.destroy();
+  }
 });
