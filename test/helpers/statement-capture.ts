@@ -26,7 +26,7 @@ export function captureDataSource(rows: unknown[] = [{}]): { ds: DataSource; sta
 
 /** A connection whose statements run after the sessions' read (ServiceClient.queryAfterSessions) go to `query`. */
 function sessionsClient(query: (sql: string, params: unknown[]) => Promise<unknown>) {
-  return { queryAfterSessions: (sql: string, params: unknown[]) => query(sql, params) };
+  return { queryAfterSessions: (sql: string, params: unknown[]) => query(sql, params), on: () => undefined, off: () => undefined };
 }
 
 /**
