@@ -66,10 +66,9 @@ interface CheckingOut {
 /**
  * Rows of a read that hands out feed positions (a feed page, a stream's batch, where a stream
  * starts), read below the horizon as horizonRows reads, and answered by a server that was still
- * whole when it answered: when `handsOut` says the
- * rows name a position, one more round trip on the same connection follows. A primary whose
- * postmaster died (SIGKILL) or that is shutting down (a demotion) ends a backend waiting for its
- * synchronous standby with the commit made locally and visible, never replicated, never
+ * whole when it answered: when `handsOut` says the rows name a position, one more round trip on
+ * the same connection follows. A primary whose postmaster died (SIGKILL) or that is shutting down
+ * (a demotion) ends a backend waiting for its synchronous standby with the commit made locally and visible, never replicated, never
  * acknowledged; a read on another backend of that server in the same instant may see it, and a
  * consumer that stored its id would resume after an event the new primary never had (410 from
  * then on). Such a backend finds its server gone as soon as it waits for the next message, so the

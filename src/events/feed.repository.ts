@@ -41,9 +41,10 @@ export interface TailCursor {
  * database user may not see count, which only delays). With none left, the snapshot's xmax.
  *
  * Readers that hand out or move positions take it only through horizonRows or confirmedRows
- * (db/sql.ts), which read the sessions just before the statement's snapshot: read after it, a transaction of another database that
- * ended in between would be in the snapshot and no longer among the sessions, and would count, and
- * the horizon could come out lower than one found a moment before. A stream that replays up to
+ * (db/sql.ts), which read the sessions just before the statement's snapshot: read after it, a
+ * transaction of another database that ended in between would be in the snapshot and no longer
+ * among the sessions, and would count, and the horizon could come out lower than one found a
+ * moment before. A stream that replays up to
  * where its live tail is relies on never seeing less than the tail saw before it; a lower horizon
  * hid the event between them from it, and the stream never sent it.
  */
