@@ -1,5 +1,6 @@
 import { FriendReadsRepository } from '../../src/friends/friend-reads.repository';
 import { AUTO, befriend, block, friendIds, friendsGame, touch, U, uid, type FriendsGame } from '../helpers/friends';
+import { indexPlanText } from '../helpers/plans';
 import { captureDataSource } from '../helpers/statement-capture';
 import { asAdmin, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -94,10 +95,7 @@ describe('friends list, visibility and tags', () => {
           limit: 50,
         });
         expect(statements).toHaveLength(1);
-        await t.db.query('SET enable_seqscan = off');
-        const rows = await t.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statements[0].sql}`, statements[0].params);
-        await t.db.query('RESET enable_seqscan');
-        return rows.map((r) => r['QUERY PLAN']).join('\n');
+        return indexPlanText(t.db, statements[0].sql, statements[0].params);
       };
       for (const text of [await plan(), await plan({ at: new Date().toISOString(), id: '0190a5c8-0000-7000-8000-000000000000' })]) {
         expect(text).toMatch(/Index (Only )?Scan using user_relationships_friends/);

@@ -5,6 +5,7 @@ import { postGroup } from '../helpers/groups';
 import { identityOf } from '../helpers/identities';
 import { journalAudit, journalEvents } from '../helpers/journal';
 import { seqUid as uid } from '../helpers/ids';
+import { indexPlanText } from '../helpers/plans';
 import { ISO_MS, type Invitation } from '../helpers/shapes';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -397,15 +398,7 @@ describe('invitation inbox and inviter (EXTENSIONS X6)', () => {
         statements.length = 0;
         await repo.inbox(capture, gameId, me, { after, limit: 50 });
         expect(statements).toHaveLength(1);
-        // On this file's few rows the cheapest plan may be any; with sorts and scans of the whole
-        // table priced out, the planner keeps the index plan if and only if the index yields the
-        // page's order from the where clause's game and user.
-        await t.db.query('BEGIN');
-        await t.db.query('SET LOCAL enable_seqscan = off');
-        await t.db.query('SET LOCAL enable_sort = off');
-        const rows = await t.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statements[0].sql}`, statements[0].params);
-        await t.db.query('ROLLBACK');
-        const text = rows.map((r) => r['QUERY PLAN']).join('\n');
+        const text = await indexPlanText(t.db, statements[0].sql, statements[0].params);
         expect(text).toMatch(/Index Scan using invitations_target_inbox on invitations i[^\n]*\n\s+Index Cond: \(\(game_id = [^\n]*svc_external_key\(target_user_id\) = /);
         expect(text).not.toMatch(/Sort Key/);
       }
