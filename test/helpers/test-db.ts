@@ -62,10 +62,17 @@ async function openDatabase(serverUrl: string, name: string, runPid: string): Pr
   const url = databaseUrl(serverUrl, name);
   let client = new Client({ connectionString: url });
   await client.connect();
+  // Tests call query side by side (Promise.all): each waits for the one before, as pg's own queue
+  // did, which pg deprecates and drops in its next major version.
+  let last: Promise<unknown> = Promise.resolve();
   return {
     url,
     name,
-    query: async <R>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as R[],
+    query: <R>(sql: string, params: unknown[] = []) => {
+      const result = last.then(() => client.query(sql, params));
+      last = result.catch(() => undefined);
+      return result.then((r) => r.rows as R[]);
+    },
     copy: async () => {
       await client.end();
       try {
