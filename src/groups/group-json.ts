@@ -29,6 +29,10 @@ export const GROUP_JSON_PARTS: readonly string[] = [
   textOrEmptySql(epochMsSql('g.soft_deleted_at')),
 ];
 
+/** Where the group lists' keyset is among GROUP_JSON_PARTS: the id and the creation instant (epoch ms). */
+export const GROUP_ID_FIELD = GROUP_JSON_PARTS.indexOf('g.id::text');
+export const GROUP_CREATED_AT_FIELD = GROUP_JSON_PARTS.indexOf(`${epochMsSql('g.created_at')}::text`);
+
 /** A uuid field, '' for none, as JSON. */
 const id = (v: string): string => (v === '' ? 'null' : `"${v}"`);
 

@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
-import { ApiPageResponse, type Page } from '../common/pagination/page';
+import { ApiPageResponse, type PageJson } from '../common/pagination/page';
 import { CreateGroupDto, DeleteGroupQueryDto, GroupDto, ListGroupsQueryDto, SetOwnerDto, SetParentDto, UpdateGroupDto, ViewerQueryDto } from './dto/group.dto';
 import { GroupOwnerService } from './group-owner.service';
 import { GroupsService } from './groups.service';
@@ -31,8 +31,9 @@ export class GroupsController {
   @Get()
   @ApiOperation({ operationId: 'listGroups', summary: 'List groups, newest first; viewer hides secret groups they are not in' })
   @ApiPageResponse(GroupDto)
+  @Header('content-type', 'application/json; charset=utf-8')
   @ApiErrors(400, 401)
-  list(@CurrentGame() game: GameContext, @Query() query: ListGroupsQueryDto): Promise<Page<GroupDto>> {
+  list(@CurrentGame() game: GameContext, @Query() query: ListGroupsQueryDto): Promise<PageJson> {
     return this.groups.list(game, query);
   }
 
@@ -103,8 +104,9 @@ export class GroupsController {
   @Get(':id/children')
   @ApiOperation({ operationId: 'listChildGroups', summary: 'List the live child groups, newest first' })
   @ApiPageResponse(GroupDto)
+  @Header('content-type', 'application/json; charset=utf-8')
   @ApiErrors(400, 401, 404)
-  children(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: ListGroupsQueryDto): Promise<Page<GroupDto>> {
+  children(@CurrentGame() game: GameContext, @Param('id') id: string, @Query() query: ListGroupsQueryDto): Promise<PageJson> {
     return this.groups.children(game, id, query);
   }
 }

@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { banScopeSql, type BanScope } from '../bans/ban-checker';
 import type { AdvisoryLock } from '../db/advisory-locks';
-import { lockBeforeNextStatement, sqlRows } from '../db/sql';
+import { packedSql, unpack } from '../db/packed-row';
+import { lockBeforeNextStatement, preparedRows, sqlRows } from '../db/sql';
 import { externalKey, internalIdSql } from '../identity/identity.repository';
 import { lockUsersForWrite } from '../identity/user-lock';
 import { admissionSql, type Refusal } from './admission';
+import { GROUP_JSON_PARTS } from './group-json';
 import { GROUP_COLUMNS, LOOKUP_GROUP_COLUMNS, type GroupRow, type LookedUpGroup, type Visibility } from './group-row';
 
 export interface NewGroup {
@@ -30,6 +32,9 @@ export interface GroupChanges {
   tags?: string[];
   maxMembers?: number | null;
 }
+
+/** A row of the group lists: its fields as groupJson writes them, as one text. */
+const GROUP_PACKED = packedSql(GROUP_JSON_PARTS);
 
 export interface GroupListFilter {
   gameId: string;
@@ -186,33 +191,43 @@ export class GroupsRepository {
     return rows.length > 0;
   }
 
-  /** Keyset page in (createdAt, id) descending order, on groups_game_order or groups_children_order. */
-  async list(m: EntityManager, f: GroupListFilter): Promise<GroupRow[]> {
+  /**
+   * Keyset page in (createdAt, id) descending order, on groups_game_order or groups_children_order,
+   * each group's fields as groupJson writes them (GROUP_JSON_PARTS, packed: one text a row).
+   */
+  async listJson(ds: DataSource, f: GroupListFilter): Promise<string[][]> {
     const params: unknown[] = [f.gameId, f.limit + 1];
     const where = ['g.game_id = $1', 'g.soft_deleted_at IS NULL'];
+    let variant = '';
     if (f.parentGroupId) {
       params.push(f.parentGroupId);
       where.push(`g.parent_group_id = $${params.length}`);
+      variant += 'p';
     }
     if (f.viewer) {
       if (f.viewer.userId) {
         params.push(f.viewer.userId);
         where.push(`(g.visibility <> 'secret' OR EXISTS (
           SELECT 1 FROM members m WHERE m.group_id = g.id AND m.user_id = $${params.length} AND m.status = 'active'))`);
+        variant += 'v';
       } else {
         where.push(`g.visibility <> 'secret'`);
+        variant += 's';
       }
     }
     if (f.after) {
       params.push(f.after.createdAt, f.after.id);
       where.push(`(g.created_at, g.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+      variant += 'a';
     }
-    return sqlRows<GroupRow>(
-      m,
-      `SELECT ${GROUP_COLUMNS} FROM groups g WHERE ${where.join(' AND ')}
+    const rows = await preparedRows<{ r: string }>(
+      ds,
+      `groups_json_page_${variant}`,
+      `SELECT ${GROUP_PACKED} AS r FROM groups g WHERE ${where.join(' AND ')}
        ORDER BY g.created_at DESC, g.id DESC LIMIT $2`,
       params,
     );
+    return rows.map(({ r }) => unpack(r));
   }
 
   async update(m: EntityManager, id: string, changes: GroupChanges): Promise<GroupRow> {

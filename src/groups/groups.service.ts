@@ -5,7 +5,7 @@ import { ApiError } from '../common/errors/api-error';
 import { isUuid, uuidv7 } from '../common/ids';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
 import { parsePageLimit } from '../common/pagination/page-limit';
-import { toPage, type Page } from '../common/pagination/page';
+import { toPageJson, type PageJson } from '../common/pagination/page';
 import { iso } from '../common/time';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
@@ -20,6 +20,7 @@ import { NAME_LISTS, type NameList } from '../moderation/name-matcher';
 import { recordOperatorAction } from '../operators/operator-audit';
 import { PermissionCache } from '../permissions/permission-cache';
 import type { CreateGroupDto, GroupDto, ListGroupsQueryDto, UpdateGroupDto } from './dto/group.dto';
+import { GROUP_CREATED_AT_FIELD, GROUP_ID_FIELD, groupJson } from './group-json';
 import { GroupLookup } from './group-lookup';
 import type { GroupRow } from './group-row';
 import { toGroupDto } from './group-view';
@@ -112,7 +113,7 @@ export class GroupsService {
     return toGroupDto(await this.lookup.visible(this.readDb.ds.manager, game.gameId, id, viewer));
   }
 
-  async list(game: GameContext, q: ListGroupsQueryDto): Promise<Page<GroupDto>> {
+  async list(game: GameContext, q: ListGroupsQueryDto): Promise<PageJson> {
     if (q.gameId !== undefined && q.gameId !== game.gameId) {
       throw ApiError.badRequest('gameId must be the game of the API key');
     }
@@ -120,7 +121,7 @@ export class GroupsService {
   }
 
   /** The live children of a live group (DECISIONS §3), as a Page<Group>. */
-  async children(game: GameContext, id: string, q: ListGroupsQueryDto): Promise<Page<GroupDto>> {
+  async children(game: GameContext, id: string, q: ListGroupsQueryDto): Promise<PageJson> {
     const parent = await this.lookup.visible(this.readDb.ds.manager, game.gameId, id, q.viewer);
     return this.page(game, q, `children:${parent.id}`, parent.id);
   }
@@ -277,19 +278,19 @@ export class GroupsService {
     return toGroupDto(group);
   }
 
-  private async page(game: GameContext, q: ListGroupsQueryDto, scope: string, parentGroupId?: string): Promise<Page<GroupDto>> {
+  /** A page of live groups, written as JSON by groupJson (the bytes JSON.stringify wrote of a Page of GroupDto). */
+  private async page(game: GameContext, q: ListGroupsQueryDto, scope: string, parentGroupId?: string): Promise<PageJson> {
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const after = decodeKeyset(q.cursor, scope);
-    const m = this.readDb.ds.manager;
-    const viewer = q.viewer === undefined ? undefined : { userId: await this.identity.find(m, game.gameId, q.viewer) };
-    const rows = await this.groups.list(m, {
+    const viewer = q.viewer === undefined ? undefined : { userId: await this.identity.find(this.readDb.ds.manager, game.gameId, q.viewer) };
+    const rows = await this.groups.listJson(this.readDb.ds, {
       gameId: game.gameId,
       parentGroupId,
       viewer,
       after: after && { createdAt: after.at, id: after.id },
       limit,
     });
-    return toPage(rows, limit, toGroupDto, (g: GroupRow) => encodeKeyset(scope, g.createdAt, g.id));
+    return toPageJson(rows, limit, groupJson, (f) => encodeKeyset(scope, new Date(Number(f[GROUP_CREATED_AT_FIELD])), f[GROUP_ID_FIELD]));
   }
 
   private emitGroup(tx: Tx, type: EventType, group: GroupRow, extra: Record<string, unknown> = {}): void {
