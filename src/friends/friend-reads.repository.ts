@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { Keyset } from '../common/pagination/keyset';
+import { packedSql, unpack } from '../db/packed-row';
 import { preparedRows } from '../db/sql';
 import type { ListVisibility } from '../game-config/game-config';
 import { internalIdSql } from '../identity/identity.repository';
-import { RELATIONSHIP_COLUMNS, type FriendListRow, type RelationshipType } from './friend-rows';
+import { friendJsonParts } from './friend-json';
+import type { RelationshipType } from './friend-rows';
 import type { RelationshipFacts } from './relationship-state';
 
 export interface FriendsListQuery {
@@ -31,11 +33,12 @@ export interface FriendsListResult {
   isFriend: boolean;
   /** `tagId` is a tag of the owner in the calling game (tag reads only). */
   tagOk: boolean;
-  rows: FriendListRow[];
+  /** The page's rows, each its fields as friendJson writes them (FRIEND_JSON_PARTS). */
+  rows: string[][];
 }
 
-interface ListRow extends Omit<FriendListRow, 'id'> {
-  id: string | null;
+interface ListRow {
+  packed: string | null;
   storedVisibility?: ListVisibility | null;
   blocked?: boolean;
   isFriend?: boolean;
@@ -120,15 +123,15 @@ export class FriendReadsRepository {
     // order for the at most limit + 1 rows.
     const rows = await preparedRows<ListRow>(
       ds,
-      `friends_list_${shape}`,
+      `friends_list_json_${shape}`,
       `WITH o AS MATERIALIZED (SELECT ${ids.join(', ')})
-       SELECT ${facts.map((f) => `${f}, `).join('')}page.*
+       SELECT ${facts.map((f) => `${f}, `).join('')}page.packed
        FROM o LEFT JOIN LATERAL (
-         SELECT ${RELATIONSHIP_COLUMNS}, ${friendName} AS "friendExternalId", ${tags} AS "tagIds"
+         SELECT r.responded_at, r.id, ${packedSql(friendJsonParts(friendName, tags))} AS packed
          FROM user_relationships r WHERE ${where.join(' AND ')}
          ORDER BY r.responded_at DESC, r.id DESC LIMIT ${limit}
        ) page ON true
-       ORDER BY page."respondedAt" DESC, page.id DESC`,
+       ORDER BY page.responded_at DESC, page.id DESC`,
       params,
     );
     const [first] = rows;
@@ -137,7 +140,7 @@ export class FriendReadsRepository {
       blocked: first.blocked ?? false,
       isFriend: first.isFriend ?? false,
       tagOk: first.tagOk ?? false,
-      rows: rows.filter((r): r is ListRow & FriendListRow => r.id !== null),
+      rows: rows.flatMap((r) => (r.packed === null ? [] : [unpack(r.packed)])),
     };
   }
 

@@ -1,8 +1,8 @@
-import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
+import { Controller, Delete, Get, Header, HttpCode, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentGame, type GameContext } from '../common/auth/game-context';
 import { ApiErrors } from '../common/errors/api-error-responses.decorator';
-import { ApiPageResponse, type Page } from '../common/pagination/page';
+import { ApiPageResponse, type PageJson } from '../common/pagination/page';
 import { FriendsListQueryDto, FriendshipDto, RelationshipDto } from './dto/friends.dto';
 import { FriendshipsService } from './friendships.service';
 import { ReplicaRead } from '../db/replica/replica-read.decorator';
@@ -17,8 +17,9 @@ export class FriendshipsController {
   @Get()
   @ApiOperation({ operationId: 'listFriends', summary: "A user's friends, newest friendship first; viewer applies the owner's visibility" })
   @ApiPageResponse(FriendshipDto)
+  @Header('content-type', 'application/json; charset=utf-8')
   @ApiErrors(400, 401, 404)
-  list(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() query: FriendsListQueryDto): Promise<Page<FriendshipDto>> {
+  list(@CurrentGame() game: GameContext, @Param('userId') userId: string, @Query() query: FriendsListQueryDto): Promise<PageJson> {
     return this.friendships.list(game, userId, query);
   }
 

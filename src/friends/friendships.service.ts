@@ -6,18 +6,17 @@ import { isUuid } from '../common/ids';
 import { scopeDigest } from '../common/pagination/cursor-codec';
 import { decodeKeyset, encodeKeyset } from '../common/pagination/keyset';
 import { parsePageLimit } from '../common/pagination/page-limit';
-import { toPage, type Page } from '../common/pagination/page';
+import { toPageJson, type PageJson } from '../common/pagination/page';
 import { iso } from '../common/time';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork } from '../db/unit-of-work';
 import type { FriendsContext } from '../game-config/friends-context';
 import { IdentityService } from '../identity/identity.service';
-import type { FriendsListQueryDto, FriendshipDto, RelationshipDto } from './dto/friends.dto';
+import type { FriendsListQueryDto, RelationshipDto } from './dto/friends.dto';
 import { friendLockKeys } from './friend-locks';
-import type { FriendListRow } from './friend-rows';
+import { FRIEND_ID_FIELD, FRIEND_RESPONDED_AT_FIELD, friendJson } from './friend-json';
 import { FriendReadsRepository, type FriendsListResult } from './friend-reads.repository';
-import { toFriendshipDto } from './friend-view';
 import { FriendsGate } from './friends-gate';
 import { FriendsRepository } from './friends.repository';
 import { canViewList, effectiveVisibility } from './list-access';
@@ -43,7 +42,7 @@ export class FriendshipsService {
    * enforced and a refused viewer gets 404, never an empty page (rule 2); without it the caller is
    * an admin. Under network scope the list spans the network's games; `tagId` keeps to this game.
    */
-  async list(game: GameContext, userId: string, q: FriendsListQueryDto): Promise<Page<FriendshipDto>> {
+  async list(game: GameContext, userId: string, q: FriendsListQueryDto): Promise<PageJson> {
     const ctx = await this.gate.open(game);
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);
     const scope = `friends:${game.gameId}:${scopeDigest(userId)}:${q.tagId ?? ''}`;
@@ -64,11 +63,12 @@ export class FriendshipsService {
       if (!ctx.config.friends.tags.enabled) throw new ApiError('not_found', 'friend tags are disabled in this game');
       if (!page.tagOk) throw ApiError.badRequest('tagId is not a tag of this user in this game');
     }
-    return toPage(
+    const ownerJson = JSON.stringify(userId);
+    return toPageJson(
       page.rows,
       limit,
-      (r) => toFriendshipDto(r, userId),
-      (r: FriendListRow) => encodeKeyset(scope, r.respondedAt!, r.id),
+      (f) => friendJson(f, ownerJson),
+      (f) => encodeKeyset(scope, new Date(Number(f[FRIEND_RESPONDED_AT_FIELD])), f[FRIEND_ID_FIELD]),
     );
   }
 

@@ -84,8 +84,8 @@ describe('friends list, visibility and tags', () => {
       const a = uid('a');
       await befriend(g, a, uid('b'));
       const plan = async (after?: { at: string; id: string }) => {
-        // Capture the statement the repository runs, then have Postgres explain it.
-        const { ds, statements } = captureDataSource();
+        // Capture the statement the repository runs (answered as an empty page), then have Postgres explain it.
+        const { ds, statements } = captureDataSource([{ packed: null }]);
         await t.app.get(FriendReadsRepository).listPage(ds, {
           callingGameId: g.gameId,
           readGameIds: [g.gameId],
