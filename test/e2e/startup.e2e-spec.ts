@@ -237,9 +237,11 @@ describe('server start-up (built dist/src/main.js as a process)', () => {
       const [portA, portB] = [await freePort(), await freePort()];
       const a = spawnNode(MAIN_JS, [], serverEnv(empty.url, portA));
       const b = spawnNode(MAIN_JS, [], serverEnv(empty.url, portB));
+      // The one that waits runs after the other's whole migration of an empty database: on a loaded
+      // two-core machine that alone took over 20 s once, so both get 45 (within the file's 60).
       const [ra, rb] = await Promise.all([
-        waitForHttp(`http://127.0.0.1:${portA}`, 20_000, a),
-        waitForHttp(`http://127.0.0.1:${portB}`, 20_000, b),
+        waitForHttp(`http://127.0.0.1:${portA}`, 45_000, a),
+        waitForHttp(`http://127.0.0.1:${portB}`, 45_000, b),
       ]);
       expect(ra.status).toBe(200);
       expect(rb.status).toBe(200);
