@@ -33,7 +33,7 @@ export interface FriendsListResult {
   isFriend: boolean;
   /** `tagId` is a tag of the owner in the calling game (tag reads only). */
   tagOk: boolean;
-  /** The page's rows, each its fields as friendJson writes them (FRIEND_JSON_PARTS). */
+  /** The page's rows, each its fields as friendJson writes them (friendJsonParts). */
   rows: string[][];
 }
 

@@ -1,7 +1,7 @@
 import { RELATIONSHIP_COLUMNS, type FriendListRow } from '../../src/friends/friend-rows';
 import { toFriendshipDto } from '../../src/friends/friend-view';
 import { befriend, friendsGame, U, uid, type FriendsGame } from '../helpers/friends';
-import { rawJson } from '../helpers/raw-json';
+import { pagesMatch, rawJson } from '../helpers/raw-json';
 import { bearer, startTestApp, type TestApp } from '../helpers/test-app';
 
 const enc = encodeURIComponent;
@@ -46,30 +46,16 @@ describe('friends list, byte for byte', () => {
       )
     ).map((r) => toFriendshipDto({ ...r, tagIds: withTags ? r.tagIds : [] }, owner));
 
-  /** Every page of `path` at `limit`, each compared with JSON.stringify of its slice of `items`. */
-  async function pagesMatch(path: string, items: unknown[], limit: number): Promise<void> {
-    const sep = path.includes('?') ? '&' : '?';
-    let cursor: string | null = null;
-    let i = 0;
-    do {
-      const page = await rawJson(t, `${path}${sep}limit=${limit}${cursor ? `&cursor=${enc(cursor)}` : ''}`, bearer(g.key));
-      cursor = (JSON.parse(page) as { nextCursor: string | null }).nextCursor;
-      expect(page).toBe(JSON.stringify({ items: items.slice(i, i + limit), nextCursor: cursor }));
-      i += limit;
-    } while (cursor);
-    expect(i).toBeGreaterThanOrEqual(items.length);
-  }
-
   it("answers the owner what JSON.stringify writes of toFriendshipDto's Friendships, tags included, page by page", async () => {
     const items = await expected(true);
     expect(items).toHaveLength(4);
     expect(items.filter((f) => f.tagIds.length).map((f) => f.tagIds.length)).toEqual([2, 1]);
     expect(await rawJson(t, `${U(owner)}/friends`, bearer(g.key))).toBe(JSON.stringify({ items, nextCursor: null }));
-    await pagesMatch(`${U(owner)}/friends`, items, 1);
-    await pagesMatch(`${U(owner)}/friends`, items, 3);
+    await pagesMatch(t, `${U(owner)}/friends`, bearer(g.key), items, 1);
+    await pagesMatch(t, `${U(owner)}/friends`, bearer(g.key), items, 3);
   });
 
   it('answers another viewer the same friendships without their tags', async () => {
-    await pagesMatch(`${U(owner)}/friends?viewer=${enc(uid('stranger'))}`, await expected(false), 2);
+    await pagesMatch(t, `${U(owner)}/friends?viewer=${enc(uid('stranger'))}`, bearer(g.key), await expected(false), 2);
   });
 });

@@ -2,7 +2,7 @@ import { GROUP_COLUMNS, type GroupRow } from '../../src/groups/group-row';
 import { toGroupDto } from '../../src/groups/group-view';
 import { seqUid as uid } from '../helpers/ids';
 import { permissionApi } from '../helpers/permissions';
-import { rawJson } from '../helpers/raw-json';
+import { pagesMatch, rawJson } from '../helpers/raw-json';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -62,34 +62,20 @@ describe('group list and children, byte for byte', () => {
       )
     ).map(toGroupDto);
 
-  /** Every page of `path` at `limit`, each compared with JSON.stringify of its slice of `items`. */
-  async function pagesMatch(path: string, items: unknown[], limit: number): Promise<void> {
-    const sep = path.includes('?') ? '&' : '?';
-    let cursor: string | null = null;
-    let i = 0;
-    do {
-      const page = await rawJson(t, `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, auth);
-      cursor = (JSON.parse(page) as { nextCursor: string | null }).nextCursor;
-      expect(page).toBe(JSON.stringify({ items: items.slice(i, i + limit), nextCursor: cursor }));
-      i += limit;
-    } while (cursor);
-    expect(i).toBeGreaterThanOrEqual(items.length);
-  }
-
   it("answers what JSON.stringify writes of toGroupDto's Groups, whole and page by page", async () => {
     const items = await expected('true', []);
     expect(items).toHaveLength(4);
     expect(await rawJson(t, '/v1/groups', auth)).toBe(JSON.stringify({ items, nextCursor: null }));
-    await pagesMatch('/v1/groups', items, 1);
-    await pagesMatch('/v1/groups', items, 3);
+    await pagesMatch(t, '/v1/groups', auth, items, 1);
+    await pagesMatch(t, '/v1/groups', auth, items, 3);
   });
 
   it('hides secret groups from a viewer who is not in them, and shows them to one who is', async () => {
     const all = await expected('true', []);
     const visible = await expected("g.visibility <> 'secret'", []);
     expect(visible).toHaveLength(3);
-    await pagesMatch(`/v1/groups?viewer=${encodeURIComponent(stranger)}`, visible, 2);
-    await pagesMatch(`/v1/groups?viewer=${encodeURIComponent(owner)}`, all, 2);
+    await pagesMatch(t, `/v1/groups?viewer=${encodeURIComponent(stranger)}`, auth, visible, 2);
+    await pagesMatch(t, `/v1/groups?viewer=${encodeURIComponent(owner)}`, auth, all, 2);
   });
 
   it("answers a group's live children the same way", async () => {
@@ -97,7 +83,7 @@ describe('group list and children, byte for byte', () => {
     expect(children.map((c) => c.name)).toEqual(['secret child', 'a", "b: c, d \\ tab\t é😀 \u2028 \u0001\u001f\b\u007f', 'plain']);
     expect(children[0]).toMatchObject({ defaultRoleId: expect.any(String), parentGroupId: parent });
     expect(await rawJson(t, `/v1/groups/${parent}/children`, auth)).toBe(JSON.stringify({ items: children, nextCursor: null }));
-    await pagesMatch(`/v1/groups/${parent}/children`, children, 1);
-    await pagesMatch(`/v1/groups/${parent}/children?viewer=${encodeURIComponent(stranger)}`, children.slice(1), 1);
+    await pagesMatch(t, `/v1/groups/${parent}/children`, auth, children, 1);
+    await pagesMatch(t, `/v1/groups/${parent}/children?viewer=${encodeURIComponent(stranger)}`, auth, children.slice(1), 1);
   });
 });
