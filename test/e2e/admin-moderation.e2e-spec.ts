@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { expectError } from '../helpers/errors';
 import { joinOk, postGroup } from '../helpers/groups';
@@ -402,6 +402,43 @@ describe("a player's erasure", () => {
     expect(entries.find((e) => e.action === 'member.kicked')?.targetId).toBe(pseudonym);
     expect(entries.find((e) => e.action === 'game.ban_added')?.targetId).toBe(pseudonym);
     expect(entries.find((e) => e.action === 'join_request.declined')).toMatchObject({ targetId: request, details: { userId: pseudonym } });
+  });
+});
+
+describe('a user id as long as the spec allows (16,384 characters, incompressible)', () => {
+  // Random letters do not compress, so the operator entry holds every byte of the id: more than a
+  // b-tree entry may (about 2,700 bytes), which made these actions fail whole with a 500.
+  const longId = () => randomBytes(12_288).toString('base64url');
+
+  it('is kicked, banned and unbanned, exported and erased through the admin routes, each with its operator entry', async () => {
+    const g = await authedGame(t);
+    const id = longId();
+    expect(id).toHaveLength(16_384);
+    const group = await postGroup(t, g.auth, { kind: 'guild', name: 'Long names', visibility: 'public' });
+    await joinOk(t, g.auth, group.id, id);
+    const p = A(g.gameId);
+
+    await ok(t.http.post(`${p}/groups/${group.id}/members/${id}/kick`).set(moderator.auth));
+    await ok(t.http.post(`${p}/bans`).set(moderator.auth).send({ userId: id, reason: 'spam' }), 201);
+    expect((await t.http.delete(`${p}/bans/${id}`).set(moderator.auth)).status).toBe(204);
+    await ok(t.http.post(`${p}/bans`).set(moderator.auth).send({ userId: id }), 201);
+    expect((await ok(t.http.get(`${p}/users/${id}/export`).set(moderator.auth))).body.userId).toBe(id);
+    for (const action of ['member.kicked', 'game.ban_added', 'game.ban_removed']) {
+      expect((await operatorEntries(g.gameId, action)).map((e) => e.targetId)).toContain(id);
+    }
+
+    const pseudonym = (await ok(t.http.delete(`${p}/users/${id}`).set(moderator.auth))).body.pseudonym as string;
+    const byTarget = (target: string) =>
+      t.db.query<{ action: string }>('SELECT action FROM operator_audit WHERE game_id = $1 AND target_id = $2 ORDER BY action', [g.gameId, target]);
+    expect(await byTarget(id)).toEqual([]);
+    expect((await byTarget(pseudonym)).map((e) => e.action)).toEqual([
+      'game.ban_added',
+      'game.ban_added',
+      'game.ban_removed',
+      'member.kicked',
+      'user.erased',
+      'user.exported',
+    ]);
   });
 });
 

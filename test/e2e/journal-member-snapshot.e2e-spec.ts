@@ -152,7 +152,7 @@ describe('MemberSnapshotsShort1768500000000', () => {
     const migration = new MemberSnapshotsShort1768500000000();
     expect(migration.release).toEqual({ version: '1.13.0', kind: 'expand' });
     expect(oldestReleaseFor(migration.release)).toBe('1.12.0');
-    expect(MIGRATIONS[MIGRATIONS.length - 1]).toBe(MemberSnapshotsShort1768500000000);
+    expect(MIGRATIONS).toContain(MemberSnapshotsShort1768500000000);
     await expectNoTableChanged(t.db, () => migration.up());
   });
 

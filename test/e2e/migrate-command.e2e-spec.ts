@@ -31,6 +31,8 @@ const PENDING = `${AFTER_KEEP.length} migrations are pending`;
  */
 const REVERTED = 'MemberSnapshotsShort1768500000000';
 const BEFORE_REVERTED = AFTER_KEEP[AFTER_KEEP.indexOf(REVERTED) + 1];
+/** It and the ones after it, newest first: what `down --to BEFORE_REVERTED` reverts and `up` applies again. */
+const REVERTING = AFTER_KEEP.slice(0, AFTER_KEEP.indexOf(REVERTED) + 1);
 /** Longer than a lock wait, so that one try cannot get past it. */
 const HELD_MS = 3 * parseFloat(LOCK_TIMEOUT) * 1000;
 
@@ -74,7 +76,7 @@ describe('migrate (built dist/src/cli.js) and the releases a database lets run',
       expect({ code: down.code, stderr: down.stderr, stdout: down.stdout.trim() }).toEqual({
         code: 0,
         stderr: '',
-        stdout: `reverted 1 migration(s), newest first: ${REVERTED}`,
+        stdout: `reverted ${REVERTING.length} migration(s), newest first: ${REVERTING.join(', ')}`,
       });
       expect(Date.now() - started).toBeGreaterThanOrEqual(HELD_MS);
       expect(await db.query('SELECT name FROM schema_migrations WHERE name = $1', [REVERTED])).toEqual([]);
@@ -83,7 +85,7 @@ describe('migrate (built dist/src/cli.js) and the releases a database lets run',
     }
 
     const up = await cli(['migrate', 'up']);
-    expect({ code: up.code, stdout: up.stdout.trim() }).toEqual({ code: 0, stdout: `applied 1 migration(s): ${REVERTED}` });
+    expect({ code: up.code, stdout: up.stdout.trim() }).toEqual({ code: 0, stdout: `applied ${REVERTING.length} migration(s): ${[...REVERTING].reverse().join(', ')}` });
   });
 
   it('down --to <name> reverts the later ones, newest first; the other commands and a server that may not migrate then refuse in one line', async () => {
