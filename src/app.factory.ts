@@ -3,10 +3,12 @@ import 'reflect-metadata';
 import { NotFoundException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { AppModule } from './app.module';
 import { ApiError } from './common/errors/api-error';
+import { MAX_PATH_SEGMENT, resolveError } from './common/errors/error-envelope';
 import { RequestAuthenticator, type AuthenticatedRequest } from './common/auth/request-authenticator';
 import { routeCredentialOf, stampRouteCredentials } from './common/auth/route-credential';
 import { jsonBodyProblem, parsedBodyProblem } from './common/http/json-body';
@@ -82,9 +84,16 @@ export async function createApp(settings: Settings): Promise<NestFastifyApplicat
     // A path carries ids up to 16,384 characters (MAX_PATH_USER_ID); the router and Node's header
     // limit take more, so a longer one reaches its route and is refused there by name (400), not
     // as an unknown route (404) or by Node (431).
-    routerOptions: { maxParamLength: 65_536 },
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
     genReqId: (req: IncomingMessage) => requestIdFor(req),
     requestIdHeader: false,
+    // A path Fastify cannot route (a percent-encoding that is not UTF-8, a segment over
+    // maxParamLength) is refused before any hook, and outside Nest's error handling: answered
+    // here in our envelope, with the request id every answer carries, not Fastify's own body.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const { envelope } = resolveError(error, request.id);
+      void reply.code(envelope.status).header(REQUEST_ID_HEADER, request.id).send(envelope);
+    },
     // A client has 10 s to send its headers and 30 s for the whole request, checked every second:
     // trickling clients (slow loris) are cut off instead of holding sockets for Node's 60-300 s.
     http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000, maxHeaderSize: 80 * 1024 },

@@ -25,6 +25,19 @@ describe('error envelope and request ids', () => {
     expectEnvelope(await t.http.get('/no-such-page'), 404, 'not_found');
   });
 
+  it('a path the router cannot read is 400 bad_request in the envelope, with its x-request-id: bad percent-encoding, a segment over the longest', async () => {
+    for (const path of ['/v1/roles/%FF', '/v1/groups/%C0%AF', '/v1/users/%ED%A0%80/export', '/v1/groups/%E0%A4%A']) {
+      const r = await t.http.get(path).set(bearer(key));
+      expectEnvelope(r, 400, 'bad_request');
+      expect(r.body).toEqual({ code: 'bad_request', status: 400, message: 'the path is not valid: each percent-encoded byte must make UTF-8 text' });
+      expect(r.headers['x-request-id']).toMatch(/\S/);
+    }
+    const r = await t.http.get(`/v1/groups/${'g'.repeat(65_537)}`).set(bearer(key));
+    expectEnvelope(r, 400, 'bad_request');
+    expect(r.body.message).toBe('the path has a segment longer than 65536 characters');
+    expect(r.headers['x-request-id']).toMatch(/\S/);
+  });
+
   it('malformed JSON is 400 bad_request', async () => {
     const r = await t.http.post('/v1/admin/games').set(asAdmin).set('content-type', 'application/json').send('{"name": ');
     expectEnvelope(r, 400, 'bad_request');

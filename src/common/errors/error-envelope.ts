@@ -26,6 +26,9 @@ export interface ResolvedError {
  */
 export const DB_UNAVAILABLE_RETRY_AFTER_S = 2;
 
+/** The longest path segment the router takes (Fastify's maxParamLength): far above any id a route accepts, which refuses longer ones by name. */
+export const MAX_PATH_SEGMENT = 65_536;
+
 const INTERNAL_MESSAGE = 'An internal error occurred; quote the requestId when reporting it.';
 
 /** Messages Fastify gives its own client errors, rewritten for clients (no framework jargon). */
@@ -40,6 +43,10 @@ function frameworkMessage(code: string | undefined, fallback: string): string {
       return 'content-type must be application/json';
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return 'content-length does not match the body';
+    case 'FST_ERR_BAD_URL':
+      return 'the path is not valid: each percent-encoded byte must make UTF-8 text';
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return `the path has a segment longer than ${MAX_PATH_SEGMENT} characters`;
     default:
       return fallback;
   }
