@@ -86,6 +86,7 @@ describe('error envelope and request ids', () => {
     expectEnvelope(text, 400, 'bad_request');
     const xml = await t.http.post('/v1/admin/games').set(asAdmin).set('content-type', 'application/xml').send('<name/>');
     expectEnvelope(xml, 415, 'unsupported_media_type');
+    expect(xml.body.message).toBe('content-type must be application/json');
   });
 
   it('an unhandled error is 500 internal with the requestId of the x-request-id header, no SQL, no stack', async () => {

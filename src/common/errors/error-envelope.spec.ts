@@ -117,6 +117,13 @@ describe('resolveError', () => {
       expect(sut.envelope).toEqual({ code: envelopeCode, status, message });
     });
 
+    it('rewrites a Fastify client error that Nest wrapped in an HttpException, by its code on the cause', () => {
+      const cause = Object.assign(new Error('Unsupported Media Type'), { statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' });
+      const sut = resolveError(new HttpException('Unsupported Media Type', 415, { cause }), REQUEST_ID);
+
+      expect(sut.envelope).toEqual({ code: 'unsupported_media_type', status: 415, message: 'content-type must be application/json' });
+    });
+
     it('keeps the message of a client error it has no rewrite for', () => {
       const err = { statusCode: 404, code: 'SOMETHING_ELSE', message: 'Route GET:/x not found' };
 

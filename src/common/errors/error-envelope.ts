@@ -52,6 +52,11 @@ function frameworkMessage(code: string | undefined, fallback: string): string {
   }
 }
 
+function isFrameworkError(cause: unknown): boolean {
+  const c = cause as { code?: unknown; statusCode?: unknown } | null | undefined;
+  return typeof c?.code === 'string' && c.code.startsWith('FST_') && typeof c.statusCode === 'number';
+}
+
 function fromHttpException(err: HttpException): { code: ErrorCode; status: number; message: string } {
   const status = err.getStatus();
   const res = err.getResponse();
@@ -68,6 +73,10 @@ function fromHttpException(err: HttpException): { code: ErrorCode; status: numbe
  * carry the request id and a generic message: no stack, no SQL, no host.
  */
 export function resolveError(err: unknown, requestId: string | undefined): ResolvedError {
+  // Nest hands a Fastify client error (415, 413, a content-length mismatch) to the filter wrapped
+  // in an HttpException with Fastify's message; its code, which says what to tell the client, is
+  // on the cause.
+  if (err instanceof HttpException && isFrameworkError(err.cause)) return resolveError(err.cause, requestId);
   if (err instanceof ApiError) {
     // A 503 of our own (shutting down) carries the request id like every 5xx.
     const id = err.status >= 500 && requestId ? { requestId } : {};
