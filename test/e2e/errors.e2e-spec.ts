@@ -38,6 +38,12 @@ describe('error envelope and request ids', () => {
     expect(r.headers['x-request-id']).toMatch(/\S/);
   });
 
+  it('a query parameter taken once but given twice is 400 saying so', async () => {
+    const r = await t.http.get('/v1/groups?limit=1&limit=2').set(bearer(key));
+    expectEnvelope(r, 400, 'bad_request');
+    expect(r.body.message).toBe('limit must be given once, not 2 times');
+  });
+
   it('malformed JSON is 400 bad_request', async () => {
     const r = await t.http.post('/v1/admin/games').set(asAdmin).set('content-type', 'application/json').send('{"name": ');
     expectEnvelope(r, 400, 'bad_request');

@@ -32,6 +32,15 @@ class OptionalOnlyDto {
   note?: string;
 }
 
+class PageQueryDto {
+  @IsOptional()
+  @IsString()
+  limit?: string;
+
+  @IsOptional()
+  actions?: string | string[];
+}
+
 const USER_ID = '3b241101-e2bb-4255-8caf-4136c566a962';
 
 const body = (metatype: ArgumentMetadata['metatype']): ArgumentMetadata => ({ type: 'body', metatype, data: '' });
@@ -165,6 +174,15 @@ describe('SvcValidationPipe', () => {
 
     expect((err as ApiError).message.split('; ')).toHaveLength(2);
     expect((err as ApiError).message).toMatch(/^name .*; size /);
+  });
+
+  it('says a query parameter taken once was given more than once; one that may repeat passes', async () => {
+    const query: ArgumentMetadata = { type: 'query', metatype: PageQueryDto, data: undefined };
+    const err = await rejectionOf(sut.transform({ limit: ['1', '2'], actions: ['a', 'b'] }, query));
+
+    expect(err).toMatchObject({ code: 'bad_request', status: 400, message: 'limit must be given once, not 2 times' });
+    await expect(sut.transform({ limit: '1', actions: ['a', 'b'] }, query)).resolves.toMatchObject({ limit: '1', actions: ['a', 'b'] });
+    expect(await rejectionOf(sut.transform({ limit: 7 }, query))).toMatchObject({ message: 'limit must be a string' });
   });
 
   it('leaves non-body arguments without a DTO untouched', async () => {

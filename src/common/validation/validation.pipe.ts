@@ -47,6 +47,21 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
+ * A query parameter given more than once arrives as a list, which a parameter taken once refuses
+ * as not being a string or a number: the refusal that names such a parameter says so instead.
+ * Those that may repeat (`actions`) pass validation and never get here.
+ */
+function repeatedParameter(err: unknown, query: unknown): ApiError | null {
+  if (!(err instanceof ApiError) || err.status !== 400 || !isPlainObject(query)) return null;
+  for (const [name, given] of Object.entries(query)) {
+    if (Array.isArray(given) && err.message.startsWith(`${name} `)) {
+      return ApiError.badRequest(`${name} must be given once, not ${given.length} times`);
+    }
+  }
+  return null;
+}
+
+/**
  * The global pipe: DTO validation with unknown fields stripped, 400 `bad_request` naming the
  * failing field. A missing body counts as `{}` (DECISIONS §17); a non-object body is refused; so is
  * a NUL character anywhere in a body, query or path value.
@@ -67,11 +82,15 @@ export class SvcValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const hand = metadata.metatype ? HAND_VALIDATED.get(metadata.metatype) : undefined;
-    if (hand) return hand(value);
-    // Arguments of custom decorators (the caller's game) come from the server, not the client.
-    if (metadata.type === 'custom') return value;
-    return this.validateArgument(value, metadata);
+    try {
+      const hand = metadata.metatype ? HAND_VALIDATED.get(metadata.metatype) : undefined;
+      if (hand) return hand(value);
+      // Arguments of custom decorators (the caller's game) come from the server, not the client.
+      if (metadata.type === 'custom') return value;
+      return await this.validateArgument(value, metadata);
+    } catch (err) {
+      throw (metadata.type === 'query' && repeatedParameter(err, value)) || err;
+    }
   }
 
   private validateArgument(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
