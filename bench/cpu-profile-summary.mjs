@@ -2,7 +2,10 @@
 // Where a server's CPU went, from the V8 profile `npm run bench` writes with BENCH_CPU_PROF=dir:
 //   node bench/cpu-profile-summary.mjs <dir or .cpuprofile> [top]
 // Self time by area (our code, each dependency, Node's internals, GC, idle) and the functions with
-// the most self time. Time descheduled inside a system call counts as that call's (V8 cannot tell).
+// the most self time. Time descheduled inside a system call counts as that call's (V8 cannot tell):
+// on a machine whose cores are all busy, a write that wakes a PostgreSQL backend or the load
+// generator is often where the server is preempted, so a native write is split by the stream it
+// wrote to (a query to PostgreSQL, an HTTP response), read from the JavaScript frames above it.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -35,6 +38,22 @@ function areaOf({ url, functionName }) {
 }
 
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parentOf = new Map();
+for (const n of profile.nodes) for (const child of n.children ?? []) parentOf.set(child, n.id);
+
+/** Native calls that write to a socket; what they wrote is told by the frames above them. */
+const SOCKET_WRITES = new Set(['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String', 'writeAsciiString']);
+
+/** `native: writev (a query to PostgreSQL)` and the like, or null when no frame above says. */
+function socketWriteArea(id) {
+  const { functionName } = byId.get(id).callFrame;
+  for (let at = parentOf.get(id); at !== undefined; at = parentOf.get(at)) {
+    const { url } = byId.get(at).callFrame;
+    if (/node_modules\/pg(-pool)?\//.test(url)) return `native: ${functionName} (a query to PostgreSQL)`;
+    if (/node_modules\/fastify\/|node:_http_outgoing/.test(url)) return `native: ${functionName} (an HTTP response)`;
+  }
+  return null;
+}
 const selfUs = new Map();
 const deltas = profile.timeDeltas;
 for (let i = 0; i < profile.samples.length; i++) {
@@ -46,7 +65,7 @@ const areas = new Map();
 const fns = new Map();
 for (const [id, us] of selfUs) {
   const { callFrame } = byId.get(id);
-  const area = areaOf(callFrame);
+  const area = (!callFrame.url && SOCKET_WRITES.has(callFrame.functionName) && socketWriteArea(id)) || areaOf(callFrame);
   areas.set(area, (areas.get(area) ?? 0) + us);
   const key = `${callFrame.functionName || '(anonymous)'}  ${area}${callFrame.url ? `:${callFrame.lineNumber + 1}` : ''}`;
   fns.set(key, (fns.get(key) ?? 0) + us);
