@@ -10,6 +10,7 @@ import { GroupDto } from '../groups/dto/group.dto';
 import { CheckBatchDto, CheckBatchResponseDto } from './dto/check-batch.dto';
 import { EffectivePermissionsDto, GroupsAllowingQueryDto } from './dto/effective-permissions.dto';
 import { grantExpiry } from './grant-expiry';
+import { batchJson, type BatchJson } from './batch-json';
 
 @ApiTags('permissions')
 @ApiBearerAuth('apiKey')
@@ -32,9 +33,10 @@ export class PermissionsController {
     summary: 'Up to 100 permission checks from one snapshot, each answered as the single check; a group not found is an error in its place',
   })
   @ApiOkResponse({ type: CheckBatchResponseDto })
+  @Header('content-type', 'application/json; charset=utf-8')
   @ApiErrors(400, 401)
-  async checkBatch(@CurrentGame() game: GameContext, @Body() body: CheckBatchDto): Promise<CheckBatchResponseDto> {
-    return { results: await this.permissions.checkBatch(game.gameId, body.checks) };
+  async checkBatch(@CurrentGame() game: GameContext, @Body() body: CheckBatchDto): Promise<BatchJson> {
+    return batchJson(await this.permissions.checkBatch(game.gameId, body.checks));
   }
 
   @Get('groups/:id/members/:userId/permissions')

@@ -117,10 +117,17 @@ export class PermissionsService {
       return m;
     });
     const now = Date.now();
+    // One key string per user, however many of her groups are asked: the cache hashes it once.
+    const keys = new Map<string, string>();
+    const keyOf = (userId: string) => {
+      let key = keys.get(userId);
+      if (key === undefined) keys.set(userId, (key = profileKey(gameId, userId)));
+      return key;
+    };
     const missing: { groupId: string; userId: string; member: { profile: GrantProfile | null | undefined } }[] = [];
     for (const [groupId, users] of members) {
       for (const [userId, member] of users ?? []) {
-        member.profile = this.cache.get(groupId, profileKey(gameId, userId), now, member.asked);
+        member.profile = this.cache.get(groupId, keyOf(userId), now, member.asked);
         if (!member.profile) missing.push({ groupId, userId, member });
       }
     }

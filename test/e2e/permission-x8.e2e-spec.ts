@@ -91,6 +91,34 @@ describe('X8: asking the permission model', () => {
       for (const [i, permission] of keys.entries()) expect(await api.check(userId, groupId, permission)).toEqual(results[i]);
     });
 
+    it("answers one user asked in several groups from each group's own grants, and is sent as JSON with its request id", async () => {
+      const { groupId: first, userId } = await arranged();
+      const second = await api.group();
+      const only = await api.role(second, 'only', 1);
+      await api.grant(only, 'z');
+      await api.join(second, userId);
+      await api.assign(second, userId, only);
+      const third = await api.group();
+      await api.check(userId, first, 'a'); // one of the three cached
+      const checks = [first, second, third, second, first].map((groupId) => ({ userId, groupId, permission: 'z' }));
+      checks.push({ userId, groupId: first, permission: 'a' });
+      const r = await t.http.post('/v1/permissions/check-batch').set(auth).send({ checks });
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(r.headers['x-request-id']).toEqual(expect.any(String));
+      const results = (r.body as { results: Record<string, unknown>[] }).results;
+      expect(r.text).toBe(JSON.stringify({ results }));
+      expect(results).toEqual([
+        { allowed: false, source: 'default' },
+        { allowed: true, source: 'role', viaRoleId: only },
+        { allowed: false, source: 'none' },
+        { allowed: true, source: 'role', viaRoleId: only },
+        { allowed: false, source: 'default' },
+        expect.objectContaining({ allowed: true, source: 'role' }),
+      ]);
+      for (const [i, c] of checks.entries()) expect(await api.check(c.userId, c.groupId, c.permission)).toEqual(results[i]);
+    });
+
     it.each([
       ['an empty list', { checks: [] }, 'checks must hold 1 to 100 checks'],
       ['not a list', { checks: 'x' }, 'checks must be a list'],

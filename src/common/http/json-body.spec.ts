@@ -1,6 +1,23 @@
-import { jsonBodyProblem, MAX_JSON_DEPTH, parsedBodyProblem } from './json-body';
+import { isBlankBody, jsonBodyProblem, MAX_JSON_DEPTH, parsedBodyProblem } from './json-body';
 
 const nested = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+
+describe('isBlankBody', () => {
+  it('is true of no bytes and of whitespace alone, Unicode spaces and a byte order mark included', () => {
+    for (const blank of ['', ' ', '\r\n\t ', '\u00a0', '\u2028 \u3000', '\ufeff']) expect(isBlankBody(Buffer.from(blank))).toBe(true);
+  });
+
+  it('is false of any body with something in it, whatever its first byte', () => {
+    for (const body of ['{}', ' {}', '\n[1]', '"x"', '0', 'null', '\u00a0{}', '\u00e9', '\u0000', '\u007f']) expect(isBlankBody(Buffer.from(body))).toBe(false);
+  });
+
+  it('agrees with trimming the decoded text on every single byte and on bytes that are not UTF-8', () => {
+    for (let b = 0; b < 256; b++) {
+      const body = Buffer.from([b, 0x20]);
+      expect(isBlankBody(body)).toBe(body.toString('utf8').trim() === '');
+    }
+  });
+});
 
 describe('jsonBodyProblem', () => {
   it('accepts ordinary JSON, brackets inside strings and escaped quotes included', () => {

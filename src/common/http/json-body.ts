@@ -7,6 +7,18 @@ import { isUtf8 } from 'node:buffer';
  */
 export const MAX_JSON_DEPTH = 64;
 
+/**
+ * Whether a body holds nothing but whitespace (DECISIONS §17: an empty JSON body is no body), as
+ * String.prototype.trim sees whitespace. A body that opens with a printable ASCII byte is answered
+ * from that byte alone, without decoding the rest.
+ */
+export function isBlankBody(body: Buffer): boolean {
+  if (body.length === 0) return true;
+  const first = body[0];
+  if (first > 0x20 && first < 0x7f) return false;
+  return body.toString('utf8').trim() === '';
+}
+
 /** Why a request body cannot be JSON we accept (invalid UTF-8, nested too deep), or null. */
 export function jsonBodyProblem(body: Buffer): string | null {
   if (!isUtf8(body)) return 'request body is not valid UTF-8';
