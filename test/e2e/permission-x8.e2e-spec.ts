@@ -128,6 +128,10 @@ describe('X8: asking the permission model', () => {
       ['a key over 128', { checks: [0, 1, 2, 3].map((i) => ({ userId: 'u', groupId: 'g', permission: i === 3 ? 'x'.repeat(129) : 'p' })) }, 'checks[3].permission'],
       ['a missing userId', { checks: [{ groupId: 'g', permission: 'p' }] }, 'checks[0].userId is required'],
       ['an empty groupId', { checks: [{ userId: 'u', groupId: '', permission: 'p' }] }, 'checks[0].groupId must be a non-empty string'],
+      ['a null permission', { checks: [{ userId: 'u', groupId: 'g', permission: 'p' }, { userId: 'u', groupId: 'g', permission: null }] }, 'checks[1].permission is required'],
+      ['a number for a userId', { checks: [{ userId: 7, groupId: 'g', permission: 'p' }] }, 'checks[0].userId must be a non-empty string'],
+      ['a NUL in a groupId', { checks: [{ userId: 'u', groupId: 'g', permission: 'p' }, { userId: 'u', groupId: 'g\u0000', permission: 'p' }] }, 'checks[1].groupId must not contain the NUL character'],
+      ['the first bad field of an item', { checks: [{ userId: '', groupId: 7, permission: null }] }, 'checks[0].userId must be a non-empty string'],
     ])('refuses %s with 400 naming the field', async (_, body, named) => {
       const r = await t.http.post('/v1/permissions/check-batch').set(auth).send(body);
       expectError(r, 400, 'bad_request');
