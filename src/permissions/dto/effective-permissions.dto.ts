@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page';
+import { PAGE_PARAMS, queryParser, stringParam } from '../../common/validation/query-parser';
+import { ValidatedBy } from '../../common/validation/validation.pipe';
 
 export class EffectivePermissionDto {
   @ApiProperty() permission!: string;
@@ -18,17 +19,20 @@ export class EffectivePermissionsDto {
   permissions!: EffectivePermissionDto[];
 }
 
+const PERMISSION_MESSAGE = 'permission must be 1-128 characters';
+
+/** The groups-allowing list's query, checked by hand (queryParser): the list is a hot read. */
+const parseGroupsAllowingQuery = queryParser<GroupsAllowingQueryDto>([
+  stringParam('permission', { optional: false, min: 1, max: 128, message: PERMISSION_MESSAGE }),
+  stringParam('kind', { optional: true, min: 1, max: 64, message: 'kind must be 1-64 characters' }),
+  ...PAGE_PARAMS,
+]);
+
+@ValidatedBy(parseGroupsAllowingQuery)
 export class GroupsAllowingQueryDto extends PageQueryDto {
   @ApiProperty({ minLength: 1, maxLength: 128, description: 'the key the user must be allowed' })
-  @IsString({ message: 'permission must be 1-128 characters' })
-  @MinLength(1, { message: 'permission must be 1-128 characters' })
-  @MaxLength(128, { message: 'permission must be 1-128 characters' })
   permission!: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 64, description: 'only groups of this kind' })
-  @IsOptional()
-  @IsString({ message: 'kind must be 1-64 characters' })
-  @MinLength(1, { message: 'kind must be 1-64 characters' })
-  @MaxLength(64, { message: 'kind must be 1-64 characters' })
   kind?: string;
 }
