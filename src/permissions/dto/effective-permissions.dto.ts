@@ -19,11 +19,9 @@ export class EffectivePermissionsDto {
   permissions!: EffectivePermissionDto[];
 }
 
-const PERMISSION_MESSAGE = 'permission must be 1-128 characters';
-
 /** The groups-allowing list's query, checked by hand (queryParser): the list is a hot read. */
 const parseGroupsAllowingQuery = queryParser<GroupsAllowingQueryDto>([
-  stringParam('permission', { optional: false, min: 1, max: 128, message: PERMISSION_MESSAGE }),
+  stringParam('permission', { optional: false, min: 1, max: 128, message: 'permission must be 1-128 characters' }),
   stringParam('kind', { optional: true, min: 1, max: 64, message: 'kind must be 1-64 characters' }),
   ...PAGE_PARAMS,
 ]);
