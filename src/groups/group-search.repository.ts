@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { sqlRows } from '../db/sql';
-import { GROUP_COLUMNS, type GroupRow } from './group-row';
+import { PAGE_GROUP_COLUMNS, unfoldedDeltasSql, type GroupRow } from './group-row';
 
 export const SEARCH_SORTS = ['relevance', 'members', 'newest', 'name'] as const;
 export type SearchSort = (typeof SEARCH_SORTS)[number];
@@ -124,9 +124,10 @@ export class GroupSearchRepository {
     return sqlRows<FoundGroup>(
       m,
       `WITH ${ctes.join(',\n')},
-       page AS (${branches.map((b) => `SELECT id, rank FROM ${b}`).join(' UNION ALL ')} ORDER BY rank, id LIMIT $2)
-       SELECT ${GROUP_COLUMNS}, g.search_name AS "searchName", g.active_member_count AS "foldedCount", p.rank
-       FROM page p JOIN groups g ON g.id = p.id
+       page AS (${branches.map((b) => `SELECT id, rank FROM ${b}`).join(' UNION ALL ')} ORDER BY rank, id LIMIT $2),
+       unfolded AS (${unfoldedDeltasSql('ARRAY(SELECT page.id FROM page)')})
+       SELECT ${PAGE_GROUP_COLUMNS}, g.search_name AS "searchName", g.active_member_count AS "foldedCount", p.rank
+       FROM page p JOIN groups g ON g.id = p.id LEFT JOIN unfolded ON unfolded.group_id = g.id
        ORDER BY ${order}`,
       params,
     );

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { banScopeSql, type BanScope } from '../bans/ban-checker';
 import type { AdvisoryLock } from '../db/advisory-locks';
-import { packedSql, unpack } from '../db/packed-row';
+import { unpack } from '../db/packed-row';
 import { lockBeforeNextStatement, preparedRows, sqlRows } from '../db/sql';
 import { externalKey, internalIdSql } from '../identity/identity.repository';
 import { lockUsersForWrite } from '../identity/user-lock';
 import { admissionSql, type Refusal } from './admission';
-import { GROUP_JSON_PARTS } from './group-json';
+import { groupPageSql } from './group-json';
 import { GROUP_COLUMNS, LOOKUP_GROUP_COLUMNS, type GroupRow, type LookedUpGroup, type Visibility } from './group-row';
 
 export interface NewGroup {
@@ -32,9 +32,6 @@ export interface GroupChanges {
   tags?: string[];
   maxMembers?: number | null;
 }
-
-/** A row of the group lists: its fields as groupJson writes them, as one text. */
-const GROUP_PACKED = packedSql(GROUP_JSON_PARTS);
 
 export interface GroupListFilter {
   gameId: string;
@@ -196,7 +193,7 @@ export class GroupsRepository {
    * each group's fields as groupJson writes them (GROUP_JSON_PARTS, packed: one text a row).
    */
   async listJson(ds: DataSource, f: GroupListFilter): Promise<string[][]> {
-    const params: unknown[] = [f.gameId, f.limit + 1];
+    const params: unknown[] = [f.gameId];
     const where = ['g.game_id = $1', 'g.soft_deleted_at IS NULL'];
     let variant = '';
     if (f.parentGroupId) {
@@ -222,9 +219,11 @@ export class GroupsRepository {
     }
     const rows = await preparedRows<{ r: string }>(
       ds,
-      `groups_json_page_${variant}`,
-      `SELECT ${GROUP_PACKED} AS r FROM groups g WHERE ${where.join(' AND ')}
-       ORDER BY g.created_at DESC, g.id DESC LIMIT $2`,
+      `groups_json_page_${variant}${f.limit + 1}`,
+      // The limit written in (an integer, see parsePageLimit): as a parameter, PostgreSQL prices the
+      // generic plan as if a tenth of the game's groups were read, so it plans every call afresh,
+      // and planning cost more than the page (0.3-0.5 ms against 0.3).
+      groupPageSql({ from: `FROM groups g WHERE ${where.join(' AND ')}`, order: 'g.created_at DESC, g.id DESC', limit: String(f.limit + 1) }),
       params,
     );
     return rows.map(({ r }) => unpack(r));

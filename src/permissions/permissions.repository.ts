@@ -4,8 +4,8 @@ import { preparedRows, sqlRows } from '../db/sql';
 import type { Alongside } from '../groups/groups.repository';
 import { internalIdSql } from '../identity/identity.repository';
 import { LOOKUP_MEMBER } from '../members/member-row';
-import { GROUP_JSON_PARTS } from '../groups/group-json';
-import { packedSql, unpack } from '../db/packed-row';
+import { GROUP_JSON_PARTS, groupPageSql } from '../groups/group-json';
+import { unpack } from '../db/packed-row';
 import { epochMsSql, liveGrant } from './grant-sql';
 import { byResolutionOrder, NOT_A_MEMBER, type GrantProfile } from './grant-profile';
 
@@ -27,7 +27,7 @@ export interface MembershipRow {
 }
 
 /** activeMemberships' row: the group's parts, then the membership's joinedAt and id. */
-const MEMBERSHIP_PACKED = packedSql([...GROUP_JSON_PARTS, `${epochMsSql('m.joined_at')}::text`, 'm.id::text']);
+const MEMBERSHIP_PARTS = [`${epochMsSql('m.joined_at')}::text`, 'm.id::text'];
 
 /** The member the group lookup names (none when the user is no member of the live group). */
 const OVERRIDE_MEMBER = `mem AS (SELECT m.id, m.group_id, m.joined_at FROM ${LOOKUP_MEMBER} WHERE l."softDeletedAt" IS NULL)`;
@@ -147,10 +147,12 @@ export class PermissionsRepository {
     const rows = await preparedRows<{ r: string }>(
       ds,
       `svc_active_memberships_${q.kind !== undefined ? 'k' : ''}${q.after ? 'a' : ''}`,
-      `SELECT ${MEMBERSHIP_PACKED} AS r
-       FROM members m JOIN groups g ON g.id = m.group_id
-       WHERE ${where.join(' AND ')}
-       ORDER BY m.joined_at DESC, m.id DESC LIMIT $3`,
+      groupPageSql({
+        from: `FROM members m JOIN groups g ON g.id = m.group_id WHERE ${where.join(' AND ')}`,
+        order: 'm.joined_at DESC, m.id DESC',
+        limit: '$3',
+        extra: MEMBERSHIP_PARTS,
+      }),
       params,
     );
     return rows.map(({ r }) => {

@@ -92,6 +92,47 @@ it('memberCount stays exact through concurrent joins and leaves while the folder
   expect(listed.memberCount).toBe(7);
 });
 
+it('the group list, the search and the groups allowing a key count the unfolded deltas of each group on the page as a single read does', async () => {
+  const g = await authedGame(t);
+  const lister = 'lister';
+  const groups: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const groupId = await publicGroup(g.auth);
+    await joinOk(t, g.auth, groupId, lister);
+    await t.http.post(`/v1/groups/${groupId}/members/${lister}/permissions/counted.key`).set(g.auth).send({ allowed: true }).expect(200);
+    groups.push(groupId);
+  }
+  await folder.fold();
+  const held = await openClient();
+  try {
+    await held.query('BEGIN');
+    // No fold can take these rows meanwhile: their joins and leaves stay deltas.
+    await held.query('SELECT 1 FROM groups WHERE id = ANY($1) FOR NO KEY UPDATE', [groups]);
+    const joined = [5, 0, 3, 1];
+    for (const [i, n] of joined.entries()) for (let u = 0; u < n; u++) await joinOk(t, g.auth, groups[i], `counted-${u}`);
+    await postLeave(t, g.auth, groups[2], { userId: 'counted-0' }).expect(200);
+    await postLeave(t, g.auth, groups[3], { userId: lister }).expect(200);
+    expect(await pendingDeltas(groups[0])).toBe(5);
+    const expected = new Map<string, number>();
+    for (const groupId of groups) {
+      const count = await memberCount(g.auth, groupId);
+      expect(count).toBe(await activeRows(groupId));
+      expected.set(groupId, count);
+    }
+    expect([...expected.values()]).toEqual([6, 1, 3, 1]);
+    const counted = (items: { id: string; memberCount: number }[]) => new Map(items.filter((x) => expected.has(x.id)).map((x) => [x.id, x.memberCount]));
+    expect(counted((await t.http.get('/v1/groups').query({ limit: 100 }).set(g.auth).expect(200)).body.items)).toEqual(expected);
+    expect(counted((await t.http.get('/v1/groups/search').query({ q: 'counted' }).set(g.auth).expect(200)).body.items)).toEqual(expected);
+    const allowing = (await t.http.get(`/v1/users/${lister}/groups`).query({ permission: 'counted.key' }).set(g.auth).expect(200)).body.items;
+    // The lister left the last group: the others, latest membership first, with their counts.
+    expect(allowing.map((x: { id: string }) => x.id)).toEqual(groups.slice(0, 3).reverse());
+    expect(counted(allowing)).toEqual(new Map(groups.slice(0, 3).map((id) => [id, expected.get(id)])));
+  } finally {
+    await held.query('ROLLBACK');
+    await held.end();
+  }
+});
+
 it('a write to the group waits for the member writes in flight, and holds new ones back until it commits', async () => {
   const g = await authedGame(t);
   const groupId = await publicGroup(g.auth);
