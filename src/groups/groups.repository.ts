@@ -221,8 +221,8 @@ export class GroupsRepository {
       ds,
       `groups_json_page_${variant}${f.limit + 1}`,
       // The limit written in (an integer, see parsePageLimit): as a parameter, PostgreSQL prices the
-      // generic plan as if a tenth of the game's groups were read, so it plans every call afresh,
-      // and planning cost more than the page (0.3-0.5 ms against 0.3).
+      // generic plan as if a tenth of the game's groups were read, so it planned every call afresh,
+      // which cost more than reading the page (PostgreSQL's CPU a request: 0.81 ms, 0.39 without).
       groupPageSql({ from: `FROM groups g WHERE ${where.join(' AND ')}`, order: 'g.created_at DESC, g.id DESC', limit: String(f.limit + 1) }),
       params,
     );
