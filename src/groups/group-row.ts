@@ -41,9 +41,6 @@ export const memberCountSql = (g: string) =>
 export const unfoldedDeltasSql = (ids: string) =>
   `SELECT d.group_id, sum(d.delta)::int AS delta FROM group_member_count_deltas d WHERE d.group_id = ANY (${ids}) GROUP BY d.group_id`;
 
-/** A group's count from its row `g` and its row `unfolded` of unfoldedDeltasSql, left-joined. */
-export const PAGE_MEMBER_COUNT = '(g.active_member_count + coalesce(unfolded.delta, 0))';
-
 /** A groups row's columns (as `GroupRow`, from `groups g`), its member count as the SQL `memberCount` gives it. */
 const groupColumns = (memberCount: string) => `g.id, g.game_id AS "gameId", g.kind, g.name, g.visibility, g.metadata,
   g.default_role_id AS "defaultRoleId", g.passcode_hash AS "passcodeHash", g.parent_group_id AS "parentGroupId",
@@ -54,7 +51,7 @@ const groupColumns = (memberCount: string) => `g.id, g.game_id AS "gameId", g.ki
 export const GROUP_COLUMNS = groupColumns(memberCountSql('g'));
 
 /** GROUP_COLUMNS for a page of groups, with `unfolded` left-joined (unfoldedDeltasSql). */
-export const PAGE_GROUP_COLUMNS = groupColumns(PAGE_MEMBER_COUNT);
+export const PAGE_GROUP_COLUMNS = groupColumns('(g.active_member_count + coalesce(unfolded.delta, 0))');
 
 /**
  * A group as a member write's lookup reads it (GroupsRepository.findWithUser): its member count only

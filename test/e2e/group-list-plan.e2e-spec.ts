@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
+import { GROUP_CREATED_AT_FIELD, GROUP_ID_FIELD } from '../../src/groups/group-json';
 import { GroupsRepository } from '../../src/groups/groups.repository';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -32,7 +33,7 @@ it('the first page and a later page of a game of 10,000 groups run on kept (gene
     const repo = t.app.get(GroupsRepository);
     const first = await repo.listJson(ds, { gameId, limit: 50 });
     expect(first).toHaveLength(51);
-    const after = { createdAt: new Date(Number(first[49][13])).toISOString(), id: first[49][0] };
+    const after = { createdAt: new Date(Number(first[49][GROUP_CREATED_AT_FIELD])).toISOString(), id: first[49][GROUP_ID_FIELD] };
     for (let i = 0; i < 10; i++) {
       expect(await repo.listJson(ds, { gameId, limit: 50 })).toEqual(first);
       expect((await repo.listJson(ds, { gameId, limit: 50, after }))[0]).toEqual(first[50]);
