@@ -11,7 +11,7 @@ import { ApiError } from './common/errors/api-error';
 import { MAX_PATH_SEGMENT, resolveError } from './common/errors/error-envelope';
 import { RequestAuthenticator, type AuthenticatedRequest } from './common/auth/request-authenticator';
 import { routeCredentialOf, stampRouteCredentials } from './common/auth/route-credential';
-import { isBlankBody, jsonBodyProblem, parsedBodyProblem } from './common/http/json-body';
+import { isBlankBody, jsonBodyProblem, parseClearJson, parsedBodyProblem } from './common/http/json-body';
 import { cutSilentConnectionsOnClose } from './common/http/silent-connections';
 import { RateLimiter } from './common/rate-limit/rate-limiter';
 import { HealthService } from './health/health.service';
@@ -160,6 +160,8 @@ export async function createApp(settings: Settings): Promise<NestFastifyApplicat
   const json = adapter.getInstance().getDefaultJsonParser('error', 'error') as unknown as JsonParser;
   app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT_BYTES }, ((req, body, done) => {
     if (isBlankBody(body)) return done(null, undefined);
+    const clear = parseClearJson(body);
+    if (clear) return 'value' in clear ? done(null, clear.value) : done(ApiError.badRequest(clear.problem));
     const problem = jsonBodyProblem(body);
     if (problem) return done(ApiError.badRequest(problem));
     json(req, body, (err, value) => {

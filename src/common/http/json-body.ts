@@ -6,6 +6,7 @@ import { isUtf8 } from 'node:buffer';
  * parsing: deep enough, they overflow a recursive walk (validation, serialisation, jsonb input).
  */
 export const MAX_JSON_DEPTH = 64;
+const DEPTH_PROBLEM = `request body is nested deeper than ${MAX_JSON_DEPTH} levels`;
 
 /**
  * Whether a body holds nothing but whitespace (DECISIONS §17: an empty JSON body is no body), as
@@ -32,12 +33,46 @@ export function jsonBodyProblem(body: Buffer): string | null {
     } else if (c === 0x22) {
       inString = true;
     } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > MAX_JSON_DEPTH) return `request body is nested deeper than ${MAX_JSON_DEPTH} levels`;
+      if (++depth > MAX_JSON_DEPTH) return DEPTH_PROBLEM;
     } else if (c === 0x7d || c === 0x5d) {
       depth--;
     }
   }
   return null;
+}
+
+/**
+ * A body parsed without the checks every body needs only when it could fail them, or undefined
+ * when it must take them (`jsonBodyProblem`, then Fastify's parser): that is when its text holds a
+ * `\u` escape (the only way to a lone surrogate, and to a key spelled in escapes), a `__proto__` or
+ * a `constructor` (the keys Fastify's parser refuses), or is no JSON to the language. Such a body
+ * gets the same answer either way; the checked path cost a permission batch of 100 checks about
+ * 55 us (a scan of every byte for depth, two regular expressions over the text) against 30 here.
+ * The depth is then measured on the value, which JSON.parse builds without recursion.
+ */
+export function parseClearJson(body: Buffer): { value: unknown } | { problem: string } | undefined {
+  if (!isUtf8(body)) return undefined;
+  const text = body.toString('utf8');
+  if (text.includes('\\u') || text.includes('__proto__') || text.includes('constructor')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return nestedDeeper(value, 1) ? { problem: DEPTH_PROBLEM } : { value };
+}
+
+/** Whether `v`, at nesting level `level` (the body itself is level 1), holds an object or array past MAX_JSON_DEPTH. */
+function nestedDeeper(v: unknown, level: number): boolean {
+  if (v === null || typeof v !== 'object') return false;
+  if (level > MAX_JSON_DEPTH) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (nestedDeeper(v[i], level + 1)) return true;
+    return false;
+  }
+  for (const k in v) if (nestedDeeper((v as Record<string, unknown>)[k], level + 1)) return true;
+  return false;
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
