@@ -91,7 +91,7 @@ const toEvent = (r: Row): FeedEvent => ({ body: r.body, position: positionOf(r),
 
 /** A position's columns as the statements read them back. */
 const POSITION = (o: string) => `${o}.era, ${o}.xid::text AS xid, ${o}.seq::text AS seq`;
-/** In double precision, as extract's exact numeric would round to: a third of the microsecond extract takes a row. */
+/** The same double as extract's exact numeric cast to float8, at about a third of its cost a row. */
 const STORED_AT = (o: string) => `date_part('epoch', ${o}.created_at) * 1000 AS stored_at`;
 
 /** The feed's queries, each on a journal index whose order is the feed's: (game_id | group_id, era, xid, seq). */

@@ -3,7 +3,7 @@ import { isUtf8 } from 'node:buffer';
 /**
  * How deep a request body's JSON may nest. No route takes more than a few levels; metadata is free
  * JSON but a game's metadata is a record, not a tree hundreds deep. Deeper bodies are refused before
- * parsing: deep enough, they overflow a recursive walk (validation, serialisation, jsonb input).
+ * anything walks them: deep enough, they overflow a recursive walk (validation, serialisation, jsonb input).
  */
 export const MAX_JSON_DEPTH = 64;
 const DEPTH_PROBLEM = `request body is nested deeper than ${MAX_JSON_DEPTH} levels`;
