@@ -231,6 +231,16 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
         this.lastClaimAt = Date.now();
         this.wakeRequested = false;
         const before = { freed, sharesFreed, batchesDone };
+        // With nothing in flight and no endpoint enabled anywhere, every claim below would find
+        // nothing (each reads enabled endpoints only): one look at the endpoints answers that, where
+        // planning the claims cost PostgreSQL 10-28 ms a tick under load, every 5 s on every
+        // instance of a deployment that sends no webhook.
+        if (window.inFlight === 0 && !(await this.repo.anyEndpointEnabled(this.ds.manager))) {
+          this.lookAgainForHeld(false);
+          this.lastProgressAt = Date.now();
+          emptyClaim = before;
+          continue;
+        }
         // Retries (and rows 1.8.0's commits wrote) first, then the events after the endpoints'
         // positions in the room that is left: each send takes its slot as it starts.
         const due = await this.repo.claimDue(this.ds.manager, window.room());

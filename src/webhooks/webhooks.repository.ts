@@ -144,6 +144,12 @@ export class WebhooksRepository {
     await m.query('DELETE FROM webhook_endpoints WHERE id = $1', [id]);
   }
 
+  /** Whether any game has an endpoint that is not disabled: without one, no claim can find work. */
+  async anyEndpointEnabled(m: EntityManager): Promise<boolean> {
+    const [row] = await sqlRows<{ enabled: boolean }>(m, 'SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE disabled_at IS NULL) AS enabled');
+    return row.enabled;
+  }
+
   /**
    * Claims due attempts for this worker: rows locked by another worker are skipped, and a claimed
    * row is leased in lease_until, so every attempt is sent by exactly one instance. The claim
