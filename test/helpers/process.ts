@@ -324,6 +324,11 @@ export function treeSnapshot(dir: string): Record<string, string> {
 }
 
 const handedOut = new Set<number>();
+/**
+ * The ports of the Fetch standard's "bad port" list at or above 10000: fetch (undici) refuses to
+ * connect to them, so a server listening there answers no test (a CI run drew 10080 once).
+ */
+const FETCH_REFUSED = new Set([10_080]);
 
 /**
  * A port for a child process to listen on. The kernel's pick (port 0) comes from the ephemeral
@@ -335,7 +340,7 @@ export async function freePort(): Promise<number> {
   const top = ephemeralLow() - 1;
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = 10_000 + Math.floor(Math.random() * (top - 10_000));
-    if (handedOut.has(port) || !(await bindable(port))) continue;
+    if (FETCH_REFUSED.has(port) || handedOut.has(port) || !(await bindable(port))) continue;
     handedOut.add(port);
     return port;
   }
