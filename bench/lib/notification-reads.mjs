@@ -29,7 +29,8 @@ export async function notificationReadScenarios({ q, api, sizes, key }) {
      FROM generate_series(0, $5::int - 1) i, LATERAL (SELECT ($6::text[])[1 + i % cardinality($6::text[])] AS kind) k`,
     [GAME_ID, userUuid(n), groupUuid(1), userUuid(n + 1), NOTIFICATIONS_HELD, KINDS],
   );
-  // Vacuumed as the seed leaves every table, so that the rows read them settled (permission-scenarios.mjs).
+  // Vacuumed, as the seed leaves every table: the rows that read these measure settled pages from
+  // their first run (see permission-scenarios.mjs).
   await q.query('VACUUM (ANALYZE) notifications');
   const base = `/v1/users/${userId}/notifications`;
   const counts = await api('GET', `${base}/counts`, undefined, 200);
