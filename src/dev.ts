@@ -1,3 +1,4 @@
+import './heap-tuning'; // first: before any of the app's code has run
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';

@@ -1,3 +1,4 @@
+import './heap-tuning'; // first: before any of the app's code has run
 import { failStartup, jsonLines, processLinesAsJson } from './boot-line';
 import { parseSettings } from './config/settings';
 
