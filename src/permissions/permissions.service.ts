@@ -17,6 +17,7 @@ import { UnitOfWork } from '../db/unit-of-work';
 import { GroupLookup } from '../groups/group-lookup';
 import type { Alongside } from '../groups/groups.repository';
 import type { CatalogDto, OverrideDto } from './dto/permission.dto';
+import { LoadsInFlight } from './loads-in-flight';
 import { PermissionCache } from './permission-cache';
 import { GameConfigService } from '../game-config/game-config.service';
 import { profileFacts, profileKeys, profileUntil, profileWeight, timedOutAt, type GrantProfile } from './grant-profile';
@@ -41,6 +42,8 @@ const GROUP_NOT_FOUND: BatchCheckResult = { error: { code: 'not_found', message:
 /** The permission check (SPEC §4), member overrides (DECISIONS §1) and the permission catalog. */
 @Injectable()
 export class PermissionsService {
+  private readonly loading = new LoadsInFlight<GrantProfile | null>();
+
   constructor(
     private readonly ds: DataSource,
     private readonly uow: UnitOfWork,
@@ -84,22 +87,28 @@ export class PermissionsService {
 
   /**
    * The profiles of distinct (group, user) pairs in one statement, each kept until the TTL or the
-   * first expiry among its grants; one computed while its group was invalidated is not kept.
+   * first expiry among its grants; one computed while its group was invalidated is not kept. A pair
+   * whose load is already in flight, begun at the same generation of its group, joins that load: a
+   * load begun before an invalidation is never the answer of a request that began after it.
    */
-  private async loadProfiles(gameId: string, pairs: readonly { groupId: string; userId: string }[]): Promise<(GrantProfile | null)[]> {
+  private loadProfiles(gameId: string, pairs: readonly { groupId: string; userId: string }[]): Promise<(GrantProfile | null)[]> {
     const generations = pairs.map((p) => this.cache.generation(p.groupId));
-    const profiles = await this.repo.profiles(this.ds, gameId, pairs);
-    const now = Date.now();
-    profiles.forEach((profile, i) => {
-      if (profile) this.cache.set(pairs[i].groupId, profileKey(gameId, pairs[i].userId), profile, generations[i], now, profileUntil(profile), profileWeight(profile));
+    const keys = pairs.map((p, i) => `${generations[i]}\u0000${p.groupId}\u0000${profileKey(gameId, p.userId)}`);
+    return this.loading.get(keys, async (indexes) => {
+      const profiles = await this.repo.profiles(this.ds, gameId, indexes.map((i) => pairs[i]));
+      const now = Date.now();
+      profiles.forEach((profile, j) => {
+        const { groupId, userId } = pairs[indexes[j]];
+        if (profile) this.cache.set(groupId, profileKey(gameId, userId), profile, generations[indexes[j]], now, profileUntil(profile), profileWeight(profile));
+      });
+      return profiles;
     });
-    return profiles;
   }
 
   /**
    * EXTENSIONS X8 batch: each check answered as the single check would, all at one instant. The
-   * profiles not cached are loaded in one statement (so from one snapshot), each (group, user)
-   * pair once however many of its keys are asked. A group that is not found is an error object in
+   * profiles not cached are loaded in one statement, each (group, user) pair once however many of
+   * its keys are asked (those another request is loading join its load). A group that is not found is an error object in
    * that check's place.
    */
   async checkBatch(gameId: string, checks: readonly BatchCheck[]): Promise<BatchCheckResult[]> {
