@@ -300,7 +300,10 @@ async function main() {
   if (before) {
     const beforePort = await freePort();
     beforeBase = `http://127.0.0.1:${beforePort}`;
-    started.startBefore = () => startNode(`guildhall ${before.label}`, [before.main], { cwd: before.dir, env: { ...serviceEnv, PORT: String(beforePort), MIGRATE_ON_BOOT: 'false' } });
+    // With V8's pretenuring off, as this build runs (src/heap-tuning.ts): a build from before a71d114
+    // drew at random, per process, a state costing it up to twice the CPU a request, which decided
+    // a pair's ratio more than the change measured.
+    started.startBefore = () => startNode(`guildhall ${before.label}`, ['--no-allocation-site-pretenuring', before.main], { cwd: before.dir, env: { ...serviceEnv, PORT: String(beforePort), MIGRATE_ON_BOOT: 'false' } });
     started.before = started.startBefore();
     await waitHttp(started.before, `${beforeBase}/`);
     log(`the server of ${before.label} (BENCH_BEFORE), pid ${started.before.pid}, on ${beforeBase}`);
