@@ -108,8 +108,8 @@ export class PermissionsService {
   /**
    * EXTENSIONS X8 batch: each check answered as the single check would, all at one instant. The
    * profiles not cached are loaded in one statement, each (group, user) pair once however many of
-   * its keys are asked (those another request is loading join its load). A group that is not found is an error object in
-   * that check's place.
+   * its keys are asked (those another request is loading join its load). A group that is not found
+   * is an error object in that check's place.
    */
   async checkBatch(gameId: string, checks: readonly BatchCheck[]): Promise<BatchCheckResult[]> {
     // A screen asks many keys of few members: one cache lookup and at most one load per (group,
