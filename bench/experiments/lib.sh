@@ -2,7 +2,8 @@
 # with one game, dropped on exit; and `measure`, one pgbench run after a checkpoint with its WAL
 # (pg_stat_wal) and the PostgreSQL CPU it took (every postgres process on this machine, and what
 # the postmaster reaped: run it on a quiet server of its own).
-# The script sourcing it sets ROUNDS, SECONDS_EACH and CLIENTS, then calls `scratch_database`.
+# The script sourcing it sets ROUNDS, SECONDS_EACH and CLIENTS (and PGBENCH_MODE, pgbench's -M, when its
+# statements run prepared), then calls `scratch_database`.
 
 # scratch_database <database name> <game name>: sets URL, GAME and SCRATCH (a temporary directory).
 scratch_database() {
@@ -46,7 +47,7 @@ measure() {
   local round=$1 label=$2 script=$3 per=$4 unit=$5 w0 c0 w1 c1 out n tps
   psql "$URL" -qc CHECKPOINT; sleep 1
   w0=$(psql "$URL" -Atc "SELECT wal_bytes FROM pg_stat_wal"); c0=$(cpu)
-  out=$(pgbench -n -c "$CLIENTS" -j 2 -T "$SECONDS_EACH" -f "$script" "$URL" 2>&1)
+  out=$(pgbench -n ${PGBENCH_MODE:+-M "$PGBENCH_MODE"} -c "$CLIENTS" -j 2 -T "$SECONDS_EACH" -f "$script" "$URL" 2>&1)
   sleep 1
   w1=$(psql "$URL" -Atc "SELECT wal_bytes FROM pg_stat_wal"); c1=$(cpu)
   n=$(awk -F': ' -v per="$per" '/actually processed/ { split($2, a, "/"); print a[1] * per }' <<<"$out")
