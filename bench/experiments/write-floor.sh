@@ -43,13 +43,7 @@ ROW="INSERT INTO journal (id, game_id, group_id, actor_user_id, action, target_i
 cat > "$SCRATCH/floor.sql" <<SQL
 \set g random(1, 1000)
 \set u random(1, 100000)
-\set h1 random(-2147483648, 2147483647)
-\set h2 random(-2147483648, 2147483647)
-\set h3 random(-2147483648, 2147483647)
-\set h4 random(-2147483648, 2147483647)
-\set h5 random(-2147483648, 2147483647)
-\set h6 random(-2147483648, 2147483647)
-\set h7 random(-2147483648, 2147483647)
+$(for i in 1 2 3 4 5 6 7; do echo "\\set h$i random(-2147483648, 2147483647)"; done)
 BEGIN;
 INSERT INTO members AS m (id, group_id, user_id, external_user_id, status) VALUES (gen_random_uuid(), $GROUP, $USER_ID, 'player-' || :u::text, 'active')
   ON CONFLICT (group_id, user_id) DO UPDATE SET status = 'active', left_at = NULL WHERE m.status IN ('left', 'kicked', 'invited');
