@@ -20,8 +20,7 @@ PGBENCH_MODE=prepared
 URL=${DATABASE_URL:?set DATABASE_URL to a seeded bench database}
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"; psql "$URL" -qc "DROP TABLE IF EXISTS xp_pairs"' EXIT
-POSTMASTER=$(psql "$URL" -Atc "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'" | xargs ps -o ppid= -p | tr -d ' ')
-TICK_MS=$((1000 / $(getconf CLK_TCK)))
+measured_server
 psql "$URL" -q -v ON_ERROR_STOP=1 <<'SQL'
 CREATE TABLE xp_pairs AS
 SELECT row_number() OVER () AS i, g.id AS group_id, g.game_id, ui.user_id, ui.external_id

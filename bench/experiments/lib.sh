@@ -16,6 +16,11 @@ scratch_database() {
   DATABASE_URL=$URL node dist/src/cli.js migrate up >/dev/null
   DATABASE_URL=$URL node dist/src/cli.js game:create "$2" >/dev/null
   GAME=$(psql "$URL" -Atc "SELECT id FROM games")
+  measured_server
+}
+
+# measured_server: sets POSTMASTER (the pid of URL's server) and TICK_MS, which `measure` reads.
+measured_server() {
   POSTMASTER=$(psql "$URL" -Atc "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'" | xargs ps -o ppid= -p | tr -d ' ')
   TICK_MS=$((1000 / $(getconf CLK_TCK)))
 }
