@@ -14,7 +14,7 @@ const [out, pairs] = [process.argv[2], Number(process.argv[3])];
 const here = import.meta.dirname;
 const read = (name) => readFileSync(join(here, name), 'utf8').trim();
 
-/** $n placeholders to pgbench variables ($6 before $1 would not matter here: at most $6). */
+/** $n placeholders to pgbench variables (one digit: the captured statements have six). */
 const bind = (sql, values) => sql.replace(/\$(\d)/g, (_, n) => values[n]);
 const joinSql = bind(read('join.sql'), { 1: ':g', 2: ':gm', 3: ':ext', 4: 'NULL::text', 5: 'gen_random_uuid()', 6: ':ext' });
 const leaveSql = bind(read('leave.sql'), { 1: ':g', 2: ':gm', 3: ':ext', 4: "'left'" });
