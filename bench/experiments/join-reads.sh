@@ -9,12 +9,15 @@
 # this machine, and what the postmaster reaped: run it on a quiet server of its own).
 # Runs on a seeded bench database, which it changes (the pairs' members end `left`):
 #   BENCH_KEEP_DB=1 BENCH_SCALE=0.1 BENCH_ONLY='^(pgbench)$' DATABASE_URL=<server>/postgres npm run bench
-#   DATABASE_URL=<server>/<the kept database> bench/experiments/join-reads.sh [rounds] [seconds] [clients]
+#   DATABASE_URL=<server>/<the kept database> bench/experiments/join-reads.sh [rounds] [seconds] [clients] [batches]
+# VARIANTS names the variants to run (default: all but the batches); each k of batches adds the
+# statements as sent rewritten to join and then leave k pairs at once (step 13).
 # The captured statements are those of the build that wrote them (7becc78); a cut that no longer
 # matches them fails, and a newer build's statements can be captured the same way.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ROUNDS=${1:-2} SECONDS_EACH=${2:-12} CLIENTS=${3:-10}
+ROUNDS=${1:-2} SECONDS_EACH=${2:-12} CLIENTS=${3:-10} BATCHES=${4:-}
+VARIANTS=${VARIANTS:-as-sent no-checks no-identity no-document bare}
 PGBENCH_MODE=prepared
 . bench/experiments/lib.sh
 URL=${DATABASE_URL:?set DATABASE_URL to a seeded bench database}
@@ -35,12 +38,11 @@ CROSS JOIN LATERAL (SELECT user_id, external_id FROM user_identities u
 ALTER TABLE xp_pairs ADD PRIMARY KEY (i);
 ANALYZE xp_pairs;
 SQL
-node bench/experiments/join-reads/scripts.mjs "$SCRATCH" "$(psql "$URL" -Atc 'SELECT count(*) FROM xp_pairs')"
+node bench/experiments/join-reads/scripts.mjs "$SCRATCH" "$(psql "$URL" -Atc 'SELECT count(*) FROM xp_pairs')" "$CLIENTS" "$BATCHES"
 # A warm-up first: most pairs' member rows exist from then on, so most measured joins bring back a
 # member who left, as most of the bench's joins do.
 for v in as-sent bare; do pgbench -n -M prepared -c "$CLIENTS" -T 3 -f "$SCRATCH/$v.sql" "$URL" >/dev/null 2>&1; done
 for round in $(seq "$ROUNDS"); do
-  for v in as-sent no-checks no-identity no-document bare; do
-    measure "$round" "$v" "$SCRATCH/$v.sql" 2 request
-  done
+  for v in $VARIANTS; do measure "$round" "$v" "$SCRATCH/$v.sql" 2 request; done
+  for k in $BATCHES; do measure "$round" "batch of $k" "$SCRATCH/batch-of-$k.sql" $((2 * k)) request; done
 done

@@ -6,11 +6,15 @@
 //   no-checks   without the owner's member count, the ban checks and the admission;
 //   no-identity the player's internal id given, as if the server held it, instead of read;
 //   no-document the answer's member without its role grants and pending join request;
-//   bare        only the member row's upsert and update (no read, a plain answer).
+//   bare        only the member row's upsert and update (no read, a plain answer);
+//   batch-of-k  the statements as captured, rewritten to join k pairs in one statement and
+//               transaction and then have them leave in a second (for each k of the fourth
+//               argument, with the clients' count as the third: each client's pairs its own).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const [out, pairs] = [process.argv[2], Number(process.argv[3])];
+const [out, pairs, clients] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4] ?? 1)];
+const batches = (process.argv[5] ?? '').split(/\s+/).filter(Boolean).map(Number);
 const here = import.meta.dirname;
 const read = (name) => readFileSync(join(here, name), 'utf8').trim();
 
@@ -43,10 +47,22 @@ const cuts = {
     return cut(t, /EXISTS \(SELECT 1 FROM join_requests r WHERE .*?\)\s*AS "joinRequestPending"/gs, 'false AS "joinRequestPending"', 'the pending join request');
   },
 };
-const head = `\\set i random(1, ${pairs})
-SELECT group_id AS g, game_id AS gm, user_id AS uid, external_id AS ext FROM xp_pairs WHERE i = :i \\gset
+/**
+ * Picks k pairs at random for a transaction (their variables numbered from 1 when asked), each
+ * from a slice of xp_pairs of its own: no two clients, and no two places of a batch, ever take the
+ * same pair (two joins of one new pair at once would both insert it, and one would fail).
+ */
+function head(k, numbered = k > 1) {
+  const slice = Math.floor(pairs / (clients * k));
+  if (slice < 1) throw new Error(`join-reads: ${pairs} pairs are too few for ${clients} clients' batches of ${k}`);
+  return range(k, (i) => {
+    const n = numbered ? i : '';
+    return `\\set i${n} (:client_id * ${k} + ${i - 1}) * ${slice} + random(1, ${slice})
+SELECT group_id AS g${n}, game_id AS gm, user_id AS uid${n}, external_id AS ext${n} FROM xp_pairs WHERE i = :i${n} \\gset
 `;
-const pair = (j, l) => `${head}BEGIN;\n${j};\nCOMMIT;\nBEGIN;\n${l};\nCOMMIT;\n`;
+  }).join('');
+}
+const pair = (j, l) => `${head(1)}BEGIN;\n${j};\nCOMMIT;\nBEGIN;\n${l};\nCOMMIT;\n`;
 const SPLIT = '\n-- leave --\n';
 writeFileSync(join(out, 'as-sent.sql'), pair(joinSql, leaveSql));
 for (const [name, apply] of Object.entries(cuts)) {
@@ -62,3 +78,36 @@ writeFileSync(
     `UPDATE members m SET status = 'left', left_at = now() WHERE m.group_id = :g AND m.user_id = :uid AND m.status = 'active' RETURNING m.id, m.status, m.left_at`,
   ),
 );
+
+/**
+ * The pair of statements over k pairs at once: the lookup reads the groups and identities of an
+ * unnest of the pairs, each write correlates with its own pair's row of it, and the answer joins
+ * each pair's row to its member. The per-pair reads stay: a batch shares only what a statement and
+ * a transaction cost, whatever rows they touch.
+ */
+function batched(k) {
+  const one = (s) => {
+    const lookup = cut(
+      s,
+      /FROM groups g\s+LEFT JOIN user_identities u ON (.*?)svc_external_key\(:ext\) AND u\.external_id = :ext\s+WHERE g\.id = :g AND/gs,
+      (_, on) => `FROM unnest(ARRAY[${range(k, (i) => `:g${i}::uuid`)}], ARRAY[${range(k, (i) => `:ext${i}::text`)}]) AS xp(g, ext)
+       JOIN groups g ON g.id = xp.g
+       LEFT JOIN user_identities u ON ${on}svc_external_key(xp.ext) AND u.external_id = xp.ext
+       WHERE`,
+      'the lookup of one pair',
+    );
+    const carried = cut(lookup, /^WITH lookup AS \(SELECT /, 'WITH lookup AS (SELECT xp.ext AS "xExt", ', 'the lookup');
+    return cut(carried, /LEFT JOIN alongside w ON true/, 'LEFT JOIN alongside w ON w."groupId" = l.id AND w."svcUserId" = l."svcUserId"', 'the answer');
+  };
+  const j = cut(
+    one(joinSql).replace(/:ext(?!\d)/g, 'l."xExt"'),
+    /NOT EXISTS \(SELECT 1 FROM members m JOIN lookup l ON m\.group_id = l\.id AND m\.user_id = l\."svcUserId"\)/,
+    'NOT EXISTS (SELECT 1 FROM members m2 WHERE m2.group_id = l.id AND m2.user_id = l."svcUserId")',
+    'the fresh member test',
+  );
+  return `${head(k, true)}BEGIN;\n${j};\nCOMMIT;\nBEGIN;\n${one(leaveSql)};\nCOMMIT;\n`;
+}
+function range(k, f) {
+  return Array.from({ length: k }, (_, i) => f(i + 1));
+}
+for (const k of batches) writeFileSync(join(out, `batch-of-${k}.sql`), batched(k));
