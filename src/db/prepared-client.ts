@@ -80,6 +80,17 @@ const COMMIT_POSITION: Rider = { text: COMMIT_POSITION_SQL, name: 'svc_commit_po
  * first time a transaction asks (pg_stat_activity) and keeps it to the transaction's end.
  */
 const SESSIONS: Rider = { text: 'SELECT 1 FROM pg_stat_activity LIMIT 1', name: 'svc_sessions', summary: 'SELECT pg_stat_activity' };
+/**
+ * Has the statement it rides ahead of run on its generic plan, for that batch's implicit transaction
+ * only (set_config's is_local: the setting ends at the batch's Sync). PostgreSQL's `auto` mode plans
+ * a prepared statement anew for its first five calls on each connection, and for good when its
+ * generic plan is costed above the custom ones, as one over arrays of unknown length may be.
+ */
+const GENERIC_PLAN: Rider = {
+  text: "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)",
+  name: 'svc_generic_plan',
+  summary: 'SET LOCAL plan_cache_mode',
+};
 
 type QueryClass = new (config: { name?: string; text: string; values: unknown[] }, values?: unknown, callback?: unknown) => QueryInstance;
 
@@ -291,12 +302,14 @@ export class ServiceClient extends Client {
    * Runs `text` in one round trip after SESSIONS, in the same implicit transaction (one Sync):
    * whatever the statement reads of pg_stat_activity is the sessions as they were before its own
    * snapshot was taken. The feed's horizon needs that (HORIZON, feed.repository.ts). A named
-   * prepared statement unless `planEachCall`. Outside a unit of work only.
+   * prepared statement on its generic plan (GENERIC_PLAN), unless `planEachCall`. Outside a unit
+   * of work only.
    */
   async queryAfterSessions<R>(text: string, values: unknown[], planEachCall = false): Promise<R[]> {
     if (this.unitOfWork) throw new Error('queryAfterSessions runs outside a unit of work');
     const name = planEachCall ? undefined : statementName(text);
-    return ((await this.pipelined(text, values, [SESSIONS], [], name)) as { rows: R[] }).rows;
+    const before = name ? [SESSIONS, GENERIC_PLAN] : [SESSIONS];
+    return ((await this.pipelined(text, values, before, [], name)) as { rows: R[] }).rows;
   }
 
   /** `text` (under `name`, prepared, when given) with `before` and `after` riding in its batch, ahead of its one Sync. */

@@ -34,7 +34,8 @@ const CONNECTION_FAILURE = '08006';
  * Rows of a statement that reads below the feed's horizon (HORIZON, feed.repository.ts), on a
  * connection of the pool: the sessions it reads to leave other databases' transactions out are
  * those of an instant before its snapshot (ServiceClient.queryAfterSessions), so a horizon never
- * comes out lower than one a statement finished before it found. Prepared unless `planEachCall`.
+ * comes out lower than one a statement finished before it found. Prepared, on its generic plan,
+ * unless `planEachCall`.
  */
 export async function horizonRows<R>(ds: DataSource, sql: string, params: unknown[], planEachCall = false): Promise<R[]> {
   const pool = (ds.driver as unknown as { master: CheckingOut }).master;

@@ -72,9 +72,11 @@ export class PositionsRepository {
    * endpoint's game wait above the horizon, behind a transaction still open, which may end without
    * a commit that announces them. Positions another worker holds, by its lock or its lease, are
    * skipped; `leased`, that a lease other than those of `holding` (the endpoints whose positions
-   * this worker's batches lease) holds one (PastLeaseRepository). A prepared statement
-   * (horizonRows): planning it cost as much as running it (10-20 ms a call under the bench's join
-   * load), and its parameters (the window's figures) pick no index; what it reads comes from the positions' rows.
+   * this worker's batches lease) holds one (PastLeaseRepository). A prepared statement on its
+   * generic plan (horizonRows): planning it cost as much as running it (10-20 ms a call under the
+   * bench's join load), and its parameters (the window's figures) pick no index; what it reads comes
+   * from the positions' rows. Left to `auto`, PostgreSQL planned it anew on most calls (3-8 ms of
+   * planning a call in the bench's join row).
    */
   async claim(ds: DataSource, room: ClaimRoom, retentionDays: number, holding: string[] = []): Promise<PositionClaim> {
     const rows = await horizonRows<ClaimRow>(
