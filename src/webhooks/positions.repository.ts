@@ -75,8 +75,8 @@ export class PositionsRepository {
    * this worker's batches lease) holds one (PastLeaseRepository). A prepared statement on its
    * generic plan (horizonRows): planning it cost as much as running it (10-20 ms a call under the
    * bench's join load), and its parameters (the window's figures) pick no index; what it reads comes
-   * from the positions' rows. Left to `auto`, PostgreSQL planned it anew on most calls (3-8 ms of
-   * planning a call in the bench's join row).
+   * from the positions' rows. Left to `auto`, PostgreSQL planned it anew on its first five calls on
+   * each connection (3-9 ms each under the bench's join load).
    */
   async claim(ds: DataSource, room: ClaimRoom, retentionDays: number, holding: string[] = []): Promise<PositionClaim> {
     const rows = await horizonRows<ClaimRow>(
