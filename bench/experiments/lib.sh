@@ -37,6 +37,25 @@ SELECT ('01a22bc3-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '$GAME', 
 SQL
 }
 
+# tpcb_script: pgbench's tables at scale 10 in URL, and its built-in TPC-B-like transaction as the
+# file $SCRATCH/tpcb.sql, so that `measure` runs it like the others.
+tpcb_script() {
+  pgbench -i -q -s 10 "$URL" >/dev/null 2>&1
+  cat > "$SCRATCH/tpcb.sql" <<'SQL'
+\set aid random(1, 100000 * 10)
+\set bid random(1, 1 * 10)
+\set tid random(1, 10 * 10)
+\set delta random(-5000, 5000)
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+END;
+SQL
+}
+
 cpu() { # clock ticks of every postgres process, and of those the postmaster reaped
   local t=0 s
   for p in $(pgrep -x postgres); do

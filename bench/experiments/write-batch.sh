@@ -16,7 +16,7 @@ PGBENCH_MODE=prepared
 . bench/experiments/lib.sh
 scratch_database gh_write_batch_$$ "Write batch"
 seed_users_and_groups
-pgbench -i -q -s 10 "$URL" >/dev/null 2>&1
+tpcb_script
 GROUP_X=${GROUP//(:g)/(x.g)}
 USER_X=${USER_ID//(:u)/(x.u)}
 NAME="(random() * 4294967295 - 2147483648)::int"
@@ -52,19 +52,6 @@ $(journal member.left);
 COMMIT;
 SQL
 }
-cat > "$SCRATCH/tpcb.sql" <<'SQL'
-\set aid random(1, 100000 * 10)
-\set bid random(1, 1 * 10)
-\set tid random(1, 10 * 10)
-\set delta random(-5000, 5000)
-BEGIN;
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
-UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
-INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
-END;
-SQL
 for k in 1 $BATCHES; do batch "$k" > "$SCRATCH/batch$k.sql"; done
 for round in $(seq "$ROUNDS"); do
   measure "$round" tpcb "$SCRATCH/tpcb.sql" 1 request

@@ -19,21 +19,7 @@ seed_users_and_groups
 # The same ids, their variables typed: a prepared statement's parameters have no type to guess from.
 GROUP=${GROUP//(:g)/(:g::int)}
 USER_ID=${USER_ID//(:u)/(:u::int)}
-pgbench -i -q -s 10 "$URL" >/dev/null 2>&1
-# pgbench's built-in tpcb-like, as a file so that `measure` runs it like the others.
-cat > "$SCRATCH/tpcb.sql" <<'SQL'
-\set aid random(1, 100000 * 10)
-\set bid random(1, 1 * 10)
-\set tid random(1, 10 * 10)
-\set delta random(-5000, 5000)
-BEGIN;
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
-UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
-INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
-END;
-SQL
+tpcb_script
 # A member.joined / member.left journal row as the flush writes it (7 names: the change's own).
 ROW="INSERT INTO journal (id, game_id, group_id, actor_user_id, action, target_id, payload, type, body, names)
   VALUES (gen_random_uuid(), '$GAME', $GROUP, $USER_ID, 'KIND', 'player-' || :u::text, jsonb_build_object('memberId', gen_random_uuid(), 'userId', 'player-' || :u::text, 'via', 'join'),
