@@ -12,13 +12,16 @@
 // machine, on a seeded bench database (see join-reads.sh), which it changes (the pairs' members end
 // `left`):
 //   node bench/experiments/write-batch-tx.mjs <database url> [rounds] [seconds] [clients] [batches]
+// With ISSUERS=n, n players ask instead, one request at a time each, and the clients (connections)
+// serve them as a batching unit of work would, taking up to each of batches at once (and one at a
+// time, as now): requests a second, PostgreSQL CPU, the mean batch and the requests' p50 and p99.
 // Needs the build (dist/).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import pg from 'pg';
-import { cpuWindow } from '../lib/processes.mjs';
+import { cpuWindow, percentile } from '../lib/processes.mjs';
 
 const [url, rounds = '3', seconds = '12', clientsArg = '10', batchesArg = '8 16'] = process.argv.slice(2);
 if (!url) {
@@ -142,13 +145,105 @@ const { rows: found } = await admin.query(`SELECT g.id AS "group", g.game_id AS 
                         ORDER BY random() LIMIT 10) ui`);
 const all = shuffle(found);
 const batches = batchesArg.split(/\s+/).filter(Boolean).map(Number);
-const variants = [
-  { label: 'as sent', k: 1, one: true },
-  ...[1, ...batches].map((k) => ({ label: `batch of ${k}`, k, one: false })),
-];
-const maxK = Math.max(...variants.map((v) => v.k));
-const slice = Math.floor(all.length / clients);
-if (slice < maxK) throw new Error(`write-batch-tx: ${all.length} pairs are too few for ${clients} clients' batches of ${maxK}`);
+const issuers = Number(process.env.ISSUERS || 0);
+
+/**
+ * Each connection joins k pairs of its own in one transaction, then has them leave in a second,
+ * over and over (`one`: the captured statement, one pair). Answers the requests done.
+ */
+const fixed = (k, one) => async (pool, deadline) => {
+  const slice = Math.floor(all.length / pool.length);
+  if (slice < k) throw new Error(`write-batch-tx: ${all.length} pairs are too few for ${pool.length} clients' batches of ${k}`);
+  let requests = 0;
+  await Promise.all(
+    pool.map(async (client, c) => {
+      const mine = all.slice(c * slice, (c + 1) * slice);
+      while (performance.now() < deadline) {
+        const start = Math.floor(Math.random() * (mine.length - k + 1));
+        const pairs = mine.slice(start, start + k);
+        await transaction(client, 'join', pairs, one);
+        await transaction(client, 'leave', pairs, one);
+        requests += 2 * pairs.length;
+      }
+    }),
+  );
+  return { requests };
+};
+
+/**
+ * ISSUERS players, each a join then a leave of a pair of its own, one request at a time, served by
+ * the connections as a batching unit of work would: a connection coming free takes the requests
+ * waiting of the first one's kind, up to `bound`, and sends one alone as the service does now. No
+ * timer: a batch is what waits. Answers the requests done by the deadline, the mean batch, and
+ * each request's time from asked to answered.
+ */
+const queued = (bound) => async (pool, deadline) => {
+  const slice = Math.floor(all.length / issuers);
+  const waiting = [];
+  const idle = [];
+  const latencies = [];
+  let requests = 0;
+  let served = 0;
+  let transactions = 0;
+  let done = false;
+  const ask = (kind, pair) =>
+    new Promise((resolve, reject) => {
+      waiting.push({ kind, pair, resolve, reject });
+      idle.shift()?.();
+    });
+  const issuer = async (i) => {
+    const mine = all.slice(i * slice, (i + 1) * slice);
+    while (performance.now() < deadline) {
+      const pair = mine[Math.floor(Math.random() * mine.length)];
+      for (const kind of ['join', 'leave']) {
+        const t = performance.now();
+        await ask(kind, pair);
+        const now = performance.now();
+        if (now <= deadline) {
+          requests++;
+          latencies.push(now - t);
+        }
+      }
+    }
+  };
+  const server = async (client) => {
+    for (;;) {
+      if (!waiting.length) {
+        if (done) return;
+        await new Promise((r) => idle.push(r));
+        continue;
+      }
+      const { kind } = waiting[0];
+      const batch = [];
+      for (let i = 0; i < waiting.length && batch.length < bound; ) {
+        if (waiting[i].kind === kind) batch.push(...waiting.splice(i, 1));
+        else i++;
+      }
+      try {
+        await transaction(client, kind, batch.map((b) => b.pair), batch.length === 1);
+        for (const b of batch) b.resolve();
+      } catch (err) {
+        for (const b of batch) b.reject(err);
+      }
+      served += batch.length;
+      transactions++;
+    }
+  };
+  const asking = Promise.all(Array.from({ length: issuers }, (_, i) => issuer(i))).finally(() => {
+    done = true;
+    for (const wake of idle.splice(0)) wake();
+  });
+  await Promise.all([asking, ...pool.map(server)]);
+  latencies.sort((a, b) => a - b);
+  return { requests, batch: served / transactions, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+};
+
+const variants = issuers
+  ? [1, ...batches].map((bound) => ({ label: bound === 1 ? 'one at a time' : `up to ${bound}`, drive: queued(bound) }))
+  : [
+      { label: 'as sent', drive: fixed(1, true) },
+      ...[1, ...batches].map((k) => ({ label: `batch of ${k}`, drive: fixed(k, false) })),
+    ];
 
 async function run(variant, durationS) {
   const pool = Array.from({ length: clients }, () => new ServiceClient({ connectionString: url }));
@@ -157,27 +252,14 @@ async function run(variant, durationS) {
   // plans it has made), some 1.5 ms a call for a statement of this size; the one-pair statements
   // go generic from their sixth call anyway (step 11). A batching service would set it so too.
   await Promise.all(pool.map((c) => c.connect().then(() => c.query('SET plan_cache_mode = force_generic_plan'))));
-  const deadline = performance.now() + durationS * 1000;
-  let requests = 0;
   const wal0 = BigInt((await admin.query('SELECT wal_bytes FROM pg_stat_wal')).rows[0].wal_bytes);
   const cpu = cpuWindow({ postmasterPid });
-  await Promise.all(
-    pool.map(async (client, c) => {
-      const mine = all.slice(c * slice, (c + 1) * slice);
-      while (performance.now() < deadline) {
-        const start = Math.floor(Math.random() * (mine.length - variant.k + 1));
-        const pairs = mine.slice(start, start + variant.k);
-        await transaction(client, 'join', pairs, variant.one);
-        await transaction(client, 'leave', pairs, variant.one);
-        requests += 2 * pairs.length;
-      }
-    }),
-  );
+  const r = await variant.drive(pool, performance.now() + durationS * 1000);
   const used = cpu();
   const wal = BigInt((await admin.query('SELECT wal_bytes FROM pg_stat_wal')).rows[0].wal_bytes) - wal0;
   await Promise.all(pool.map((c) => c.end()));
-  const perSecond = requests / durationS;
-  return { perSecond, cpuMs: ((used.postgres / 100) * 1000) / perSecond, wal: Number(wal) / requests };
+  const perSecond = r.requests / durationS;
+  return { ...r, perSecond, cpuMs: ((used.postgres / 100) * 1000) / perSecond, wal: Number(wal) / r.requests };
 }
 
 try {
@@ -188,7 +270,8 @@ try {
       const r = await run(v, Number(seconds));
       const rate = Math.round(r.perSecond).toString().padStart(6);
       const wal = Math.round(r.wal).toString().padStart(5);
-      console.log(`round ${round} ${v.label.padEnd(12)} ${rate} requests/s  ${wal} WAL bytes a request  ${r.cpuMs.toFixed(3)} ms PostgreSQL CPU a request`);
+      const queue = r.batch ? `  batches of ${r.batch.toFixed(1)}, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms` : '';
+      console.log(`round ${round} ${v.label.padEnd(13)} ${rate} requests/s  ${wal} WAL bytes a request  ${r.cpuMs.toFixed(3)} ms PostgreSQL CPU a request${queue}`);
     }
   }
 } finally {
