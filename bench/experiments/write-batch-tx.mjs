@@ -22,6 +22,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import pg from 'pg';
 import { cpuWindow, percentile } from '../lib/processes.mjs';
+import { captured, overArrays } from './join-reads/over-arrays.mjs';
 
 const [url, rounds = '3', seconds = '12', clientsArg = '10', batchesArg = '8 16'] = process.argv.slice(2);
 if (!url) {
@@ -34,40 +35,7 @@ const require = createRequire(join(root, 'package.json'));
 const { flushStatement } = require(join(root, 'dist/src/db/flush-sql.js'));
 const { ServiceClient } = require(join(root, 'dist/src/db/prepared-client.js'));
 const { userLockKey } = require(join(root, 'dist/src/identity/user-lock.js'));
-const captured = (name) => readFileSync(join(import.meta.dirname, 'join-reads', name), 'utf8').trim();
 
-function cut(sql, pattern, replacement, what) {
-  const next = sql.replace(pattern, replacement);
-  if (next === sql) throw new Error(`write-batch-tx: ${what} not found in the captured statements`);
-  return next;
-}
-/** The captured statement over arrays: $1 groups, $2 the game, $3 players, $4 passcode or status, $5 member ids. */
-function overArrays(sql, isJoin) {
-  let s = cut(
-    sql,
-    /FROM groups g\s+LEFT JOIN user_identities u ON (.*?)svc_external_key\(\$3\) AND u\.external_id = \$3\s+WHERE g\.id = \$1 AND/s,
-    (_, on) => `FROM unnest($1::uuid[], $3::text[], $5::uuid[]) AS xp(g, ext, mid)
-       JOIN groups g ON g.id = xp.g
-       LEFT JOIN user_identities u ON ${on}svc_external_key(xp.ext) AND u.external_id = xp.ext
-       WHERE`,
-    'the lookup of one pair',
-  );
-  s = cut(s, /^WITH lookup AS \(SELECT /, 'WITH lookup AS (SELECT xp.ext AS "xExt", xp.mid AS "xMid", ', 'the lookup');
-  s = cut(s, /LEFT JOIN alongside w ON true/, 'LEFT JOIN alongside w ON w."groupId" = l.id AND w."svcUserId" = l."svcUserId"', 'the answer');
-  if (!isJoin) return s;
-  s = cut(
-    s,
-    /SELECT \$5, l\.id, l\."svcUserId", \$6, 'active' FROM lookup l/,
-    `SELECT l."xMid", l.id, l."svcUserId", l."xExt", 'active' FROM lookup l`,
-    'the new member',
-  );
-  return cut(
-    s,
-    /NOT EXISTS \(SELECT 1 FROM members m JOIN lookup l ON m\.group_id = l\.id AND m\.user_id = l\."svcUserId"\)/,
-    'NOT EXISTS (SELECT 1 FROM members m2 WHERE m2.group_id = l.id AND m2.user_id = l."svcUserId")',
-    'the fresh member test',
-  );
-}
 const statements = {
   join: { one: captured('join.sql'), many: overArrays(captured('join.sql'), true) },
   leave: { one: captured('leave.sql'), many: overArrays(captured('leave.sql'), false) },

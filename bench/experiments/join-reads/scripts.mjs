@@ -10,25 +10,18 @@
 //   batch-of-k  the statements as captured, rewritten to join k pairs in one statement and
 //               transaction and then have them leave in a second (for each k of the fourth
 //               argument, with the clients' count as the third: each client's pairs its own).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { captured, cut, overArrays } from './over-arrays.mjs';
 
 const [out, pairs, clients] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4] ?? 1)];
 const batches = (process.argv[5] ?? '').split(/\s+/).filter(Boolean).map(Number);
-const here = import.meta.dirname;
-const read = (name) => readFileSync(join(here, name), 'utf8').trim();
 
-/** $n placeholders to pgbench variables (one digit: the captured statements have six). */
+/** $n placeholders to pgbench variables or expressions (one digit: the captured statements have six). */
 const bind = (sql, values) => sql.replace(/\$(\d)/g, (_, n) => values[n]);
-const joinSql = bind(read('join.sql'), { 1: ':g', 2: ':gm', 3: ':ext', 4: 'NULL::text', 5: 'gen_random_uuid()', 6: ':ext' });
-const leaveSql = bind(read('leave.sql'), { 1: ':g', 2: ':gm', 3: ':ext', 4: "'left'" });
+const joinSql = bind(captured('join.sql'), { 1: ':g', 2: ':gm', 3: ':ext', 4: 'NULL::text', 5: 'gen_random_uuid()', 6: ':ext' });
+const leaveSql = bind(captured('leave.sql'), { 1: ':g', 2: ':gm', 3: ':ext', 4: "'left'" });
 
-/** Takes `pattern` out of the pair of statements; a capture that no longer matches fails loudly. */
-function cut(sql, pattern, replacement, what) {
-  const next = sql.replace(pattern, replacement);
-  if (next === sql) throw new Error(`join-reads: ${what} not found in the captured statements`);
-  return next;
-}
 const cuts = {
   'no-checks': (s) => {
     const t = cut(s, /CASE WHEN g\.owner_user_id = u\.user_id THEN \(.*?\), 0\)\) END AS "memberCount"/gs, 'NULL::int AS "memberCount"', 'the member count');
@@ -79,33 +72,18 @@ writeFileSync(
   ),
 );
 
-/**
- * The pair of statements over k pairs at once: the lookup reads the groups and identities of an
- * unnest of the pairs, each write correlates with its own pair's row of it, and the answer joins
- * each pair's row to its member. The per-pair reads stay: a batch shares only what a statement and
- * a transaction cost, whatever rows they touch.
- */
+/** The pair of statements over k pairs at once (overArrays), the pairs' pgbench variables bound. */
 function batched(k) {
-  const one = (s) => {
-    const lookup = cut(
-      s,
-      /FROM groups g\s+LEFT JOIN user_identities u ON (.*?)svc_external_key\(:ext\) AND u\.external_id = :ext\s+WHERE g\.id = :g AND/gs,
-      (_, on) => `FROM unnest(ARRAY[${range(k, (i) => `:g${i}::uuid`)}], ARRAY[${range(k, (i) => `:ext${i}::text`)}]) AS xp(g, ext)
-       JOIN groups g ON g.id = xp.g
-       LEFT JOIN user_identities u ON ${on}svc_external_key(xp.ext) AND u.external_id = xp.ext
-       WHERE`,
-      'the lookup of one pair',
-    );
-    const carried = cut(lookup, /^WITH lookup AS \(SELECT /, 'WITH lookup AS (SELECT xp.ext AS "xExt", ', 'the lookup');
-    return cut(carried, /LEFT JOIN alongside w ON true/, 'LEFT JOIN alongside w ON w."groupId" = l.id AND w."svcUserId" = l."svcUserId"', 'the answer');
-  };
-  const j = cut(
-    one(joinSql).replace(/:ext(?!\d)/g, 'l."xExt"'),
-    /NOT EXISTS \(SELECT 1 FROM members m JOIN lookup l ON m\.group_id = l\.id AND m\.user_id = l\."svcUserId"\)/,
-    'NOT EXISTS (SELECT 1 FROM members m2 WHERE m2.group_id = l.id AND m2.user_id = l."svcUserId")',
-    'the fresh member test',
-  );
-  return `${head(k, true)}BEGIN;\n${j};\nCOMMIT;\nBEGIN;\n${one(leaveSql)};\nCOMMIT;\n`;
+  const values = (fourth) => ({
+    1: `ARRAY[${range(k, (i) => `:g${i}::uuid`)}]`,
+    2: ':gm',
+    3: `ARRAY[${range(k, (i) => `:ext${i}::text`)}]`,
+    4: fourth,
+    5: `ARRAY[${range(k, () => 'gen_random_uuid()')}]`,
+  });
+  const j = bind(overArrays(captured('join.sql'), true), values('NULL::text'));
+  const l = bind(overArrays(captured('leave.sql'), false), values("'left'"));
+  return `${head(k, true)}BEGIN;\n${j};\nCOMMIT;\nBEGIN;\n${l};\nCOMMIT;\n`;
 }
 function range(k, f) {
   return Array.from({ length: k }, (_, i) => f(i + 1));
