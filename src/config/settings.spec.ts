@@ -20,6 +20,7 @@ describe('parseSettings', () => {
         databaseUrl: undefined,
         databasePoolMax: 10,
         gameReadConcurrency: 5,
+        writeBatchMax: 1,
         migrateOnBoot: true,
         databaseStatementTimeoutMs: 30_000,
         databaseIdleInTransactionTimeoutMs: 15_000,
@@ -65,6 +66,8 @@ describe('parseSettings', () => {
     expect(parseSettings({ DATABASE_POOL_MAX: '25' }).gameReadConcurrency).toBe(12);
     expect(parseSettings({ DATABASE_POOL_MAX: '1' }).gameReadConcurrency).toBe(1);
     expect(settingsErrorOf({ GAME_READ_CONCURRENCY: '0' }).setting).toBe('GAME_READ_CONCURRENCY');
+    expect(settingsErrorOf({ WRITE_BATCH_MAX: '0' }).setting).toBe('WRITE_BATCH_MAX');
+    expect(settingsErrorOf({ WRITE_BATCH_MAX: '65' }).setting).toBe('WRITE_BATCH_MAX');
   });
 
   describe('with valid values', () => {
@@ -73,6 +76,7 @@ describe('parseSettings', () => {
         DATABASE_URL: 'postgres://user:pw@db:5432/guildhall',
         DATABASE_POOL_MAX: '25',
         GAME_READ_CONCURRENCY: '3',
+        WRITE_BATCH_MAX: '8',
         MIGRATE_ON_BOOT: 'false',
         DATABASE_READ_URL: 'postgresql://user:pw@replica:5432/guildhall',
         READ_REPLICA_MAX_LAG_MS: '500',
@@ -99,6 +103,7 @@ describe('parseSettings', () => {
         databaseUrl: 'postgres://user:pw@db:5432/guildhall',
         databasePoolMax: 25,
         gameReadConcurrency: 3,
+        writeBatchMax: 8,
         migrateOnBoot: false,
         databaseStatementTimeoutMs: 30_000,
         databaseIdleInTransactionTimeoutMs: 15_000,

@@ -1,4 +1,4 @@
-import { isRetryableConflict } from './unit-of-work';
+import { isRetryableConflict, rolledBack } from './unit-of-work';
 
 describe('isRetryableConflict', () => {
   it('retries serialization failures, deadlocks and a member row inserted after the snapshot', () => {
@@ -12,5 +12,17 @@ describe('isRetryableConflict', () => {
     expect(isRetryableConflict({ code: '23505' })).toBe(false);
     expect(isRetryableConflict({ code: '57014' })).toBe(false);
     expect(isRetryableConflict(new Error('boom'))).toBe(false);
+  });
+});
+
+describe('rolledBack', () => {
+  it('takes an error PostgreSQL answered for the statement as a transaction rolled back', () => {
+    for (const code of ['57014', '40P01', '23505', '53200', 'XX000', '25P03']) expect(rolledBack({ code })).toBe(true);
+  });
+
+  it('leaves the outcome unknown when the connection or the session ended', () => {
+    for (const err of [{ code: '57P01' }, { code: '57P02' }, { code: '08006' }, { code: 'ECONNRESET' }, new Error('Connection terminated unexpectedly')]) {
+      expect(rolledBack(err)).toBe(false);
+    }
   });
 });

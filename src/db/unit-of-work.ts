@@ -5,6 +5,9 @@ import { eventId, journalKey, uuidv7 } from '../common/ids';
 import type { EventInput, SvcEvent } from '../events/event';
 import { EventBus, type NotifiedPlayer } from '../events/event-bus';
 import { EVENTS_CHANNEL } from '../events/event-notification';
+import type { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.module';
+import { MetricsRegistry } from '../observability/metrics/metrics-registry';
 import type { Tracing } from '../observability/tracing/tracing';
 import { TRACING } from '../observability/tracing/tracing.module';
 import { formatSignal, NOTIFICATIONS_CHANNEL } from '../notifications/notification-channel';
@@ -17,6 +20,8 @@ import { journalNames, UNINDEXED_WORDS, type AuditPart } from './journal-names';
 import { auditIds } from './journal-pairing';
 import { ServiceClient } from './prepared-client';
 import { transaction } from './transaction';
+import { WriteQueue, type Waiting } from './write-queue';
+import { registerWriteBatchMetrics } from './write-batch-metrics';
 
 export interface AuditInput {
   gameId: string;
@@ -56,10 +61,6 @@ export class Tx {
   readonly notifications: { channel: string; payload: string }[] = [];
   readonly announcements: { channel: string; payload: string }[] = [];
   readonly playerNotifications: StagedNotification[] = [];
-  /** The players the flush wrote a notification for (internal ids), known once it has run. */
-  readonly notifiedPlayers: NotifiedPlayer[] = [];
-  /** Whether an enabled webhook endpoint takes one of the events (the workers are woken), known once the flush has run. */
-  deliveriesQueued = false;
   readonly afterCommitHooks: (() => void)[] = [];
 
   constructor(readonly manager: EntityManager) {}
@@ -130,36 +131,72 @@ export function isRetryableConflict(err: unknown): boolean {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** What a change does, given its transaction's Tx. */
+type Work = (tx: Tx) => Promise<unknown>;
+
+/**
+ * Whether a batch's transaction, failed with `err` once its COMMIT may have gone, is known not to
+ * have committed: PostgreSQL answered an error, so the COMMIT riding behind the failed statement was
+ * skipped or itself refused. A connection lost (no SQLSTATE, or class 08) or a session ended by the
+ * server (57P01...) leaves the outcome unknown.
+ */
+export function rolledBack(err: unknown): boolean {
+  const { code } = err as { code?: unknown };
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57P)/.test(code);
+}
+
 /**
  * Runs every mutation: one transaction that makes the change, writes its audit entries and stages
  * its events in the outbox (SPEC §1.6). Serialization failures, deadlocks and a member row inserted
  * meanwhile (isRetryableConflict) are retried, so the work function must keep its effects inside
  * the transaction.
+ *
+ * With WRITE_BATCH_MAX above 1 (and traces off), the changes run `batchable` share transactions
+ * while they wait (WriteQueue, on as many lanes as the pool has connections): one after another in
+ * one transaction, each seeing the ones before it as it would had they committed just before, with
+ * one flush and one COMMIT for all. Any error before the COMMIT runs each again alone, so each
+ * caller gets the answer it would have got alone; a COMMIT whose outcome is unknown answers each
+ * with its error, as one change's does.
  */
 @Injectable()
 export class UnitOfWork {
   private readonly logger = new Logger(UnitOfWork.name);
+  private readonly queue: WriteQueue<Work> | null;
+  /** Batches of more than one change run again one by one after an error. */
+  private reruns = 0;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly bus: EventBus,
     private readonly announcer: CommitAnnouncer,
     @Inject(UNINDEXED_WORDS) private readonly unindexed: ReadonlySet<number>,
+    @Inject(SETTINGS) settings: Settings,
+    @Optional() @Inject(MetricsRegistry) metrics: MetricsRegistry | null = null,
     @Optional() @Inject(TRACING) private readonly tracing: Tracing | null = null,
-  ) {}
+  ) {
+    // A batch's changes would share one request's trace context: with traces on, each runs alone.
+    this.queue = settings.writeBatchMax > 1 && !tracing ? new WriteQueue(settings.databasePoolMax, settings.writeBatchMax, (b) => this.serve(b)) : null;
+    if (metrics) registerWriteBatchMetrics(metrics, this.queue, () => this.reruns);
+  }
 
-  async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  /** `batchable`: the change may share its transaction with others waiting (see above). */
+  async run<T>(work: (tx: Tx) => Promise<T>, { batchable = false }: { batchable?: boolean } = {}): Promise<T> {
+    if (batchable && this.queue) return (await this.queue.submit(work)) as T;
+    return this.alone(work);
+  }
+
+  private async alone<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let tx: Tx | undefined;
       try {
         const result = await transaction(this.dataSource, async (manager) => {
           tx = new Tx(manager);
           const value = await work(tx);
-          await flush(tx, this.tracing, this.unindexed);
-          return value;
+          const flushed = await flush([tx], this.tracing, this.unindexed);
+          return { value, flushed };
         }, { unitOfWork: true });
-        this.committed(tx!);
-        return result;
+        this.committed([tx!], result.flushed);
+        return result.value;
       } catch (err) {
         if (!isRetryableConflict(err) || attempt >= MAX_ATTEMPTS) throw err;
         await sleep(5 * 2 ** attempt + Math.random() * 10);
@@ -167,26 +204,63 @@ export class UnitOfWork {
     }
   }
 
-  private committed(tx: Tx): void {
-    for (const hook of tx.afterCommitHooks) {
+  private async serve(batch: Waiting<Work>[]): Promise<void> {
+    const each = () => Promise.all(batch.map((w) => this.alone(w.work).then(w.resolve, w.reject)));
+    if (batch.length === 1) return void (await each());
+    const txs: Tx[] = [];
+    const values: unknown[] = [];
+    let committing = false;
+    let flushed: Flushed;
+    try {
+      flushed = await transaction(this.dataSource, async (manager) => {
+        for (const w of batch) {
+          const tx = new Tx(manager);
+          values.push(await w.work(tx));
+          txs.push(tx);
+        }
+        committing = true;
+        return flush(txs, this.tracing, this.unindexed);
+      }, { unitOfWork: true });
+    } catch (err) {
+      if (committing && !rolledBack(err)) {
+        for (const w of batch) w.reject(err);
+        return;
+      }
+      this.reruns++;
+      return void (await each());
+    }
+    this.committed(txs, flushed);
+    batch.forEach((w, i) => w.resolve(values[i]));
+  }
+
+  private committed(txs: Tx[], flushed: Flushed): void {
+    for (const hook of txs.flatMap((tx) => tx.afterCommitHooks)) {
       try {
         hook();
       } catch (err) {
         this.logger.error({ err }, 'after-commit hook failed');
       }
     }
-    if (tx.notifiedPlayers.length) {
-      this.bus.publishNotified(tx.notifiedPlayers);
-      this.announcer.announce(NOTIFICATIONS_CHANNEL, tx.notifiedPlayers.map((p) => formatSignal({ t: 'new', g: p.gameId, u: p.svcUserId })));
+    const { notifiedPlayers, deliveriesQueued } = flushed;
+    if (notifiedPlayers.length) {
+      this.bus.publishNotified(notifiedPlayers);
+      this.announcer.announce(NOTIFICATIONS_CHANNEL, notifiedPlayers.map((p) => formatSignal({ t: 'new', g: p.gameId, u: p.svcUserId })));
     }
-    if (tx.deliveriesQueued) this.announcer.announce(DELIVERIES_CHANNEL, ['']);
-    for (const a of tx.announcements) this.announcer.announce(a.channel, [a.payload]);
-    if (!tx.events.length) return;
-    this.announcer.announce(EVENTS_CHANNEL, new Set(tx.events.map((e) => e.gameId)));
+    if (deliveriesQueued) this.announcer.announce(DELIVERIES_CHANNEL, ['']);
+    for (const a of txs.flatMap((tx) => tx.announcements)) this.announcer.announce(a.channel, [a.payload]);
+    const events = txs.flatMap((tx) => tx.events);
+    if (!events.length) return;
+    this.announcer.announce(EVENTS_CHANNEL, new Set(events.map((e) => e.gameId)));
     // The streams' reads of the feed that this wakes belong to no request's trace.
-    if (this.tracing) this.tracing.detached(() => this.bus.publish(tx.events));
-    else this.bus.publish(tx.events);
+    if (this.tracing) this.tracing.detached(() => this.bus.publish(events));
+    else this.bus.publish(events);
   }
+}
+
+/** What the flush learnt: the players it wrote a notification for, and whether a webhook endpoint takes one of the events (the workers are woken). */
+interface Flushed {
+  notifiedPlayers: NotifiedPlayer[];
+  deliveriesQueued: boolean;
 }
 
 /**
@@ -202,64 +276,83 @@ export class UnitOfWork {
  * comes from their column defaults. With traces on, the events keep the
  * trace context of the request that wrote them, which their webhook attempts link to.
  */
-async function flush(tx: Tx, tracing: Tracing | null, unindexed: ReadonlySet<number>): Promise<void> {
-  if (!tx.auditEntries.length && !tx.events.length && !tx.notifications.length && !tx.playerNotifications.length) return;
-  const trace = tracing && tx.events.length ? tracing.carrier() : null;
-  const auditIdList = auditIds(tx.auditEntries, tx.events);
+async function flush(txs: readonly Tx[], tracing: Tracing | null, unindexed: ReadonlySet<number>): Promise<Flushed> {
+  const flushed: Flushed = { notifiedPlayers: [], deliveriesQueued: false };
+  const staged = (pick: (tx: Tx) => readonly unknown[]) => txs.some((tx) => pick(tx).length);
+  if (!staged((tx) => tx.auditEntries) && !staged((tx) => tx.events) && !staged((tx) => tx.notifications) && !staged((tx) => tx.playerNotifications)) {
+    return flushed;
+  }
+  // Traces on, a change runs alone (UnitOfWork): its events keep its request's context.
+  const trace = tracing && staged((tx) => tx.events) ? tracing.carrier() : null;
   const part = (a: AuditInput | undefined): AuditPart | null =>
     a ? { actorUserId: a.actorUserId ?? null, targetId: a.targetId ?? null, payload: a.payload ?? {} } : null;
-  // An entry shares its row with the event whose key it took: the row's names are both parts'.
-  const paired = new Map(auditIdList.map((id, i) => [id, tx.auditEntries[i]]));
-  const eventKeys = new Set(tx.events.map((e) => journalKey(e.id)));
-  const audit = tx.auditEntries.map((a, i) => ({
-    id: auditIdList[i],
-    game_id: a.gameId,
-    group_id: a.groupId ?? null,
-    actor_user_id: a.actorUserId ?? null,
-    action: a.action,
-    target_id: a.targetId ?? null,
-    payload: a.payload ?? {},
-    names: eventKeys.has(auditIdList[i]) ? null : journalNames(part(a), null, unindexed),
-  }));
-  const events = tx.events.map((e, i) => {
-    const body = storedEventBody(e);
-    return {
-      id: e.id,
-      n: i,
-      game_id: e.gameId,
-      group_id: e.groupId ?? null,
-      type: e.type,
-      body,
-      names: journalNames(part(paired.get(journalKey(e.id))), body, unindexed),
-    };
-  });
-  const inbox = tx.playerNotifications.map((n) => ({
-    id: n.id,
-    game_id: n.gameId,
-    user_id: 'svcUserId' in n ? n.svcUserId : null,
-    external_user_id: 'externalUserId' in n ? n.externalUserId : null,
-    kind: n.kind,
-    group_id: n.groupId ?? null,
-    actor_user_id: n.actorUserId ?? null,
-    data: n.data,
-  }));
+  const audit: Record<string, unknown>[] = [];
+  const events: Record<string, unknown>[] = [];
+  let auditOnly = false;
+  for (const tx of txs) {
+    // Each change's entries pair with its own events: a batch's changes are as many transactions' worth.
+    const auditIdList = auditIds(tx.auditEntries, tx.events);
+    // An entry shares its row with the event whose key it took: the row's names are both parts'.
+    const paired = new Map(auditIdList.map((id, i) => [id, tx.auditEntries[i]]));
+    const eventKeys = new Set(tx.events.map((e) => journalKey(e.id)));
+    auditOnly ||= auditIdList.some((id) => !eventKeys.has(id));
+    tx.auditEntries.forEach((a, i) =>
+      audit.push({
+        id: auditIdList[i],
+        game_id: a.gameId,
+        group_id: a.groupId ?? null,
+        actor_user_id: a.actorUserId ?? null,
+        action: a.action,
+        target_id: a.targetId ?? null,
+        payload: a.payload ?? {},
+        names: eventKeys.has(auditIdList[i]) ? null : journalNames(part(a), null, unindexed),
+      }),
+    );
+    for (const e of tx.events) {
+      const body = storedEventBody(e);
+      events.push({
+        id: e.id,
+        n: events.length,
+        game_id: e.gameId,
+        group_id: e.groupId ?? null,
+        type: e.type,
+        body,
+        names: journalNames(part(paired.get(journalKey(e.id))), body, unindexed),
+      });
+    }
+  }
+  const inbox = txs.flatMap((tx) =>
+    tx.playerNotifications.map((n) => ({
+      id: n.id,
+      game_id: n.gameId,
+      user_id: 'svcUserId' in n ? n.svcUserId : null,
+      external_user_id: 'externalUserId' in n ? n.externalUserId : null,
+      kind: n.kind,
+      group_id: n.groupId ?? null,
+      actor_user_id: n.actorUserId ?? null,
+      data: n.data,
+    })),
+  );
+  const notifications = txs.flatMap((tx) => tx.notifications);
   // The events go in the order staged (`n`): each row takes its seq, the feed's order within the
   // transaction, as it is inserted. The flush is the transaction's last statement: its batch carries the COMMIT.
-  const connection: unknown = (tx.manager.queryRunner as { databaseConnection?: unknown } | undefined)?.databaseConnection;
+  const { manager } = txs[0];
+  const connection: unknown = (manager.queryRunner as { databaseConnection?: unknown } | undefined)?.databaseConnection;
   if (connection instanceof ServiceClient) connection.commitWithNext();
   const statement = flushStatement({
     audit: audit.length ? JSON.stringify(audit) : null,
     events: events.length ? JSON.stringify(events) : null,
     trace: trace && JSON.stringify(trace),
-    notifies: tx.notifications.length ? JSON.stringify(tx.notifications) : null,
+    notifies: notifications.length ? JSON.stringify(notifications) : null,
     inbox: inbox.length ? JSON.stringify(inbox) : null,
-    auditOnly: auditIdList.some((id) => !eventKeys.has(id)),
+    auditOnly,
   });
-  const rows: { g: string | null; u: string | null; d: boolean }[] = await tx.manager.query(statement.text, statement.params);
+  const rows: { g: string | null; u: string | null; d: boolean }[] = await manager.query(statement.text, statement.params);
   // The recipients, resolved in the statement: this instance drops what it cached of them on commit,
   // before its own announcement comes back (a player's next read here sees the new notification).
   for (const r of rows) {
-    if (r.g && r.u) tx.notifiedPlayers.push({ gameId: r.g, svcUserId: r.u });
-    if (r.d) tx.deliveriesQueued = true;
+    if (r.g && r.u) flushed.notifiedPlayers.push({ gameId: r.g, svcUserId: r.u });
+    if (r.d) flushed.deliveriesQueued = true;
   }
+  return flushed;
 }

@@ -77,7 +77,7 @@ export class MembersService {
         if (group.passcodeHash && group.passcodeHash !== checked) return { passcodeHash: group.passcodeHash, groupId: group.id };
         if (locked.banScope) throw bannedError(locked.banScope);
         return { member: (await this.membership.activateAlongside(tx, group, dto.userId, { via: 'public-join' }, locked)).dto };
-      });
+      }, { batchable: true });
       if ('member' in outcome) return outcome.member;
       if (dto.passcode === undefined || dto.passcode === null) {
         throw new ApiError('passcode_required', 'this group requires a passcode to join');
@@ -99,7 +99,7 @@ export class MembersService {
         this.recordDeparture(tx, group, member, 'member.left', member.svcUserId, { memberId: member.id, reason: 'left' });
       }
       return toMemberDto(member);
-    });
+    }, { batchable: true });
   }
 
   /** `by`: the operator of an admin request, recorded in the operator audit when the kick changes something. */
