@@ -21,6 +21,7 @@ describe('parseSettings', () => {
         databasePoolMax: 10,
         gameReadConcurrency: 5,
         writeBatchMax: 1,
+        writeBatchLanes: 2,
         migrateOnBoot: true,
         databaseStatementTimeoutMs: 30_000,
         databaseIdleInTransactionTimeoutMs: 15_000,
@@ -68,6 +69,8 @@ describe('parseSettings', () => {
     expect(settingsErrorOf({ GAME_READ_CONCURRENCY: '0' }).setting).toBe('GAME_READ_CONCURRENCY');
     expect(settingsErrorOf({ WRITE_BATCH_MAX: '0' }).setting).toBe('WRITE_BATCH_MAX');
     expect(settingsErrorOf({ WRITE_BATCH_MAX: '65' }).setting).toBe('WRITE_BATCH_MAX');
+    expect(parseSettings({ DATABASE_POOL_MAX: '1' }).writeBatchLanes).toBe(1);
+    expect(settingsErrorOf({ DATABASE_POOL_MAX: '4', WRITE_BATCH_LANES: '5' }).setting).toBe('WRITE_BATCH_LANES');
   });
 
   describe('with valid values', () => {
@@ -77,6 +80,7 @@ describe('parseSettings', () => {
         DATABASE_POOL_MAX: '25',
         GAME_READ_CONCURRENCY: '3',
         WRITE_BATCH_MAX: '8',
+        WRITE_BATCH_LANES: '4',
         MIGRATE_ON_BOOT: 'false',
         DATABASE_READ_URL: 'postgresql://user:pw@replica:5432/guildhall',
         READ_REPLICA_MAX_LAG_MS: '500',
@@ -104,6 +108,7 @@ describe('parseSettings', () => {
         databasePoolMax: 25,
         gameReadConcurrency: 3,
         writeBatchMax: 8,
+        writeBatchLanes: 4,
         migrateOnBoot: false,
         databaseStatementTimeoutMs: 30_000,
         databaseIdleInTransactionTimeoutMs: 15_000,

@@ -15,6 +15,8 @@ export interface Settings {
   gameReadConcurrency: number;
   /** Writes that may share one transaction while they wait for one (1, the default, is off; docs/operations.md). */
   writeBatchMax: number;
+  /** Transactions at once that serve those writes on an instance (at most DATABASE_POOL_MAX). */
+  writeBatchLanes: number;
   /** Longest a statement of this service may run (ms, 0 = no limit): a blocked or runaway query gives up. */
   databaseStatementTimeoutMs: number;
   /** Longest one of this service's transactions may sit idle (ms, 0 = no limit) before Postgres ends it and frees its locks. */
@@ -257,6 +259,7 @@ export function parseSettings(env: Env): Settings {
     databasePoolMax: poolMax,
     migrateOnBoot: flag(env, 'MIGRATE_ON_BOOT', true),
     writeBatchMax: integer(env, 'WRITE_BATCH_MAX', 1, 1, 64),
+    writeBatchLanes: integer(env, 'WRITE_BATCH_LANES', Math.min(2, poolMax), 1, poolMax),
     gameReadConcurrency: integer(env, 'GAME_READ_CONCURRENCY', Math.max(1, Math.floor(poolMax / 2)), 1, 1000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     databaseIdleInTransactionTimeoutMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 0, 3_600_000),

@@ -152,7 +152,7 @@ export function rolledBack(err: unknown): boolean {
  * the transaction.
  *
  * With WRITE_BATCH_MAX above 1 (and traces off), the changes run `batchable` share transactions
- * while they wait (WriteQueue, on as many lanes as the pool has connections): one after another in
+ * while they wait (WriteQueue, on WRITE_BATCH_LANES transactions at once): one after another in
  * one transaction, each seeing the ones before it as it would had they committed just before, with
  * one flush and one COMMIT for all. Any error before the COMMIT runs each again alone, so each
  * caller gets the answer it would have got alone; a COMMIT whose outcome is unknown answers each
@@ -175,7 +175,7 @@ export class UnitOfWork {
     @Optional() @Inject(TRACING) private readonly tracing: Tracing | null = null,
   ) {
     // A batch's changes would share one request's trace context: with traces on, each runs alone.
-    this.queue = settings.writeBatchMax > 1 && !tracing ? new WriteQueue(settings.databasePoolMax, settings.writeBatchMax, (b) => this.serve(b)) : null;
+    this.queue = settings.writeBatchMax > 1 && !tracing ? new WriteQueue(settings.writeBatchLanes, settings.writeBatchMax, (b) => this.serve(b)) : null;
     if (metrics) registerWriteBatchMetrics(metrics, this.queue, () => this.reruns);
   }
 

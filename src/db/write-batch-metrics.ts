@@ -21,7 +21,7 @@ export function registerWriteBatchMetrics(metrics: MetricsRegistry, queue: Pick<
   );
   metrics.gauge({
     name: 'svc_write_batch_waiting',
-    help: 'Batchable writes waiting for a lane (one of DATABASE_POOL_MAX transactions at once).',
+    help: 'Batchable writes waiting for a lane (one of WRITE_BATCH_LANES transactions at once).',
     collect() {
       this.set(queue?.queued ?? 0);
     },

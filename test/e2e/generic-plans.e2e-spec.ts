@@ -5,7 +5,8 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
  * A prepared statement read after the sessions (the webhook worker's position claim) runs on its
  * generic plan from its first call on a connection, where PostgreSQL's `auto` mode would plan it
  * anew on each of its first five calls there, and for good when its generic plan costs more than
- * its custom ones; the setting that asks for it ends with the statement's batch.
+ * its custom ones; the setting that asks for it ends with the statement's batch. That plan, kept for
+ * the connection's life, uses an index wherever one serves, whatever the tables held when it was made.
  */
 let db: TestDatabase;
 let c: ServiceClient;
@@ -50,4 +51,23 @@ it('a statement that fails ends the setting with its batch', async () => {
   await expect(c.queryAfterSessions('SELECT 1 / $1::int AS n', [0])).rejects.toMatchObject({ code: '22012' });
   expect((await plain(MODE)).rows).toEqual([{ mode: 'auto' }]);
   expect(await c.queryAfterSessions('SELECT 1 / $1::int AS n', [1])).toEqual([{ n: 1 }]);
+});
+
+it('keeps probing a table by its index once it has grown, where its plan was made while it was empty', async () => {
+  await plain('CREATE TABLE grown (id uuid PRIMARY KEY, n int) WITH (autovacuum_enabled = false)');
+  // Known empty, as autovacuum finds webhook_deliveries on a new database: a scan of it costs nothing.
+  await plain('VACUUM ANALYZE grown');
+  const sql = 'SELECT EXISTS (SELECT 1 FROM grown g WHERE g.id = $1::uuid) AS found';
+  const some = '01900000-0000-7000-8000-000000000001';
+  expect(await c.queryAfterSessions(sql, [some])).toEqual([{ found: false }]);
+  await plain(`INSERT INTO grown SELECT ('01900000-0000-7000-8000-' || lpad(to_hex(n), 12, '0'))::uuid, n FROM generate_series(1, 20000) n`);
+  expect(await c.queryAfterSessions(sql, [some])).toEqual([{ found: true }]);
+  const { rows } = await plain(`SELECT name FROM pg_prepared_statements WHERE statement = '${sql}'`);
+  // The plan the connection keeps for the statement (EXPLAIN EXECUTE takes it from the plan cache).
+  await plain('SET plan_cache_mode = force_generic_plan');
+  const plan = (await plain(`EXPLAIN EXECUTE "${rows[0].name as string}"('${some}')`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+  await plain('RESET plan_cache_mode');
+  expect(plan).toMatch(/Index (Only )?Scan using grown_pkey on grown/);
+  expect(plan).not.toMatch(/Seq Scan/);
+  expect(await plans('SELECT EXISTS (SELECT 1 FROM grown')).toEqual({ generic: 3, custom: 0 });
 });
