@@ -18,7 +18,7 @@ import { flushStatement } from './flush-sql';
 import { storedEventBody } from './event-envelope';
 import { journalNames, UNINDEXED_WORDS, type AuditPart } from './journal-names';
 import { auditIds } from './journal-pairing';
-import { ServiceClient } from './prepared-client';
+import { unitOfWorkClient } from './sql';
 import { transaction } from './transaction';
 import { WriteQueue, type Waiting } from './write-queue';
 import { registerWriteBatchMetrics } from './write-batch-metrics';
@@ -277,13 +277,6 @@ interface Flushed {
  * trace context of the request that wrote them, which their webhook attempts link to.
  */
 async function flush(txs: readonly Tx[], tracing: Tracing | null, unindexed: ReadonlySet<number>): Promise<Flushed> {
-  const flushed: Flushed = { notifiedPlayers: [], deliveriesQueued: false };
-  const staged = (pick: (tx: Tx) => readonly unknown[]) => txs.some((tx) => pick(tx).length);
-  if (!staged((tx) => tx.auditEntries) && !staged((tx) => tx.events) && !staged((tx) => tx.notifications) && !staged((tx) => tx.playerNotifications)) {
-    return flushed;
-  }
-  // Traces on, a change runs alone (UnitOfWork): its events keep its request's context.
-  const trace = tracing && staged((tx) => tx.events) ? tracing.carrier() : null;
   const part = (a: AuditInput | undefined): AuditPart | null =>
     a ? { actorUserId: a.actorUserId ?? null, targetId: a.targetId ?? null, payload: a.payload ?? {} } : null;
   const audit: Record<string, unknown>[] = [];
@@ -334,11 +327,14 @@ async function flush(txs: readonly Tx[], tracing: Tracing | null, unindexed: Rea
     })),
   );
   const notifications = txs.flatMap((tx) => tx.notifications);
+  const flushed: Flushed = { notifiedPlayers: [], deliveriesQueued: false };
+  if (!audit.length && !events.length && !notifications.length && !inbox.length) return flushed;
+  // Traces on, a change runs alone (UnitOfWork): its events keep its request's context.
+  const trace = tracing && events.length ? tracing.carrier() : null;
   // The events go in the order staged (`n`): each row takes its seq, the feed's order within the
   // transaction, as it is inserted. The flush is the transaction's last statement: its batch carries the COMMIT.
   const { manager } = txs[0];
-  const connection: unknown = (manager.queryRunner as { databaseConnection?: unknown } | undefined)?.databaseConnection;
-  if (connection instanceof ServiceClient) connection.commitWithNext();
+  unitOfWorkClient(manager)?.commitWithNext();
   const statement = flushStatement({
     audit: audit.length ? JSON.stringify(audit) : null,
     events: events.length ? JSON.stringify(events) : null,
