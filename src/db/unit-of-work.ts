@@ -21,6 +21,7 @@ import { auditIds } from './journal-pairing';
 import { unitOfWorkClient } from './sql';
 import { transaction } from './transaction';
 import { WriteQueue, type Waiting } from './write-queue';
+import { sharedAnswers, waves, type SharedWrite } from './shared-write';
 import { registerWriteBatchMetrics } from './write-batch-metrics';
 
 export interface AuditInput {
@@ -131,8 +132,11 @@ export function isRetryableConflict(err: unknown): boolean {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** What a change does, given its transaction's Tx. */
-type Work = (tx: Tx) => Promise<unknown>;
+/** A change run alone: its shared statement's `one`, then its rest. */
+const aloneWork =
+  <T>(write: SharedWrite<unknown, unknown, T, Tx>) =>
+  async (tx: Tx): Promise<T> =>
+    write.then(tx, await write.statement.one(tx.manager, write.request));
 
 /**
  * Whether a batch's transaction, failed with `err` once its COMMIT may have gone, is known not to
@@ -151,19 +155,21 @@ export function rolledBack(err: unknown): boolean {
  * meanwhile (isRetryableConflict) are retried, so the work function must keep its effects inside
  * the transaction.
  *
- * With WRITE_BATCH_MAX above 1 (and traces off), the changes run `batchable` share transactions
- * while they wait (WriteQueue, on WRITE_BATCH_LANES transactions at once): one after another in
- * one transaction, each seeing the ones before it as it would had they committed just before, with
- * one flush and one COMMIT for all. Any error before the COMMIT runs each again alone, so each
- * caller gets the answer it would have got alone; a COMMIT whose outcome is unknown answers each
- * with its error, as one change's does.
+ * With WRITE_BATCH_MAX above 1 (and traces off), the changes run through runShared share
+ * transactions while they wait (WriteQueue, on WRITE_BATCH_LANES transactions at once), and their
+ * first statements: the batch is cut into runs of writes that name no group or player in common
+ * (waves), each run's statements go as one statement of each kind, and each write's rest follows,
+ * in order, in the one transaction, with one flush and one COMMIT for all. That is the batch's
+ * writes run one after another. Any error before the COMMIT runs each again alone, so each caller
+ * gets the answer it would have got alone; a COMMIT whose outcome is unknown answers each with its
+ * error, as one change's does.
  */
 @Injectable()
 export class UnitOfWork {
   private readonly logger = new Logger(UnitOfWork.name);
-  private readonly queue: WriteQueue<Work> | null;
-  /** Batches of more than one change run again one by one after an error. */
-  private reruns = 0;
+  private readonly queue: WriteQueue<SharedWrite<unknown, unknown, unknown, Tx>> | null;
+  /** Batches of more than one change run again one by one after an error, and the shared statements sent. */
+  private readonly batches = { reruns: 0, shared: { statements: 0, writes: 0 } };
 
   constructor(
     private readonly dataSource: DataSource,
@@ -176,13 +182,17 @@ export class UnitOfWork {
   ) {
     // A batch's changes would share one request's trace context: with traces on, each runs alone.
     this.queue = settings.writeBatchMax > 1 && !tracing ? new WriteQueue(settings.writeBatchLanes, settings.writeBatchMax, (b) => this.serve(b)) : null;
-    if (metrics) registerWriteBatchMetrics(metrics, this.queue, () => this.reruns);
+    if (metrics) registerWriteBatchMetrics(metrics, this.queue, this.batches);
   }
 
-  /** `batchable`: the change may share its transaction with others waiting (see above). */
-  async run<T>(work: (tx: Tx) => Promise<T>, { batchable = false }: { batchable?: boolean } = {}): Promise<T> {
-    if (batchable && this.queue) return (await this.queue.submit(work)) as T;
+  async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.alone(work);
+  }
+
+  /** A change that starts with a statement the changes waiting with it may share (see above). */
+  async runShared<Req, Res, T>(write: SharedWrite<Req, Res, T, Tx>): Promise<T> {
+    if (this.queue) return (await this.queue.submit(write as SharedWrite<unknown, unknown, unknown, Tx>)) as T;
+    return this.alone(aloneWork(write));
   }
 
   private async alone<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -204,8 +214,8 @@ export class UnitOfWork {
     }
   }
 
-  private async serve(batch: Waiting<Work>[]): Promise<void> {
-    const each = () => Promise.all(batch.map((w) => this.alone(w.work).then(w.resolve, w.reject)));
+  private async serve(batch: Waiting<SharedWrite<unknown, unknown, unknown, Tx>>[]): Promise<void> {
+    const each = () => Promise.all(batch.map((w) => this.alone(aloneWork(w.work)).then(w.resolve, w.reject)));
     if (batch.length === 1) return void (await each());
     const txs: Tx[] = [];
     const values: unknown[] = [];
@@ -213,10 +223,13 @@ export class UnitOfWork {
     let flushed: Flushed;
     try {
       flushed = await transaction(this.dataSource, async (manager) => {
-        for (const w of batch) {
-          const tx = new Tx(manager);
-          values.push(await w.work(tx));
-          txs.push(tx);
+        for (const wave of waves(batch.map((w) => w.work))) {
+          const answers = await sharedAnswers(manager, wave, this.batches.shared);
+          for (const write of wave) {
+            const tx = new Tx(manager);
+            values.push(await write.then(tx, answers.get(write)));
+            txs.push(tx);
+          }
         }
         committing = true;
         return flush(txs, this.tracing, this.unindexed);
@@ -226,7 +239,7 @@ export class UnitOfWork {
         for (const w of batch) w.reject(err);
         return;
       }
-      this.reruns++;
+      this.batches.reruns++;
       return void (await each());
     }
     this.committed(txs, flushed);

@@ -1,14 +1,20 @@
 import type { MetricsRegistry } from '../observability/metrics/metrics-registry';
+import type { SharedCount } from './shared-write';
 import type { WriteQueue } from './write-queue';
 
 /**
  * The write batches of this instance (WRITE_BATCH_MAX): transactions served and the changes they
- * carried (their ratio is the mean batch), those waiting for a lane, and the batches run again one
- * by one after an error. Zero while batching is off.
+ * carried (their ratio is the mean batch), those waiting for a lane, the batches run again one by
+ * one after an error, and the statements that carried several writes' first statements. Zero while
+ * batching is off.
  */
-export function registerWriteBatchMetrics(metrics: MetricsRegistry, queue: Pick<WriteQueue<unknown>, 'served' | 'queued'> | null, reruns: () => number): void {
+export function registerWriteBatchMetrics(
+  metrics: MetricsRegistry,
+  queue: Pick<WriteQueue<unknown>, 'served' | 'queued'> | null,
+  batches: { readonly reruns: number; readonly shared: SharedCount },
+): void {
   metrics.counterOf(
-    { name: 'svc_write_batches_total', help: 'Transactions that served batchable writes (WRITE_BATCH_MAX), one write or several.' },
+    { name: 'svc_write_batches_total', help: 'Transactions that served writes of the write queue (WRITE_BATCH_MAX: joins and leaves), one write or several.' },
     () => queue?.served.batches ?? 0,
   );
   metrics.counterOf(
@@ -17,7 +23,15 @@ export function registerWriteBatchMetrics(metrics: MetricsRegistry, queue: Pick<
   );
   metrics.counterOf(
     { name: 'svc_write_batch_reruns_total', help: 'Batches of several writes that failed before their COMMIT and ran each write again alone.' },
-    reruns,
+    () => batches.reruns,
+  );
+  metrics.counterOf(
+    { name: 'svc_write_shared_statements_total', help: 'Statements that carried the first statements of several writes of a batch (one per kind and run of writes that name no group or player in common).' },
+    () => batches.shared.statements,
+  );
+  metrics.counterOf(
+    { name: 'svc_write_shared_statement_writes_total', help: 'Writes whose first statement went in a shared one; divided by svc_write_shared_statements_total, the writes a shared statement carries.' },
+    () => batches.shared.writes,
   );
   metrics.gauge({
     name: 'svc_write_batch_waiting',

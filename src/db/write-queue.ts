@@ -6,7 +6,7 @@ export interface Waiting<T = unknown> {
 }
 
 /**
- * The writes that may share a transaction (UnitOfWork, `batchable`), served on at most `lanes`
+ * The writes that may share a transaction (UnitOfWork.runShared), served on at most `lanes`
  * transactions at once. A lane coming free takes every write waiting, up to `max`, in the order
  * they came: batches form only while writes wait anyway, so a quiet service serves each alone at
  * once, and a busy one serves as many per transaction as have queued behind the lanes. `serve`

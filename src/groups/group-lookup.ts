@@ -6,7 +6,23 @@ import { isUuid } from '../common/ids';
 import { IdentityService } from '../identity/identity.service';
 import type { Refusal } from './admission';
 import type { GroupRow, LookedUpGroup } from './group-row';
-import { GroupsRepository, type Alongside } from './groups.repository';
+import { GroupsRepository, type Alongside, type LookupRow } from './groups.repository';
+
+/** What a member write's lookup found (GroupsRepository.findWithUser): its group, the user and the write made alongside. */
+export interface LookedUp {
+  group: LookedUpGroup;
+  svcUserId: string | null;
+  banScope: BanScope | null;
+  refusal: Refusal | null;
+  alongside: Record<string, unknown> | null;
+}
+
+/** The lookup's row as liveWithUser answers it: a group missing or soft-deleted is 404. */
+export function liveLookedUp(row: LookupRow | null): LookedUp {
+  if (!row || row.softDeletedAt) throw ApiError.notFound('group');
+  const { svcUserId, banScope, refusal, alongside, ...group } = row;
+  return { group, svcUserId, banScope, refusal, alongside: alongside ?? null };
+}
 
 /**
  * Finds the group a request names. Missing, in another game or soft-deleted all answer the same
@@ -38,11 +54,8 @@ export class GroupLookup {
     groupId: string,
     externalUserId: string,
     { lock, banScope = false, admission = false, with: alongside }: { lock: boolean; banScope?: boolean; admission?: boolean; with?: Alongside },
-  ): Promise<{ group: LookedUpGroup; svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside: Record<string, unknown> | null }> {
-    const row = isUuid(groupId) ? await this.groups.findWithUser(m, gameId, groupId, externalUserId, { lock, banScope, admission, with: alongside }) : null;
-    if (!row || row.softDeletedAt) throw ApiError.notFound('group');
-    const { svcUserId, banScope: ban, refusal, alongside: member, ...group } = row;
-    return { group, svcUserId, banScope: ban, refusal, alongside: member ?? null };
+  ): Promise<LookedUp> {
+    return liveLookedUp(isUuid(groupId) ? await this.groups.findWithUser(m, gameId, groupId, externalUserId, { lock, banScope, admission, with: alongside }) : null);
   }
 
   /**

@@ -3,7 +3,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { banScopeSql, type BanScope } from '../bans/ban-checker';
 import type { AdvisoryLock } from '../db/advisory-locks';
 import { unpack } from '../db/packed-row';
-import { lockBeforeNextStatement, preparedRows, sqlRows } from '../db/sql';
+import { lockBeforeNextStatement, preparedRows, sqlRows, unitOfWorkClient } from '../db/sql';
+import { isUuid } from '../common/ids';
 import { externalKey, internalIdSql } from '../identity/identity.repository';
 import { lockUsersForWrite } from '../identity/user-lock';
 import { admissionSql, type Refusal } from './admission';
@@ -64,6 +65,28 @@ const COLUMN: Record<keyof GroupChanges, string> = {
  * read. `param` adds a value to the statement's parameters and answers its placeholder.
  */
 export type Alongside = (param: (value: unknown) => string) => string;
+
+/**
+ * A write made in a shared lookup's statement (findManyWithUser), one for each of its rows: CTEs as
+ * Alongside's, that read `lookup` row by row (never as a whole: a CTE that reads every row once,
+ * as `SELECT 1 FROM lookup` would, sees the other writes' rows), with each write's own values as
+ * the lookup's columns `inputs`.
+ */
+export interface SharedAlongside {
+  inputs: readonly { name: string; type: 'uuid' | 'text' }[];
+  sql: string;
+}
+
+/** One write's part of a shared lookup: its game, group, user and `inputs`' values, in order. */
+export interface SharedLookupRequest {
+  gameId: string;
+  groupId: string;
+  externalUserId: string;
+  inputs: readonly unknown[];
+}
+
+/** A member write's lookup row (findWithUser, findManyWithUser): the group, the user's internal id, ban and refusal, and the write's row. */
+export type LookupRow = LookedUpGroup & { svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside?: Record<string, unknown> | null };
 
 /** Several writes in the lookup's statement, in order (a later one may read an earlier one's CTE). */
 export const alongsideOf =
@@ -168,6 +191,59 @@ export class GroupsRepository {
       params,
     );
     return row ?? null;
+  }
+
+  /**
+   * findWithUser for several writes in one statement, with the ban scope and admission read and
+   * `alongside`'s write made for each (the joins or leaves of a batch, UnitOfWork): the answers in
+   * the requests' order, null for a group that is not there (or an id that is not a uuid). No two
+   * requests may name the same group or the same user, as each row is read in the one snapshot
+   * of the statement, before any of their writes. The locks are findWithUser's, groups first, each
+   * in key order (so two batches never wait on each other for them); the plan generic
+   * (ServiceClient.genericPlanNext).
+   */
+  async findManyWithUser(
+    m: EntityManager,
+    requests: readonly SharedLookupRequest[],
+    { banScope, admission, with: alongside }: { banScope: boolean; admission: boolean; with: SharedAlongside },
+  ): Promise<(LookupRow | null)[]> {
+    const asked = requests.map((r, i) => ({ ...r, i })).filter((r) => isUuid(r.groupId));
+    const answers: (LookupRow | null)[] = requests.map(() => null);
+    if (!asked.length) return answers;
+    const sorted = <T>(items: T[], key: (t: T) => string) => [...items].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    await lockBeforeNextStatement(m, sorted([...new Set(asked.map((r) => r.groupId.toLowerCase()))], (g) => g).flatMap((g) => lockGroup(g, 'members')));
+    for (const gameId of sorted([...new Set(asked.map((r) => r.gameId))], (g) => g)) {
+      await lockUsersForWrite(m, gameId, sorted(asked.filter((r) => r.gameId === gameId).map((r) => r.externalUserId), (u) => u));
+    }
+    unitOfWorkClient(m)?.genericPlanNext();
+    const inputs = alongside.inputs.map((input, k) => ({ ...input, k }));
+    const columns = ['in_n', 'in_group_id', 'in_game_id', 'in_user', ...inputs.map((c) => c.name)];
+    const types = ['int', 'uuid', 'uuid', 'text', ...inputs.map((c) => c.type)];
+    const params: unknown[] = [
+      asked.map((r) => r.i),
+      asked.map((r) => r.groupId),
+      asked.map((r) => r.gameId),
+      asked.map((r) => r.externalUserId),
+      ...inputs.map((c) => asked.map((r) => r.inputs[c.k])),
+    ];
+    const rows = await sqlRows<{ in_n: number; alongside: Record<string, unknown> | null } & Record<string, unknown>>(
+      m,
+      `WITH lookup AS (
+         SELECT i.*, ${LOOKUP_GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope",
+                ${admission ? admissionSql({ id: 'g.id', gameId: 'g.game_id', maxMembers: 'g.max_members', kind: 'g.kind' }, 'u.user_id') : 'NULL'} AS refusal
+         FROM unnest(${types.map((type, k) => `$${k + 1}::${type}[]`).join(', ')}) AS i(${columns.join(', ')})
+         JOIN groups g ON g.id = i.in_group_id AND g.game_id = i.in_game_id
+         ${identityJoin('g.game_id', 'i.in_user')}
+       ), ${alongside.sql}
+       SELECT l.*, to_jsonb(w) AS alongside FROM lookup l LEFT JOIN alongside w ON w."groupId" = l.id AND w."svcUserId" = l."svcUserId"`,
+      params,
+    );
+    for (const row of rows) {
+      const answer: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(row)) if (!key.startsWith('in_')) answer[key] = value;
+      answers[row.in_n] = answer as LookupRow;
+    }
+    return answers;
   }
 
   /** Makes a user the group's owner (EXTENSIONS X6), or leaves it without one. */

@@ -3,7 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import { preparedRows, sqlRows } from '../db/sql';
 import { admissionSql, type Refusal } from '../groups/admission';
-import type { Alongside } from '../groups/groups.repository';
+import type { Alongside, SharedAlongside } from '../groups/groups.repository';
 import { holdersSql } from '../permissions/grant-sql';
 import { packedSql, unpack } from '../db/packed-row';
 import { MEMBER_JSON_PARTS } from './member-json';
@@ -57,12 +57,33 @@ const BANNED_COLUMNS = `${MEMBER_COLUMNS}, (m.banned_until IS NULL OR m.banned_u
  */
 export function activateAlongside(externalUserId: string, checkedPasscodeHash: string | null): Alongside {
   return (p) =>
-    activation(p, externalUserId, `l.visibility = 'public' AND (l."passcodeHash" IS NULL OR l."passcodeHash" = ${p(checkedPasscodeHash)})`, '');
+    activation({ id: p(uuidv7()), externalUserId: p(externalUserId), missing: `NOT EXISTS (SELECT 1 FROM ${LOOKUP_MEMBER})` }, publicJoinAllowed(p(checkedPasscodeHash)), '');
 }
+
+/** Whether the lookup `l` lets a public join go ahead, with `checked` the passcode hash checked outside the transaction. */
+const publicJoinAllowed = (checked: string) => `l.visibility = 'public' AND (l."passcodeHash" IS NULL OR l."passcodeHash" = ${checked})`;
+
+/**
+ * activateAlongside for the public joins of a shared lookup (GroupsRepository.findManyWithUser): each
+ * lookup row `l` carries its join's new member id, external user id and checked passcode hash as
+ * `in_id`, `in_external_id` and `in_checked`. No two rows name the same group or user.
+ */
+export const ACTIVATE_EACH: SharedAlongside = {
+  inputs: [
+    { name: 'in_id', type: 'uuid' },
+    { name: 'in_external_id', type: 'text' },
+    { name: 'in_checked', type: 'text' },
+  ],
+  sql: activation(
+    { id: 'l.in_id', externalUserId: 'l.in_external_id', missing: 'NOT EXISTS (SELECT 1 FROM members m WHERE m.group_id = l.id AND m.user_id = l."svcUserId")' },
+    publicJoinAllowed('l.in_checked'),
+    '',
+  ),
+};
 
 /** A new group's creator, made its first member in the group's insert (GroupsRepository.insert). */
 export function creatorActivationAlongside(externalUserId: string): Alongside {
-  return (p) => activation(p, externalUserId, 'true', '');
+  return (p) => activation({ id: p(uuidv7()), externalUserId: p(externalUserId), missing: `NOT EXISTS (SELECT 1 FROM ${LOOKUP_MEMBER})` }, 'true', '');
 }
 
 /**
@@ -70,23 +91,25 @@ export function creatorActivationAlongside(externalUserId: string): Alongside {
  * redeemAlongside): its row says whether that counted the accept.
  */
 export function invitedActivationAlongside(externalUserId: string): Alongside {
-  return (p) => activation(p, externalUserId, 'true', ', EXISTS (SELECT 1 FROM redeemed) AS redeemed');
+  return (p) =>
+    activation({ id: p(uuidv7()), externalUserId: p(externalUserId), missing: `NOT EXISTS (SELECT 1 FROM ${LOOKUP_MEMBER})` }, 'true', ', EXISTS (SELECT 1 FROM redeemed) AS redeemed');
 }
 
 /**
- * The activation of the lookup's user: a new row when the statement's snapshot holds none (a plain
- * insert: no speculative insertion to confirm, 48 bytes of WAL a join less), else the row reused
- * as ACTIVATE_CONFLICT says. A row another transaction inserts after the snapshot makes the insert
- * fail on members_group_id_user_id_key; the unit of work runs the whole change again
- * (isRetryableConflict), which then finds that row, as ON CONFLICT would have.
+ * The activation of the lookup's user: a new row (`row.id`, `row.externalUserId`) when the statement's
+ * snapshot holds none (`row.missing`; a plain insert: no speculative insertion to confirm, 48 bytes
+ * of WAL a join less), else the row reused as ACTIVATE_CONFLICT says. A row another transaction
+ * inserts after the snapshot makes the insert fail on members_group_id_user_id_key; the unit of
+ * work runs the whole change again (isRetryableConflict), which then finds that row, as ON CONFLICT
+ * would have.
  */
-function activation(p: (value: unknown) => string, externalUserId: string, allowed: string, returning: string): string {
+function activation(row: { id: string; externalUserId: string; missing: string }, allowed: string, returning: string): string {
   const admitted = `l."svcUserId" IS NOT NULL AND l."softDeletedAt" IS NULL AND l."banScope" IS NULL AND l.refusal IS NULL AND ${allowed}`;
   const returned = `RETURNING ${ACTIVATED_COLUMNS}${returning}`;
   return `fresh AS (
        INSERT INTO members AS m (id, group_id, user_id, external_user_id, status)
-       SELECT ${p(uuidv7())}, l.id, l."svcUserId", ${p(externalUserId)}, 'active' FROM lookup l
-       WHERE ${admitted} AND NOT EXISTS (SELECT 1 FROM ${LOOKUP_MEMBER})
+       SELECT ${row.id}, l.id, l."svcUserId", ${row.externalUserId}, 'active' FROM lookup l
+       WHERE ${admitted} AND ${row.missing}
        RETURNING ${FRESH_COLUMNS}${returning}),
      reused AS (
        UPDATE members AS m SET status = 'active', left_at = NULL, banned_until = NULL
@@ -97,8 +120,15 @@ function activation(p: (value: unknown) => string, externalUserId: string, allow
 
 /** A departure (leave or kick) of an active member, made in the group lookup's statement. */
 export function deactivateAlongside(status: 'left' | 'kicked'): Alongside {
-  return (p) => `alongside AS (
-       UPDATE members m SET status = ${p(status)}, left_at = now()
+  return (p) => departure(p(status));
+}
+
+/** deactivateAlongside for the leaves of a shared lookup (GroupsRepository.findManyWithUser). */
+export const LEAVE_EACH: SharedAlongside = { inputs: [], sql: departure("'left'") };
+
+function departure(status: string): string {
+  return `alongside AS (
+       UPDATE members m SET status = ${status}, left_at = now()
        FROM lookup l WHERE m.group_id = l.id AND m.user_id = l."svcUserId" AND m.status = 'active'
        RETURNING ${MEMBER_COLUMNS})`;
 }

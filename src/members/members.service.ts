@@ -11,7 +11,10 @@ import { toPageJson, type PageJson } from '../common/pagination/page';
 import type { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork, type Tx } from '../db/unit-of-work';
-import { GroupLookup } from '../groups/group-lookup';
+import { GroupLookup, liveLookedUp, type LookedUp } from '../groups/group-lookup';
+import { GroupsRepository, type LookupRow } from '../groups/groups.repository';
+import type { SharedStatement } from '../db/shared-write';
+import { joinLookups, leaveLookups, memberWriteKeys, type JoinLookup, type MemberWriteLookup } from './member-write-lookups';
 import { GroupOwnership } from '../groups/group-ownership';
 import type { LookedUpGroup } from '../groups/group-row';
 import { verifyPasscode } from '../groups/passcode';
@@ -24,7 +27,7 @@ import type { JoinGroupDto, KickDto, ListMembersQueryDto, MemberDto, UpdateMembe
 import { MEMBER_ID_FIELD, MEMBER_JOINED_AT_FIELD, memberJson } from './member-json';
 import type { MemberRow } from './member-row';
 import { toMemberDto } from './member-view';
-import { activateAlongside, deactivateAlongside, memberAlongside, MembersRepository, alongsideMember, type MemberChanges } from './members.repository';
+import { deactivateAlongside, memberAlongside, MembersRepository, alongsideMember, type MemberChanges } from './members.repository';
 import { MembershipService } from './membership.service';
 import { PasscodeLimiter } from './passcode-limiter';
 import { ReadSource } from '../db/replica/read-source';
@@ -51,7 +54,15 @@ export class MembersService {
     private readonly ownership: GroupOwnership,
     private readonly configs: GameConfigService,
     @Inject(SETTINGS) private readonly settings: Settings,
-  ) {}
+    groups: GroupsRepository,
+  ) {
+    this.joinLookups = joinLookups(groups);
+    this.leaveLookups = leaveLookups(groups);
+  }
+
+  /** The join's and the leave's first statements, which the writes of a batch share (UnitOfWork.runShared). */
+  private readonly joinLookups: SharedStatement<JoinLookup, LookupRow | null>;
+  private readonly leaveLookups: SharedStatement<MemberWriteLookup, LookupRow | null>;
 
   /**
    * Public join, in one transaction when the group has no passcode. A passcode is checked before
@@ -62,22 +73,23 @@ export class MembersService {
   async join(game: GameContext, groupId: string, dto: JoinGroupDto): Promise<MemberDto> {
     let checked: string | null = null;
     for (;;) {
-      const outcome = await this.uow.run<JoinOutcome>(async (tx) => {
-        const locked = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, dto.userId, {
-          lock: true,
-          banScope: true,
-          admission: true,
-          with: activateAlongside(dto.userId, checked),
-        });
-        const { group } = locked;
-        if (group.visibility === 'secret') throw ApiError.notFound('group');
-        if (group.visibility !== 'public') {
-          throw new ApiError('permission_denied', 'this group is invite-only: an invitation is required to join it');
-        }
-        if (group.passcodeHash && group.passcodeHash !== checked) return { passcodeHash: group.passcodeHash, groupId: group.id };
-        if (locked.banScope) throw bannedError(locked.banScope);
-        return { member: (await this.membership.activateAlongside(tx, group, dto.userId, { via: 'public-join' }, locked)).dto };
-      }, { batchable: true });
+      const request: JoinLookup = { gameId: game.gameId, groupId, userId: dto.userId, checked };
+      const outcome = await this.uow.runShared<JoinLookup, LookupRow | null, JoinOutcome>({
+        statement: this.joinLookups,
+        request,
+        keys: memberWriteKeys(request),
+        then: async (tx, row) => {
+          const locked = liveLookedUp(row);
+          const { group } = locked;
+          if (group.visibility === 'secret') throw ApiError.notFound('group');
+          if (group.visibility !== 'public') {
+            throw new ApiError('permission_denied', 'this group is invite-only: an invitation is required to join it');
+          }
+          if (group.passcodeHash && group.passcodeHash !== request.checked) return { passcodeHash: group.passcodeHash, groupId: group.id };
+          if (locked.banScope) throw bannedError(locked.banScope);
+          return { member: (await this.membership.activateAlongside(tx, group, dto.userId, { via: 'public-join' }, locked)).dto };
+        },
+      });
       if ('member' in outcome) return outcome.member;
       if (dto.passcode === undefined || dto.passcode === null) {
         throw new ApiError('passcode_required', 'this group requires a passcode to join');
@@ -92,14 +104,20 @@ export class MembersService {
 
   /** The owner may leave only as the last active member (EXTENSIONS X6): 409 owner_must_transfer otherwise. */
   async leave(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
-    return this.uow.run(async (tx) => {
-      const { group, member, changed } = await this.depart(tx, game, groupId, userId, 'left');
-      if (changed) {
-        await this.ownership.departing(tx, group, member.svcUserId);
-        this.recordDeparture(tx, group, member, 'member.left', member.svcUserId, { memberId: member.id, reason: 'left' });
-      }
-      return toMemberDto(member);
-    }, { batchable: true });
+    const request = { gameId: game.gameId, groupId, userId };
+    return this.uow.runShared<MemberWriteLookup, LookupRow | null, MemberDto>({
+      statement: this.leaveLookups,
+      request,
+      keys: memberWriteKeys(request),
+      then: async (tx, row) => {
+        const { group, member, changed } = await this.departed(tx, liveLookedUp(row));
+        if (changed) {
+          await this.ownership.departing(tx, group, member.svcUserId);
+          this.recordDeparture(tx, group, member, 'member.left', member.svcUserId, { memberId: member.id, reason: 'left' });
+        }
+        return toMemberDto(member);
+      },
+    });
   }
 
   /** `by`: the operator of an admin request, recorded in the operator audit when the kick changes something. */
@@ -212,10 +230,11 @@ export class MembersService {
    * answered as is (changed false), and someone who never was a member is 404.
    */
   private async depart(tx: Tx, game: Pick<GameContext, 'gameId'>, groupId: string, userId: string, status: 'left' | 'kicked') {
-    const { group, svcUserId, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
-      lock: true,
-      with: deactivateAlongside(status),
-    });
+    return this.departed(tx, await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, { lock: true, with: deactivateAlongside(status) }));
+  }
+
+  /** What a departure's lookup found: the member it made leave, or the one it found in another status. */
+  private async departed(tx: Tx, { group, svcUserId, alongside }: LookedUp) {
     if (alongside) return { group, member: alongsideMember<MemberRow>(alongside), changed: true };
     const member = svcUserId ? await this.members.findByUser(tx.manager, group.id, svcUserId) : null;
     if (!member) throw ApiError.notFound('member');

@@ -27,6 +27,8 @@ export const SERVICE_FAMILIES: Record<string, 'counter' | 'gauge' | 'histogram'>
   svc_write_batched_writes_total: 'counter',
   svc_write_batch_waiting: 'gauge',
   svc_write_batch_reruns_total: 'counter',
+  svc_write_shared_statements_total: 'counter',
+  svc_write_shared_statement_writes_total: 'counter',
   svc_db_pool_wait_seconds: 'histogram',
   svc_db_statement_errors_total: 'counter',
   svc_db_replica_reads_total: 'counter',

@@ -1,0 +1,66 @@
+import type { EntityManager } from 'typeorm';
+
+/** A write's first statement, which the writes of a batch may send as one (UnitOfWork.runShared). */
+export interface SharedStatement<Req, Res> {
+  /** One write's statement, as it runs alone. */
+  one(m: EntityManager, request: Req): Promise<Res>;
+  /** Several writes' in one statement, answered in their order. No two of them name a key in common. */
+  many(m: EntityManager, requests: readonly Req[]): Promise<Res[]>;
+}
+
+/**
+ * A write that starts with a shared statement: `then` is the rest of it, given that statement's
+ * answer, in its transaction (`Tx`: the unit of work's).
+ */
+export interface SharedWrite<Req = unknown, Res = unknown, T = unknown, Tx = unknown> {
+  statement: SharedStatement<Req, Res>;
+  request: Req;
+  /**
+   * What two writes of one shared statement may not both name (a group, a player): each row of it
+   * is read in the statement's one snapshot, before the others' writes.
+   */
+  keys: readonly string[];
+  then(tx: Tx, answer: Res): Promise<T>;
+}
+
+/**
+ * The batch cut, in order, into runs of writes that name no key in common: a write naming a key
+ * that the run holds already starts the next. Each run's statements go as one, then each write's
+ * rest in order; the runs one after another. Writes that share no key touch nothing the others
+ * read, so that is the batch's writes run alone in its order.
+ */
+export function waves<W extends Pick<SharedWrite, 'keys'>>(writes: readonly W[]): W[][] {
+  const runs: W[][] = [];
+  let held = new Set<string>();
+  for (const write of writes) {
+    if (!runs.length || write.keys.some((k) => held.has(k))) {
+      runs.push([]);
+      held = new Set();
+    }
+    runs[runs.length - 1].push(write);
+    for (const k of write.keys) held.add(k);
+  }
+  return runs;
+}
+
+/** Shared statements sent, and the writes they carried. */
+export interface SharedCount {
+  statements: number;
+  writes: number;
+}
+
+/** Each write's answer of its statement: one statement a kind, `one`'s for a write alone of its kind (not counted in `count`). */
+export async function sharedAnswers(m: EntityManager, wave: readonly SharedWrite[], count: SharedCount): Promise<Map<SharedWrite, unknown>> {
+  const kinds = new Map<SharedStatement<unknown, unknown>, SharedWrite[]>();
+  for (const w of wave) kinds.set(w.statement, [...(kinds.get(w.statement) ?? []), w]);
+  const answers = new Map<SharedWrite, unknown>();
+  for (const [statement, writes] of kinds) {
+    const got = writes.length === 1 ? [await statement.one(m, writes[0].request)] : await statement.many(m, writes.map((w) => w.request));
+    writes.forEach((w, i) => answers.set(w, got[i]));
+    if (writes.length > 1) {
+      count.statements++;
+      count.writes += writes.length;
+    }
+  }
+  return answers;
+}

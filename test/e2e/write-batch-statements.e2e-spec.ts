@@ -1,0 +1,150 @@
+import type { Counter } from 'prom-client';
+import { MetricsRegistry } from '../../src/observability/metrics/metrics-registry';
+import { expectError } from '../helpers/errors';
+import { postGroup, postJoin, postLeave } from '../helpers/groups';
+import { journalEvents } from '../helpers/journal';
+import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+
+/**
+ * Joins and leaves of a batch sharing their first statement (UnitOfWork.runShared): the group
+ * lookup with the member change, one statement for the writes of a run that name no group or
+ * player in common. Players the game knows, so the member rows are written in that statement.
+ * Each answers as the member then reads, and the checks in it (a ban, the cap, the exclusive
+ * kinds) refuse as alone.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ WEBHOOK_WORKER_ENABLED: 'false', DATABASE_POOL_MAX: '2', WRITE_BATCH_MAX: '16' });
+});
+afterAll(() => t.close());
+
+type Auth = Record<string, string>;
+
+const players = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+const publicGroups = async (auth: Auth, n: number, body: Record<string, unknown> = {}) => {
+  const groups: string[] = [];
+  for (let i = 0; i < n; i++) groups.push((await postGroup(t, auth, { kind: 'guild', name: `g${i}`, visibility: 'public', ...body })).id);
+  return groups;
+};
+/** Makes the game know the players: each joins and leaves a group of its own, one request at a time. */
+async function known(auth: Auth, users: string[]): Promise<void> {
+  const [scratch] = await publicGroups(auth, 1);
+  for (const u of users) {
+    expect((await postJoin(t, auth, scratch, { userId: u })).status).toBe(201);
+    expect((await postLeave(t, auth, scratch, { userId: u })).status).toBe(200);
+  }
+}
+const counter = async (name: string) => (await (t.app.get(MetricsRegistry).registry.getSingleMetric(name) as Counter).get()).values[0]?.value ?? 0;
+const shared = async () => ({ statements: await counter('svc_write_shared_statements_total'), writes: await counter('svc_write_shared_statement_writes_total') });
+const memberRead = async (auth: Auth, groupId: string, userId: string) => {
+  const r = await t.http.get(`/v1/groups/${groupId}/members/${userId}`).set(auth);
+  expect(r.status).toBe(200);
+  return r.body;
+};
+const activeIn = async (groupId: string) =>
+  (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM members WHERE group_id = $1 AND status = 'active'`, [groupId]))[0].n;
+
+it('parallel joins, leaves and joins again of players the game knows share statements, each answered as the member then reads, recorded once', async () => {
+  const g = await authedGame(t);
+  const groups = await publicGroups(g.auth, 8);
+  const users = players(24, 'k');
+  await known(g.auth, users);
+  const pairs = users.map((u, i) => ({ u, groupId: groups[i % groups.length] }));
+  const before = await shared();
+
+  for (const [step, status] of [['join', 201], ['leave', 200], ['join', 201]] as const) {
+    const answers = await Promise.all(pairs.map(({ u, groupId }) => (step === 'join' ? postJoin : postLeave)(t, g.auth, groupId, { userId: u })));
+    for (const [i, r] of answers.entries()) {
+      expect(r.status).toBe(status);
+      expect(r.body).toEqual(await memberRead(g.auth, pairs[i].groupId, pairs[i].u));
+      expect(r.body.status).toBe(step === 'join' ? 'active' : 'left');
+    }
+  }
+  const after = await shared();
+  expect(after.statements).toBeGreaterThan(before.statements);
+  expect(after.writes - before.writes).toBeGreaterThan(2 * (after.statements - before.statements) - 1);
+  for (const groupId of groups) {
+    expect(await activeIn(groupId)).toBe(3);
+    expect((await t.http.get(`/v1/groups/${groupId}`).set(g.auth)).body.memberCount).toBe(3);
+  }
+  const recorded = await t.db.query<{ type: string; n: number }>(
+    `SELECT e.type, count(*)::int AS n FROM ${journalEvents()} WHERE e.game_id = $1 AND e.body->'member'->>'userId' LIKE 'k%' AND e.group_id = ANY ($2::uuid[]) GROUP BY 1 ORDER BY 1`,
+    [g.gameId, groups],
+  );
+  expect(recorded).toEqual([
+    { type: 'member.joined', n: 48 },
+    { type: 'member.left', n: 24 },
+  ]);
+});
+
+it('a shared statement refuses as alone: banned players, full groups, a second group of an exclusive kind', async () => {
+  const g = await authedGame(t);
+  expect((await t.http.patch(`/v1/admin/games/${g.gameId}/config`).set(asAdmin).send({ config: { groups: { exclusiveKinds: ['clan'] } } })).status).toBe(200);
+  const open = await publicGroups(g.auth, 8);
+  const full = await publicGroups(g.auth, 4, { maxMembers: 1 });
+  const clans: string[] = [];
+  for (let i = 0; i < 4; i++) clans.push((await postGroup(t, g.auth, { kind: 'clan', name: `c${i}`, visibility: 'public' })).id);
+  const users = players(12 + 4 * 12, 'r');
+  await known(g.auth, [...users, 'holder0', 'holder1', 'holder2', 'holder3']);
+  for (let i = 0; i < 4; i++) {
+    expect((await postJoin(t, g.auth, full[i], { userId: `holder${i}` })).status).toBe(201);
+    // r0-r3 are in a clan already: a second one refuses them.
+    expect((await postJoin(t, g.auth, clans[i], { userId: users[i] })).status).toBe(201);
+  }
+  for (const u of users.slice(4, 6)) expect((await t.http.post('/v1/bans').set(g.auth).send({ userId: u })).status).toBe(201);
+  for (const [i, u] of users.slice(6, 8).entries()) expect((await t.http.post(`/v1/groups/${open[i + 1]}/bans`).set(g.auth).send({ userId: u })).status).toBe(201);
+
+  // One kind of refusal a round, among joins that go ahead: a check the shared statement left out
+  // would admit them all, with no refusal in the batch to send its writes back to run alone.
+  const rounds = [
+    users.slice(0, 4).map((u, i) => ({ u, groupId: clans[(i + 1) % 4], expect: [409, 'already_in_group_of_kind'] as const })),
+    users.slice(4, 6).map((u, i) => ({ u, groupId: open[i], expect: [403, 'banned'] as const })),
+    users.slice(6, 8).map((u, i) => ({ u, groupId: open[i + 1], expect: [403, 'banned'] as const })),
+    users.slice(8, 12).map((u, i) => ({ u, groupId: full[i], expect: [409, 'group_full'] as const })),
+  ];
+  let next = 12;
+  for (const refused of rounds) {
+    // The first writes find the lanes free and run alone: the refusals come after, among the writes that wait.
+    const admitted = users.slice(next, (next += 12)).map((u, i) => ({ u, groupId: open[i % 8], expect: [201, null] as const }));
+    const asks = admitted.flatMap((a, i) => [a, ...(i >= 4 && refused[i - 4] ? [refused[i - 4]] : [])]);
+    const before = await shared();
+    const answers = await Promise.all(asks.map((a) => postJoin(t, g.auth, a.groupId, { userId: a.u })));
+    answers.forEach((r, i) => {
+      const [status, code] = asks[i].expect;
+      if (code === null) {
+        expect(r.status).toBe(status);
+        expect(r.body).toMatchObject({ groupId: asks[i].groupId, userId: asks[i].u, status: 'active' });
+      } else expectError(r, status, code);
+    });
+    expect((await shared()).statements).toBeGreaterThan(before.statements);
+  }
+  for (const groupId of full) expect(await activeIn(groupId)).toBe(1);
+  for (const groupId of clans) expect(await activeIn(groupId)).toBe(1);
+  expect((await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM members WHERE group_id = ANY ($1::uuid[]) AND status = 'active'`, [open]))[0].n).toBe(48);
+});
+
+it('writes naming one group, or one player, never share a statement: the cap and the exclusive kinds hold for players the game knows', async () => {
+  const g = await authedGame(t);
+  expect((await t.http.patch(`/v1/admin/games/${g.gameId}/config`).set(asAdmin).send({ config: { groups: { exclusiveKinds: ['clan'] } } })).status).toBe(200);
+  const users = players(40, 'c');
+  await known(g.auth, [...users, 'loyal']);
+  const [capped] = await publicGroups(g.auth, 1, { maxMembers: 5 });
+  const clans: string[] = [];
+  for (let i = 0; i < 10; i++) clans.push((await postGroup(t, g.auth, { kind: 'clan', name: `c${i}`, visibility: 'public' })).id);
+  const [other] = await publicGroups(g.auth, 1);
+
+  // Each of the capped group's joins alternates with one to another group, so that runs form.
+  const asks = users.flatMap((u, i) => [
+    { u, groupId: capped },
+    ...(i < clans.length ? [{ u: 'loyal', groupId: clans[i] }] : []),
+    { u: `${u}x`, groupId: other },
+  ]);
+  const answers = await Promise.all(asks.map((a) => postJoin(t, g.auth, a.groupId, { userId: a.u })));
+  const of = (groupIds: string[]) => answers.filter((_, i) => groupIds.includes(asks[i].groupId));
+  expect(of([capped]).filter((r) => r.status === 201)).toHaveLength(5);
+  for (const r of of([capped]).filter((x) => x.status !== 201)) expectError(r, 409, 'group_full');
+  expect(of(clans).filter((r) => r.status === 201)).toHaveLength(1);
+  for (const r of of(clans).filter((x) => x.status !== 201)) expectError(r, 409, 'already_in_group_of_kind');
+  expect(await activeIn(capped)).toBe(5);
+  expect((await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM members WHERE group_id = ANY ($1::uuid[]) AND status = 'active'`, [clans]))[0].n).toBe(1);
+});
