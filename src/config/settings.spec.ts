@@ -20,7 +20,7 @@ describe('parseSettings', () => {
         databaseUrl: undefined,
         databasePoolMax: 10,
         gameReadConcurrency: 5,
-        writeBatchMax: 1,
+        writeBatchMax: 16,
         writeBatchLanes: 2,
         migrateOnBoot: true,
         databaseStatementTimeoutMs: 30_000,

@@ -13,7 +13,7 @@ export interface Settings {
   migrateOnBoot: boolean;
   /** Expensive reads (search, feed pages, replays, exports) one game may run at once on an instance (docs/security.md). */
   gameReadConcurrency: number;
-  /** Writes that may share one transaction while they wait for one (1, the default, is off; docs/operations.md). */
+  /** Writes that may share one transaction, and their first statement, while they wait for one (16 by default; 1 is off; docs/operations.md). */
   writeBatchMax: number;
   /** Transactions at once that serve those writes on an instance (at most DATABASE_POOL_MAX). */
   writeBatchLanes: number;
@@ -258,7 +258,7 @@ export function parseSettings(env: Env): Settings {
     databaseUrl: databaseUrl(env),
     databasePoolMax: poolMax,
     migrateOnBoot: flag(env, 'MIGRATE_ON_BOOT', true),
-    writeBatchMax: integer(env, 'WRITE_BATCH_MAX', 1, 1, 64),
+    writeBatchMax: integer(env, 'WRITE_BATCH_MAX', 16, 1, 64),
     writeBatchLanes: integer(env, 'WRITE_BATCH_LANES', Math.min(2, poolMax), 1, poolMax),
     gameReadConcurrency: integer(env, 'GAME_READ_CONCURRENCY', Math.max(1, Math.floor(poolMax / 2)), 1, 1000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
