@@ -198,9 +198,9 @@ export class GroupsRepository {
    * `alongside`'s write made for each (the joins or leaves of a batch, UnitOfWork): the answers in
    * the requests' order, null for a group that is not there (or an id that is not a uuid). No two
    * requests may name the same group or the same user, as each row is read in the one snapshot
-   * of the statement, before any of their writes. The locks are findWithUser's, groups first, each
-   * in key order (so two batches never wait on each other for them); the plan generic
-   * (ServiceClient.genericPlanNext).
+   * of the statement, before any of their writes. The locks are findWithUser's, all the groups'
+   * first, then the users', each in key order, riding in the statement's round trip; the plan
+   * generic (ServiceClient.genericPlanNext).
    */
   async findManyWithUser(
     m: EntityManager,
