@@ -57,8 +57,15 @@ const BANNED_COLUMNS = `${MEMBER_COLUMNS}, (m.banned_until IS NULL OR m.banned_u
  */
 export function activateAlongside(externalUserId: string, checkedPasscodeHash: string | null): Alongside {
   return (p) =>
-    activation({ id: p(uuidv7()), externalUserId: p(externalUserId), missing: `NOT EXISTS (SELECT 1 FROM ${LOOKUP_MEMBER})` }, publicJoinAllowed(p(checkedPasscodeHash)), '');
+    activation(lookupUserRow(p, externalUserId), publicJoinAllowed(p(checkedPasscodeHash)), '');
 }
+
+/** The new member row of a single lookup's user (findWithUser): its id and external id as parameters. */
+const lookupUserRow = (p: (value: unknown) => string, externalUserId: string) => ({
+  id: p(uuidv7()),
+  externalUserId: p(externalUserId),
+  missing: `NOT EXISTS (SELECT 1 FROM ${LOOKUP_MEMBER})`,
+});
 
 /** Whether the lookup `l` lets a public join go ahead, with `checked` the passcode hash checked outside the transaction. */
 const publicJoinAllowed = (checked: string) => `l.visibility = 'public' AND (l."passcodeHash" IS NULL OR l."passcodeHash" = ${checked})`;
@@ -83,7 +90,7 @@ export const ACTIVATE_EACH: SharedAlongside = {
 
 /** A new group's creator, made its first member in the group's insert (GroupsRepository.insert). */
 export function creatorActivationAlongside(externalUserId: string): Alongside {
-  return (p) => activation({ id: p(uuidv7()), externalUserId: p(externalUserId), missing: `NOT EXISTS (SELECT 1 FROM ${LOOKUP_MEMBER})` }, 'true', '');
+  return (p) => activation(lookupUserRow(p, externalUserId), 'true', '');
 }
 
 /**
@@ -92,7 +99,7 @@ export function creatorActivationAlongside(externalUserId: string): Alongside {
  */
 export function invitedActivationAlongside(externalUserId: string): Alongside {
   return (p) =>
-    activation({ id: p(uuidv7()), externalUserId: p(externalUserId), missing: `NOT EXISTS (SELECT 1 FROM ${LOOKUP_MEMBER})` }, 'true', ', EXISTS (SELECT 1 FROM redeemed) AS redeemed');
+    activation(lookupUserRow(p, externalUserId), 'true', ', EXISTS (SELECT 1 FROM redeemed) AS redeemed');
 }
 
 /**
