@@ -39,7 +39,7 @@ const DELIVERY_COLUMNS = `x.id, x.event_id AS "eventId", ${eventTypeSql('o')} AS
 export class DeliveryLogRepository {
   /**
    * Keyset page in (createdAt, id) descending order. Each status is its own run of
-   * webhook_deliveries_log, read only as far as the page needs; the runs are then merged. Pending
+   * webhook_deliveries_endpoint_log, read only as far as the page needs; the runs are then merged. Pending
    * deliveries also include those not yet taken up: the events after the endpoint's position that
    * it receives and that have no row yet (untakenSql), listed as the row their first result will
    * write is (same id and creation; no attempt yet).

@@ -8,7 +8,7 @@ export const DELIVERY_SWEEP_BATCH = 2000;
  * Removes the deliveries older than the events' retention window (EVENT_RETENTION_DAYS), with
  * their attempts, one batch per statement outside any transaction. A delivery that old can no
  * longer be sent (its event is gone), whatever its status. Each endpoint and status is read on
- * webhook_deliveries_log from its oldest row, so no index is kept for the sweep alone; rows
+ * webhook_deliveries_endpoint_log from its oldest row, so no index is kept for the sweep alone; rows
  * another transaction holds are skipped, not waited for: the next sweep takes them.
  */
 export async function removeExpiredDeliveries(m: EntityManager, retentionDays: number, batch = DELIVERY_SWEEP_BATCH): Promise<{ removed: number; batches: number }> {
