@@ -34,7 +34,7 @@ export class GroupBansService {
 
   /** `by`: the operator of an admin request, recorded in the operator audit; every ban set is a change, as for the game. */
   async ban(game: Pick<GameContext, 'gameId'>, groupId: string, dto: GroupBanDto, by?: ActingOperator): Promise<MemberDto> {
-    return this.uow.run(async (tx) => {
+    return this.uow.runBatched(async (tx) => {
       const until = dto.expiresAt ? new Date(dto.expiresAt) : null;
       const reason = dto.reason ?? null;
       const history = { kind: 'set', reason, expiresAt: until, actorUserId: dto.actorUserId ?? null } as const;
@@ -90,7 +90,7 @@ export class GroupBansService {
   }
 
   async unban(game: Pick<GameContext, 'gameId'>, groupId: string, userId: string, by?: ActingOperator): Promise<MemberDto> {
-    return this.uow.run(async (tx) => {
+    return this.uow.runBatched(async (tx) => {
       const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
         lock: true,
         with: alongsideOf(unbanAlongside(), groupHistoryAlongside({ kind: 'lifted', reason: null, expiresAt: null, actorUserId: null })),

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { sharedAnswers, waves, type SharedStatement, type SharedWrite } from './shared-write';
+import { EVERY_KEY, sharedAnswers, waves, type SharedStatement, type SharedWrite } from './shared-write';
 
 const w = (name: string, ...keys: string[]) => ({ name, keys });
 const names = (runs: { name: string }[][]) => runs.map((run) => run.map((x) => x.name));
@@ -16,6 +16,12 @@ describe('waves', () => {
 
   it('gives each write of one key a run of its own', () => {
     expect(names(waves([w('a', 'g'), w('b', 'g'), w('c', 'g')]))).toEqual([['a'], ['b'], ['c']]);
+  });
+
+  it('gives a write naming every key a run of its own, in its place', () => {
+    const every = { name: 'x', keys: EVERY_KEY };
+    const runs = waves([w('a', 'g1'), w('b', 'g2'), every, w('c', 'g3'), { ...every, name: 'y' }, { ...every, name: 'z' }, w('d', 'g1')]);
+    expect(names(runs)).toEqual([['a', 'b'], ['x'], ['c'], ['y'], ['z'], ['d']]);
   });
 
   it('answers no runs for no writes', () => {

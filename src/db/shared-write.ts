@@ -8,6 +8,15 @@ export interface SharedStatement<Req, Res> {
   many(m: EntityManager, requests: readonly Req[]): Promise<Res[]>;
 }
 
+/** The statement of a write that has none to share: it shares only the batch's transaction (UnitOfWork.runBatched). */
+export const NO_STATEMENT: SharedStatement<undefined, undefined> = {
+  one: () => Promise.resolve(undefined),
+  many: (_m, requests) => Promise.resolve(requests.map(() => undefined)),
+};
+
+/** The keys of a write that names every key: it runs in a run of its own, in its place. */
+export const EVERY_KEY: readonly string[] = Object.freeze(['*']);
+
 /**
  * A write that starts with a shared statement: `then` is the rest of it, given that statement's
  * answer, in its transaction (`Tx`: the unit of work's).
@@ -33,7 +42,7 @@ export function waves<W extends Pick<SharedWrite, 'keys'>>(writes: readonly W[])
   const runs: W[][] = [];
   let held = new Set<string>();
   for (const write of writes) {
-    if (!runs.length || write.keys.some((k) => held.has(k))) {
+    if (!runs.length || held.has(EVERY_KEY[0]) || write.keys === EVERY_KEY || write.keys.some((k) => held.has(k))) {
       runs.push([]);
       held = new Set();
     }

@@ -21,7 +21,7 @@ import { auditIds } from './journal-pairing';
 import { unitOfWorkClient } from './sql';
 import { transaction } from './transaction';
 import { WriteQueue, type Waiting } from './write-queue';
-import { sharedAnswers, waves, type SharedWrite } from './shared-write';
+import { EVERY_KEY, NO_STATEMENT, sharedAnswers, waves, type SharedWrite } from './shared-write';
 import { registerWriteBatchMetrics } from './write-batch-metrics';
 
 export interface AuditInput {
@@ -193,6 +193,17 @@ export class UnitOfWork {
   async runShared<Req, Res, T>(write: SharedWrite<Req, Res, T, Tx>): Promise<T> {
     if (this.queue) return (await this.queue.submit(write as SharedWrite<unknown, unknown, unknown, Tx>)) as T;
     return this.alone(aloneWork(write));
+  }
+
+  /**
+   * A change with no statement to share that may share a batch's transaction, in its place among
+   * the batch's writes (a run of its own: see waves), as joins and leaves do. For a change whose
+   * work reads and writes through `tx` alone (a second connection would not see the batch's writes
+   * before it, and could wait on its locks) and sets nothing that outlives it in the transaction. A
+   * refusal or an error rolls the batch back and runs each of its writes again alone, as for joins.
+   */
+  async runBatched<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.runShared<undefined, undefined, T>({ statement: NO_STATEMENT, request: undefined, keys: EVERY_KEY, then: (tx) => work(tx) });
   }
 
   private async alone<T>(work: (tx: Tx) => Promise<T>): Promise<T> {

@@ -14,7 +14,7 @@ export function registerWriteBatchMetrics(
   batches: { readonly reruns: number; readonly shared: SharedCount },
 ): void {
   metrics.counterOf(
-    { name: 'svc_write_batches_total', help: 'Transactions that served writes of the write queue (WRITE_BATCH_MAX: joins and leaves), one write or several.' },
+    { name: 'svc_write_batches_total', help: 'Transactions that served writes of the write queue (WRITE_BATCH_MAX: joins, leaves, and member and player writes), one write or several.' },
     () => queue?.served.batches ?? 0,
   );
   metrics.counterOf(

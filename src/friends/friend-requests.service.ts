@@ -36,7 +36,7 @@ export class FriendRequestsService {
     const ctx = await this.gate.open(game);
     if (targetUserId === userId) throw ApiError.badRequest('targetSvcUserId must differ from userId');
     const { friends } = ctx.config;
-    return this.uow.run(async (tx) => {
+    return this.uow.runBatched(async (tx) => {
       const m = tx.manager;
       // SPEC §1.4: sending a friend request creates both identities.
       const [from, to] = await resolveParties(this.identity, m, game.gameId, userId, targetUserId);
@@ -101,7 +101,7 @@ export class FriendRequestsService {
   async accept(game: GameContext, requestId: string): Promise<AcceptFriendRequestResultDto> {
     const ctx = await this.gate.open(game);
     const { maxFriends } = ctx.config.friends;
-    return this.uow.run(async (tx) => {
+    return this.uow.runBatched(async (tx) => {
       const m = tx.manager;
       const request = await this.seenRequest(tx, game, requestId);
       const counts = await this.repo.counts(m, game.gameId, request.userId, request.otherId, request.id);
@@ -132,7 +132,7 @@ export class FriendRequestsService {
 
   private async remove(game: GameContext, requestId: string, type: 'friend.request.declined' | 'friend.request.cancelled'): Promise<void> {
     await this.gate.open(game);
-    await this.uow.run(async (tx) => {
+    await this.uow.runBatched(async (tx) => {
       const request = await this.seenRequest(tx, game, requestId);
       if (!(await this.repo.deleteRequest(tx.manager, request.id))) throw ApiError.notFound('friend request');
       tx.emit({

@@ -78,7 +78,7 @@ export class FriendshipsService {
     const m = this.ds.manager;
     const [a, b] = await this.identity.findTwo(m, game.gameId, userId, otherUserId);
     if (!a || !b || a === b) throw ApiError.notFound('friendship');
-    await this.uow.run(async (tx) => {
+    await this.uow.runBatched(async (tx) => {
       await this.repo.lock(tx.manager, friendLockKeys(game.gameId, [a, b]));
       if (!(await this.repo.deleteFriendship(tx.manager, game.gameId, a, b))) throw ApiError.notFound('friendship');
       tx.emit({ type: 'friend.removed', gameId: game.gameId, data: { removedBySvcUserId: userId, otherSvcUserId: otherUserId } });

@@ -47,7 +47,7 @@ export class MemberRolesService {
     expiresAt: Date | null = null,
     by?: ActingOperator,
   ): Promise<MemberDto> {
-    return this.uow.run(async (tx) => {
+    return this.uow.runBatched(async (tx) => {
       const { group, alongside } = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, userId, {
         lock: true,
         with: roleChangeAlongside(op, isUuid(roleId) ? roleId : null, expiresAt),

@@ -222,7 +222,7 @@ export class PermissionsService {
    * again replaces the expiry. Audited only when it changes something.
    */
   async setOverride(game: GameContext, groupId: string, userId: string, permission: string, allowed: boolean, expiresAt: Date | null): Promise<OverrideDto> {
-    return this.uow.run(async (tx) => {
+    return this.uow.runBatched(async (tx) => {
       const change = overrideSetAlongside(permission, allowed, expiresAt);
       const { group, memberId, previous } = await this.requireMember(tx.manager, game, groupId, userId, permission, change);
       const expires = iso(expiresAt);
@@ -243,7 +243,7 @@ export class PermissionsService {
 
   /** Clears an override; idempotent. */
   async clearOverride(game: GameContext, groupId: string, userId: string, permission: string): Promise<void> {
-    await this.uow.run(async (tx) => {
+    await this.uow.runBatched(async (tx) => {
       const { group, memberId, previous } = await this.requireMember(tx.manager, game, groupId, userId, permission, overrideClearAlongside(permission));
       if (previous === null) return;
       tx.audit({
