@@ -14,8 +14,11 @@ export const NO_STATEMENT: SharedStatement<undefined, undefined> = {
   many: (_m, requests) => Promise.resolve(requests.map(() => undefined)),
 };
 
+/** The key that stands for every key. */
+const EVERY = '*';
+
 /** The keys of a write that names every key: it runs in a run of its own, in its place. */
-export const EVERY_KEY: readonly string[] = Object.freeze(['*']);
+export const EVERY_KEY: readonly string[] = Object.freeze([EVERY]);
 
 /**
  * A write that starts with a shared statement: `then` is the rest of it, given that statement's
@@ -42,7 +45,7 @@ export function waves<W extends Pick<SharedWrite, 'keys'>>(writes: readonly W[])
   const runs: W[][] = [];
   let held = new Set<string>();
   for (const write of writes) {
-    if (!runs.length || held.has(EVERY_KEY[0]) || write.keys === EVERY_KEY || write.keys.some((k) => held.has(k))) {
+    if (!runs.length || held.has(EVERY) || write.keys.includes(EVERY) || write.keys.some((k) => held.has(k))) {
       runs.push([]);
       held = new Set();
     }
