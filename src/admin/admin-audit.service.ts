@@ -46,7 +46,7 @@ export class AdminAuditService {
   /** The entries of one live group; a soft-deleted group is 404 here (SPEC §4 Admin surface). */
   async forGroup(gameId: string, groupId: string, q: AdminAuditSearchQueryDto): Promise<AdminAuditPageDto> {
     await this.games.requireGame(gameId);
-    const group = await this.lookup.live(this.readDb.ds.manager, gameId, groupId);
+    const group = await this.lookup.liveHead(this.readDb.ds.manager, gameId, groupId);
     return this.search({ groupId: group.id }, 'group', q);
   }
 

@@ -34,7 +34,7 @@ export class AuditService {
       };
     } catch (err) {
       // A missing group is a 404 whatever else is wrong with the request.
-      await this.lookup.live(this.readDb.ds.manager, game.gameId, groupId);
+      await this.lookup.liveHead(this.readDb.ds.manager, game.gameId, groupId);
       throw err;
     }
     if (!isUuid(groupId)) throw ApiError.notFound('group');

@@ -5,7 +5,7 @@ import type { BanScope } from '../bans/ban-checker';
 import { isUuid } from '../common/ids';
 import { IdentityService } from '../identity/identity.service';
 import type { Refusal } from './admission';
-import type { GroupRow, LookedUpGroup } from './group-row';
+import type { GroupHead, GroupRow, LookedUpGroup } from './group-row';
 import { GroupsRepository, type Alongside, type LookupRow } from './groups.repository';
 
 /** What a member write's lookup found (GroupsRepository.findWithUser): its group, the user and the write made alongside. */
@@ -24,6 +24,12 @@ export function liveLookedUp(row: LookupRow | null): LookedUp {
   return { group, svcUserId, banScope, refusal, alongside: alongside ?? null };
 }
 
+/** A group found, when live: a group missing or soft-deleted is 404. */
+function liveOf<G extends GroupHead>(group: G | null): G {
+  if (!group || group.softDeletedAt) throw ApiError.notFound('group');
+  return group;
+}
+
 /**
  * Finds the group a request names. Missing, in another game or soft-deleted all answer the same
  * 404 (SPEC §4 Conventions), so existence never leaks across tenants.
@@ -36,9 +42,12 @@ export class GroupLookup {
   ) {}
 
   async live(m: EntityManager, gameId: string, groupId: string, lock: boolean | 'share' = false): Promise<GroupRow> {
-    const group = isUuid(groupId) ? await this.groups.find(m, gameId, groupId, lock) : null;
-    if (!group || group.softDeletedAt) throw ApiError.notFound('group');
-    return group;
+    return liveOf(isUuid(groupId) ? await this.groups.find(m, gameId, groupId, lock) : null);
+  }
+
+  /** The same, for a caller that never shows the group's member count (GroupHead: the cheaper read). */
+  async liveHead(m: EntityManager, gameId: string, groupId: string, lock: boolean | 'share' = false): Promise<GroupHead> {
+    return liveOf(isUuid(groupId) ? await this.groups.findHead(m, gameId, groupId, lock) : null);
   }
 
   /**

@@ -41,14 +41,23 @@ export const memberCountSql = (g: string) =>
 export const unfoldedDeltasSql = (ids: string) =>
   `SELECT d.group_id, sum(d.delta)::int AS delta FROM group_member_count_deltas d WHERE d.group_id = ANY (${ids}) GROUP BY d.group_id`;
 
-/** A groups row's columns (as `GroupRow`, from `groups g`), its member count as the SQL `memberCount` gives it. */
-const groupColumns = (memberCount: string) => `g.id, g.game_id AS "gameId", g.kind, g.name, g.visibility, g.metadata,
+/** A groups row's columns (as `GroupRow`, from `groups g`), its member count as the SQL `memberCount` gives it (none when null). */
+const groupColumns = (memberCount: string | null) => `g.id, g.game_id AS "gameId", g.kind, g.name, g.visibility, g.metadata,
   g.default_role_id AS "defaultRoleId", g.passcode_hash AS "passcodeHash", g.parent_group_id AS "parentGroupId",
   g.tags, g.max_members AS "maxMembers", g.owner_external_id AS "ownerUserId", g.owner_user_id AS "ownerSvcUserId",
-  ${memberCount} AS "memberCount", g.created_at AS "createdAt", g.updated_at AS "updatedAt",
+  ${memberCount === null ? '' : `${memberCount} AS "memberCount", `}g.created_at AS "createdAt", g.updated_at AS "updatedAt",
   g.soft_deleted_at AS "softDeletedAt"`;
 
 export const GROUP_COLUMNS = groupColumns(memberCountSql('g'));
+
+/**
+ * A group as a write or a read that never shows its member count reads it: without the sum of the
+ * deltas not yet folded, which on a group many players join and leave at once is a scan of
+ * hundreds of rows, most of the lookup's work.
+ */
+export type GroupHead = Omit<GroupRow, 'memberCount'>;
+
+export const GROUP_HEAD_COLUMNS = groupColumns(null);
 
 /** GROUP_COLUMNS for a page of groups, with `unfolded` left-joined (unfoldedDeltasSql). */
 export const PAGE_GROUP_COLUMNS = groupColumns('(g.active_member_count + coalesce(unfolded.delta, 0))');

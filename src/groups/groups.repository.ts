@@ -9,7 +9,7 @@ import { externalKey, internalIdSql } from '../identity/identity.repository';
 import { lockUsersForWrite } from '../identity/user-lock';
 import { admissionSql, type Refusal } from './admission';
 import { groupPageSql } from './group-json';
-import { GROUP_COLUMNS, LOOKUP_GROUP_COLUMNS, type GroupRow, type LookedUpGroup, type Visibility } from './group-row';
+import { GROUP_COLUMNS, GROUP_HEAD_COLUMNS, LOOKUP_GROUP_COLUMNS, type GroupHead, type GroupRow, type LookedUpGroup, type Visibility } from './group-row';
 
 export interface NewGroup {
   id: string;
@@ -142,12 +142,17 @@ export class GroupsRepository {
    * the same order.
    */
   async find(m: EntityManager, gameId: string, id: string, lock: boolean | 'share' = false): Promise<GroupRow | null> {
+    return this.findWith<GroupRow>(m, GROUP_COLUMNS, gameId, id, lock);
+  }
+
+  /** The same, without its member count (GroupHead). */
+  async findHead(m: EntityManager, gameId: string, id: string, lock: boolean | 'share' = false): Promise<GroupHead | null> {
+    return this.findWith<GroupHead>(m, GROUP_HEAD_COLUMNS, gameId, id, lock);
+  }
+
+  private async findWith<T>(m: EntityManager, columns: string, gameId: string, id: string, lock: boolean | 'share'): Promise<T | null> {
     if (lock) await lockBeforeNextStatement(m, lockGroup(id, lock === 'share' ? 'members' : 'group'));
-    const [row] = await sqlRows<GroupRow>(
-      m,
-      `SELECT ${GROUP_COLUMNS} FROM groups g WHERE g.id = $1 AND g.game_id = $2${lock === true ? ' FOR NO KEY UPDATE' : ''}`,
-      [id, gameId],
-    );
+    const [row] = await sqlRows<T>(m, `SELECT ${columns} FROM groups g WHERE g.id = $1 AND g.game_id = $2${lock === true ? ' FOR NO KEY UPDATE' : ''}`, [id, gameId]);
     return row ?? null;
   }
 

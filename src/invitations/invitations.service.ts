@@ -33,7 +33,7 @@ import { toInvitationDto, toInvitationWithGroupDto } from './invitation-view';
 import { InvitationsRepository, redeemAlongside, type InvitationWithGroup } from './invitations.repository';
 import { ReadSource } from '../db/replica/read-source';
 import { notifiedGroup } from '../notifications/notification-data';
-import type { GroupRow } from '../groups/group-row';
+import type { GroupHead } from '../groups/group-row';
 
 const CODE = /^[0-9a-fA-F]{16}$/;
 
@@ -58,7 +58,7 @@ export class InvitationsService {
     }
     const expiresAt = dto.expiresIn === undefined ? null : parseExpiresIn(dto.expiresIn, Date.now());
     return this.uow.run(async (tx) => {
-      const group = await this.lookup.live(tx.manager, game.gameId, groupId, 'share');
+      const group = await this.lookup.liveHead(tx.manager, game.gameId, groupId, 'share');
       const inviter = await this.inviter(tx, game, dto.invitedByUserId);
       if (dto.targetUserId !== undefined) await lockUsersForWrite(tx.manager, game.gameId, [dto.targetUserId]);
       const inv = await this.invitations.insert(tx.manager, {
@@ -84,7 +84,7 @@ export class InvitationsService {
     const now = Date.now();
     const parsed = rows.map((row, index) => parseBulkRow(row, index, now));
     return this.uow.run(async (tx) => {
-      const group = await this.lookup.live(tx.manager, game.gameId, groupId, 'share');
+      const group = await this.lookup.liveHead(tx.manager, game.gameId, groupId, 'share');
       const inviter = await this.inviter(tx, game, invitedByUserId);
       const valid = parsed.filter((r): r is BulkRow => !('error' in r));
       // As a single targeted invitation: an erasure of an invitee runs before or after, never across (their notification).
@@ -120,7 +120,7 @@ export class InvitationsService {
   }
 
   async list(game: GameContext, groupId: string, q: ListInvitationsQueryDto): Promise<Page<InvitationDto>> {
-    const group = await this.lookup.live(this.readDb.ds.manager, game.gameId, groupId);
+    const group = await this.lookup.liveHead(this.readDb.ds.manager, game.gameId, groupId);
     const includeUsed = q.includeUsed === 'true';
     const includeExpired = q.includeExpired === 'true';
     const scope = `invitations:${group.id}`;
@@ -232,7 +232,7 @@ export class InvitationsService {
   }
 
   /** The audit entry, the event, and the invitee's notification (EXTENSIONS X9) of a new invitation. */
-  private recordCreated(tx: Tx, game: GameContext, group: GroupRow, inv: InvitationRow, out: InvitationDto, actorSvcId: string | null): void {
+  private recordCreated(tx: Tx, game: GameContext, group: GroupHead, inv: InvitationRow, out: InvitationDto, actorSvcId: string | null): void {
     const groupId = group.id;
     tx.audit({
       gameId: game.gameId,

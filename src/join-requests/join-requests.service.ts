@@ -57,7 +57,7 @@ export class JoinRequestsService {
 
   async create(game: GameContext, groupId: string, dto: CreateJoinRequestDto): Promise<JoinRequestDto> {
     return this.uow.run(async (tx) => {
-      const group = await this.lookup.live(tx.manager, game.gameId, groupId, true);
+      const group = await this.lookup.liveHead(tx.manager, game.gameId, groupId, true);
       // A secret group does not disclose that it exists (SPEC §7 rule 2).
       if (group.visibility === 'secret') throw ApiError.notFound('group');
       if (group.visibility === 'public') throw ApiError.badRequest('this group is public: join it directly (POST /v1/groups/:id/join)');
@@ -179,7 +179,7 @@ export class JoinRequestsService {
   }
 
   async listForGroup(game: Pick<GameContext, 'gameId'>, groupId: string, q: ListGroupJoinRequestsQueryDto): Promise<Page<JoinRequestDto>> {
-    const group = await this.lookup.live(this.readDb.ds.manager, game.gameId, groupId);
+    const group = await this.lookup.liveHead(this.readDb.ds.manager, game.gameId, groupId);
     const filter = q.status ?? 'pending';
     const scope = `join-requests:${group.id}:${filter}`;
     const limit = parsePageLimit(q.limit, 50, this.settings.maxPageSize);

@@ -48,7 +48,7 @@ export class MemberTimeoutsService {
       until = timeoutEnd(dto.duration, Date.now());
     } catch (err) {
       // A group that is not there (or another game's) is a 404 whatever else is wrong with the request.
-      await this.lookup.live(this.ds.manager, game.gameId, groupId);
+      await this.lookup.liveHead(this.ds.manager, game.gameId, groupId);
       throw err;
     }
     const reason = dto.reason ?? null;

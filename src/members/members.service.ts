@@ -147,7 +147,7 @@ export class MembersService {
       after = decodeKeyset(q.cursor, scope);
     } catch (err) {
       // A missing group is a 404 whatever else is wrong with the request.
-      await this.lookup.live(this.readDb.ds.manager, game.gameId, groupId);
+      await this.lookup.liveHead(this.readDb.ds.manager, game.gameId, groupId);
       throw err;
     }
     // A key the game denies to timed-out members leaves them out (EXTENSIONS X10), as the check would.

@@ -26,7 +26,7 @@ export class RolesService {
 
   async create(game: GameContext, groupId: string, dto: CreateRoleDto): Promise<RoleDto> {
     return this.uow.run(async (tx) => {
-      const group = await this.lookup.live(tx.manager, game.gameId, groupId, true);
+      const group = await this.lookup.liveHead(tx.manager, game.gameId, groupId, true);
       const role = await this.roles.insert(tx.manager, {
         groupId: group.id,
         name: dto.name,
@@ -46,7 +46,7 @@ export class RolesService {
   }
 
   async list(game: Pick<GameContext, 'gameId'>, groupId: string): Promise<RoleDto[]> {
-    const group = await this.lookup.live(this.ds.manager, game.gameId, groupId);
+    const group = await this.lookup.liveHead(this.ds.manager, game.gameId, groupId);
     return (await this.roles.listForGroup(this.ds.manager, group.id)).map(toRoleDto);
   }
 
@@ -128,7 +128,7 @@ export class RolesService {
    */
   private async lockForChange(m: EntityManager, game: GameContext, roleId: string): Promise<RoleRow> {
     const { groupId } = await this.find(m, game, roleId);
-    await this.lookup.live(m, game.gameId, groupId, true);
+    await this.lookup.liveHead(m, game.gameId, groupId, true);
     return this.find(m, game, roleId, true);
   }
 
