@@ -6,7 +6,7 @@ import { isUuid } from '../common/ids';
 import { IdentityService } from '../identity/identity.service';
 import type { Refusal } from './admission';
 import type { GroupHead, GroupRow, LookedUpGroup } from './group-row';
-import { GroupsRepository, type Alongside, type LookupRow } from './groups.repository';
+import { GroupsRepository, type FindWithUserOptions, type LookupRow } from './groups.repository';
 
 /** What a member write's lookup found (GroupsRepository.findWithUser): its group, the user and the write made alongside. */
 export interface LookedUp {
@@ -61,10 +61,10 @@ export class GroupLookup {
     m: EntityManager,
     gameId: string,
     groupId: string,
-    externalUserId: string,
-    { lock, banScope = false, admission = false, with: alongside }: { lock: boolean; banScope?: boolean; admission?: boolean; with?: Alongside },
+    externalUserId: string | null,
+    { banScope = false, ...options }: Omit<FindWithUserOptions, 'banScope'> & { banScope?: boolean },
   ): Promise<LookedUp> {
-    return liveLookedUp(isUuid(groupId) ? await this.groups.findWithUser(m, gameId, groupId, externalUserId, { lock, banScope, admission, with: alongside }) : null);
+    return liveLookedUp(isUuid(groupId) ? await this.groups.findWithUser(m, gameId, groupId, externalUserId, { banScope, ...options }) : null);
   }
 
   /**

@@ -73,6 +73,9 @@ export type LookedUpGroup = Omit<GroupRow, 'memberCount'> & { memberCount: numbe
 /** LOOKUP_GROUP_COLUMNS's count, with `u` the identity of the user the lookup names. */
 export const LOOKUP_GROUP_COLUMNS = groupColumns(`CASE WHEN g.owner_user_id = u.user_id THEN ${memberCountSql('g')} END`);
 
+/** The same for a write that never reads the count, even its owner's (an invitation): null. */
+export const LOOKUP_HEAD_COLUMNS = groupColumns('NULL::int');
+
 /** EXTENSIONS X5: a tag is 1-32 of a-z, 0-9, ':', '_' and '-'; a group has at most 10, distinct. */
 export const TAG_PATTERN = /^[a-z0-9:_-]{1,32}$/;
 export const MAX_TAGS = 10;

@@ -9,7 +9,7 @@ import { externalKey, internalIdSql } from '../identity/identity.repository';
 import { lockUsersForWrite } from '../identity/user-lock';
 import { admissionSql, type Refusal } from './admission';
 import { groupPageSql } from './group-json';
-import { GROUP_COLUMNS, GROUP_HEAD_COLUMNS, LOOKUP_GROUP_COLUMNS, type GroupHead, type GroupRow, type LookedUpGroup, type Visibility } from './group-row';
+import { GROUP_COLUMNS, GROUP_HEAD_COLUMNS, LOOKUP_GROUP_COLUMNS, LOOKUP_HEAD_COLUMNS, type GroupHead, type GroupRow, type LookedUpGroup, type Visibility } from './group-row';
 
 export interface NewGroup {
   id: string;
@@ -85,6 +85,18 @@ export interface SharedLookupRequest {
   inputs: readonly unknown[];
 }
 
+/** What findWithUser reads and writes besides the group (see there). */
+export interface FindWithUserOptions {
+  lock: boolean;
+  banScope: boolean;
+  admission?: boolean;
+  with?: Alongside;
+  /** Other players the write names (by external id): their locks are taken with the lookup's user's. */
+  alsoLocking?: readonly string[];
+  /** False for a write that never reads the group's member count, even when its user owns the group (LOOKUP_HEAD_COLUMNS). */
+  counted?: boolean;
+}
+
 /** A member write's lookup row (findWithUser, findManyWithUser): the group, the user's internal id, ban and refusal, and the write's row. */
 export type LookupRow = LookedUpGroup & { svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside?: Record<string, unknown> | null };
 
@@ -158,7 +170,7 @@ export class GroupsRepository {
 
   /**
    * The group, and in the same statement the internal id of a user named by external id (null
-   * when the game has never seen it) and, with `banScope`, the ban in force on that user. `lock`
+   * when the game has never seen it, or none is named) and, with `banScope`, the ban in force on that user. `lock`
    * is a member write's: the group's lock shared, taken before the statement reads (so it reads
    * what a write to the group committed), in the same round trip. The group cannot change or go
    * meanwhile, but writes to other members of it run side by side: nothing locks its row (the
@@ -174,13 +186,13 @@ export class GroupsRepository {
     m: EntityManager,
     gameId: string,
     id: string,
-    externalUserId: string,
-    { lock, banScope, admission = false, with: alongside }: { lock: boolean; banScope: boolean; admission?: boolean; with?: Alongside },
+    externalUserId: string | null,
+    { lock, banScope, admission = false, with: alongside, alsoLocking = [], counted = true }: FindWithUserOptions,
   ): Promise<(LookedUpGroup & { svcUserId: string | null; banScope: BanScope | null; refusal: Refusal | null; alongside?: Record<string, unknown> | null }) | null> {
     if (lock) await lockBeforeNextStatement(m, lockGroup(id, 'members'));
-    await lockUsersForWrite(m, gameId, [externalUserId]);
+    await lockUsersForWrite(m, gameId, externalUserId === null ? alsoLocking : [externalUserId, ...alsoLocking]);
     const refusal = admission ? admissionSql({ id: 'g.id', gameId: 'g.game_id', maxMembers: 'g.max_members', kind: 'g.kind' }, 'u.user_id') : 'NULL';
-    const lookup = `SELECT ${LOOKUP_GROUP_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope",
+    const lookup = `SELECT ${counted ? LOOKUP_GROUP_COLUMNS : LOOKUP_HEAD_COLUMNS}, u.user_id AS "svcUserId", ${banScope ? banScopeSql('g.game_id', 'g.id', 'u.user_id') : 'NULL'} AS "banScope",
          ${refusal} AS refusal
        FROM groups g
        ${identityJoin('g.game_id', '$3')}

@@ -38,6 +38,34 @@ export function redeemAlongside(id: string): Alongside {
        RETURNING i.id)`;
 }
 
+/** A new invitation's code: 16 hex digits. */
+const newCode = () => randomBytes(8).toString('hex');
+
+/** What an invitation made in the group lookup's statement is given: NewInvitation but its group, the lookup's. */
+export type NewInvitationOfLookup = Omit<NewInvitation, 'gameId' | 'groupId'>;
+
+/**
+ * The insert of an invitation into the lookup's group, made in its statement (GroupLookup.liveWithUser)
+ * when the group is live, as `alongside`: the invitation as JSON (alongsideInvitation), none when
+ * the group is gone or the code drawn is taken (vanishingly rare: InvitationsRepository.insert then
+ * draws again).
+ */
+export function createdAlongside(inv: NewInvitationOfLookup): Alongside {
+  return (p) => `alongside AS (
+       INSERT INTO invitations AS i (id, game_id, group_id, code, role_id, target_user_id, invited_by_user_id, expires_at, max_uses)
+       SELECT ${p(uuidv7())}::uuid, l."gameId", l.id, ${p(newCode())}::text, ${p(inv.roleId)}::text, ${p(inv.targetUserId)}::text,
+              ${p(inv.invitedByUserId)}::text, ${p(inv.expiresAt)}::timestamptz, ${p(inv.maxUses)}::int
+       FROM lookup l WHERE l."softDeletedAt" IS NULL
+       ON CONFLICT (code) DO NOTHING RETURNING ${INVITATION_COLUMNS})`;
+}
+
+/** The invitation createdAlongside wrote, from its JSON. */
+export function alongsideInvitation(json: Record<string, unknown>): InvitationRow {
+  const at = (v: unknown) => (v === null ? null : new Date(v as string));
+  const row = json as unknown as InvitationRow;
+  return { ...row, createdAt: new Date(json.createdAt as string), expiresAt: at(json.expiresAt), usedAt: at(json.usedAt) };
+}
+
 @Injectable()
 export class InvitationsRepository {
   /** Inserts with a fresh 16-hex code; a (vanishingly rare) code collision draws again. */
@@ -47,7 +75,7 @@ export class InvitationsRepository {
         m,
         `INSERT INTO invitations AS i (id, game_id, group_id, code, role_id, target_user_id, invited_by_user_id, expires_at, max_uses)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (code) DO NOTHING RETURNING ${INVITATION_COLUMNS}`,
-        [uuidv7(), inv.gameId, inv.groupId, randomBytes(8).toString('hex'), inv.roleId, inv.targetUserId, inv.invitedByUserId, inv.expiresAt, inv.maxUses],
+        [uuidv7(), inv.gameId, inv.groupId, newCode(), inv.roleId, inv.targetUserId, inv.invitedByUserId, inv.expiresAt, inv.maxUses],
       );
       if (row) return row;
     }

@@ -30,7 +30,7 @@ import type {
 import { parseExpiresIn } from './expires-in';
 import type { InvitationRow, InvitationRowWithGroup } from './invitation-row';
 import { toInvitationDto, toInvitationWithGroupDto } from './invitation-view';
-import { InvitationsRepository, redeemAlongside, type InvitationWithGroup } from './invitations.repository';
+import { alongsideInvitation, createdAlongside, InvitationsRepository, redeemAlongside, type InvitationWithGroup } from './invitations.repository';
 import { ReadSource } from '../db/replica/read-source';
 import { notifiedGroup } from '../notifications/notification-data';
 import type { GroupHead } from '../groups/group-row';
@@ -57,21 +57,24 @@ export class InvitationsService {
       throw ApiError.badRequest('maxUses is for open codes only: omit it, or omit targetUserId');
     }
     const expiresAt = dto.expiresIn === undefined ? null : parseExpiresIn(dto.expiresIn, Date.now());
+    const inviterId = dto.invitedByUserId ?? null;
+    const draft = { roleId: dto.roleId ?? null, targetUserId: dto.targetUserId ?? null, invitedByUserId: inviterId, expiresAt, maxUses: dto.maxUses ?? 1 };
     return this.uow.run(async (tx) => {
-      const group = await this.lookup.liveHead(tx.manager, game.gameId, groupId, 'share');
-      const inviter = await this.inviter(tx, game, dto.invitedByUserId);
-      if (dto.targetUserId !== undefined) await lockUsersForWrite(tx.manager, game.gameId, [dto.targetUserId]);
-      const inv = await this.invitations.insert(tx.manager, {
-        gameId: game.gameId,
-        groupId: group.id,
-        roleId: dto.roleId ?? null,
-        targetUserId: dto.targetUserId ?? null,
-        invitedByUserId: inviter.userId,
-        expiresAt,
-        maxUses: dto.maxUses ?? 1,
+      // One statement: the group (its lock shared, as a member write's), the inviter's internal id
+      // and the insert; the target's lock rides with it (EXTENSIONS X7, see lockUsersForWrite).
+      const looked = await this.lookup.liveWithUser(tx.manager, game.gameId, groupId, inviterId, {
+        lock: true,
+        counted: false,
+        with: createdAlongside(draft),
+        alsoLocking: draft.targetUserId === null ? [] : [draft.targetUserId],
       });
+      const inv = looked.alongside
+        ? alongsideInvitation(looked.alongside)
+        : await this.invitations.insert(tx.manager, { ...draft, gameId: game.gameId, groupId: looked.group.id });
+      // An inviter the game meets only now is created here, as before (SPEC §1.4).
+      const inviterSvcId = inviterId === null ? null : (looked.svcUserId ?? (await this.identity.resolveOrCreate(tx.manager, game.gameId, inviterId)));
       const out = toInvitationDto(inv);
-      this.recordCreated(tx, game, group, inv, out, inviter.svcUserId);
+      this.recordCreated(tx, game, looked.group, inv, out, inviterSvcId);
       return out;
     });
   }
