@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
-import { sqlRows } from '../db/sql';
+import { sqlRows, unitOfWorkClient } from '../db/sql';
 import type { Alongside } from '../groups/groups.repository';
 import { externalKey } from '../identity/identity.repository';
 import { INVITATION_COLUMNS, INVITATION_GROUP_COLUMNS, type InvitationRow, type InvitationRowWithGroup } from './invitation-row';
@@ -81,13 +81,23 @@ export class InvitationsRepository {
     }
   }
 
-  /** By code, with its group's game and deletion state and its expiry by the database clock; `lock` serialises redemptions of the code. */
+  /**
+   * By code, with its group's game and deletion state and its expiry by the database clock; `lock`
+   * serialises redemptions of the code. In a unit of work, on a generic plan made without
+   * sequential scans (ServiceClient.genericPlanNext), whose only path is the code's index: the plan
+   * `auto` kept on a connection from when the table held a few rows read it whole on every call
+   * after, until the next ANALYZE (on the bench's new database, up to 6,000 invitations an accept,
+   * 1-4 ms). The group is read in a subquery of its own (OFFSET 0 keeps it one) rather than joined:
+   * a join on the group's id made the index by group, read whole in its order, a path as cheap as
+   * the code's on a small table.
+   */
   async findByCode(m: EntityManager, code: string, lock = false): Promise<InvitationWithGroup | null> {
+    unitOfWorkClient(m)?.genericPlanNext();
     const [row] = await sqlRows<InvitationWithGroup>(
       m,
       `SELECT ${INVITATION_COLUMNS}, g.game_id AS "gameId", g.soft_deleted_at IS NOT NULL AS "groupDeleted",
               coalesce(i.expires_at <= now(), false) AS expired
-       FROM invitations i JOIN groups g ON g.id = i.group_id
+       FROM invitations i, LATERAL (SELECT game_id, soft_deleted_at FROM groups WHERE id = i.group_id OFFSET 0) g
        WHERE i.code = $1${lock ? ' FOR UPDATE OF i' : ''}`,
       [code],
     );
