@@ -170,11 +170,11 @@ export class GroupsRepository {
 
   /**
    * The group, and in the same statement the internal id of a user named by external id (null
-   * when the game has never seen it, or none is named) and, with `banScope`, the ban in force on that user. `lock`
-   * is a member write's: the group's lock shared, taken before the statement reads (so it reads
-   * what a write to the group committed), in the same round trip. The group cannot change or go
-   * meanwhile, but writes to other members of it run side by side: nothing locks its row (the
-   * member counter does not write it: see memberCountSql).
+   * when the game has never seen it, or none is named) and, with `banScope`, the ban in force on
+   * that user. `lock` is a member write's: the group's lock shared, taken before the statement
+   * reads (so it reads what a write to the group committed), in the same round trip. The group
+   * cannot change or go meanwhile, but writes to other members of it run side by side: nothing
+   * locks its row (the member counter does not write it: see memberCountSql).
    *
    * `with` is the member write (or read) that follows the lookup, made in the same statement: a
    * round trip less. Its snapshot is the lookup's, taken once the lock is held, as a statement
