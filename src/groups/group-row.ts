@@ -68,7 +68,7 @@ export const PAGE_GROUP_COLUMNS = groupColumns('(g.active_member_count + coalesc
  * departure: GroupOwnership.departing). Summing the deltas not yet folded is most of a lookup's work
  * on a group many players join and leave at once (up to a second of them).
  */
-export type LookedUpGroup = Omit<GroupRow, 'memberCount'> & { memberCount: number | null };
+export type LookedUpGroup = GroupHead & { memberCount: number | null };
 
 /** LOOKUP_GROUP_COLUMNS's count, with `u` the identity of the user the lookup names. */
 export const LOOKUP_GROUP_COLUMNS = groupColumns(`CASE WHEN g.owner_user_id = u.user_id THEN ${memberCountSql('g')} END`);
