@@ -327,6 +327,15 @@ export class ServiceClient extends Client {
     return ((await this.pipelined(text, values, before, [], name)) as { rows: R[] }).rows;
   }
 
+  /**
+   * `text` as a named prepared statement on its generic plan (GENERIC_PLAN rides ahead of it, in
+   * the same implicit transaction). Outside a unit of work only.
+   */
+  async queryGenericPlan<R>(text: string, values: unknown[]): Promise<R[]> {
+    if (this.unitOfWork) throw new Error('queryGenericPlan runs outside a unit of work');
+    return ((await this.pipelined(text, values, [GENERIC_PLAN], [], statementName(text))) as { rows: R[] }).rows;
+  }
+
   /** `text` (under `name`, prepared, when given) with `before` and `after` riding in its batch, ahead of its one Sync. */
   private pipelined(text: string, values: unknown[], before: Rider[], after: Rider[], name: string | undefined): Promise<unknown> {
     const run = () =>

@@ -37,7 +37,20 @@ const CONNECTION_FAILURE = '08006';
  * comes out lower than one a statement finished before it found. Prepared, on its generic plan,
  * unless `planEachCall`.
  */
-export async function horizonRows<R>(ds: DataSource, sql: string, params: unknown[], planEachCall = false): Promise<R[]> {
+export function horizonRows<R>(ds: DataSource, sql: string, params: unknown[], planEachCall = false): Promise<R[]> {
+  return onPoolClient(ds, (client) => client.queryAfterSessions<R>(sql, params, planEachCall));
+}
+
+/**
+ * Rows of a statement outside any unit of work, on a connection of the pool, as a named prepared
+ * statement on its generic plan (ServiceClient.queryGenericPlan): for one run often enough that
+ * planning it on every call cost as much as running it.
+ */
+export function genericPlanRows<R>(ds: DataSource, sql: string, params: unknown[]): Promise<R[]> {
+  return onPoolClient(ds, (client) => client.queryGenericPlan<R>(sql, params));
+}
+
+async function onPoolClient<R>(ds: DataSource, run: (client: ServiceClient) => Promise<R[]>): Promise<R[]> {
   const pool = (ds.driver as unknown as { master: CheckingOut }).master;
   // Checked out with a callback, as TypeORM and pool.query do: the pool's wait is timed that way (db-metrics.ts).
   const [client, release] = await new Promise<[ServiceClient, (err?: Error) => void]>((resolve, reject) =>
@@ -49,7 +62,7 @@ export async function horizonRows<R>(ds: DataSource, sql: string, params: unknow
   const lost = (err: Error) => (failure ??= err);
   client.on('error', lost);
   try {
-    return await client.queryAfterSessions<R>(sql, params, planEachCall);
+    return await run(client);
   } catch (err) {
     failure ??= err as Error;
     throw err;

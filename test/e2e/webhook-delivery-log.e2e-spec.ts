@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { ServiceClient } from '../../src/db/prepared-client';
 import { expectError } from '../helpers/errors';
 import { EVENT_ID, ISO_MS, UUID } from '../helpers/shapes';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
@@ -172,10 +173,14 @@ it('the attempts are written by the batched result statement: no statement of th
   const g = await authedGame(t);
   const h = await hook(g.auth, rx.url);
   for (let i = 0; i < 12; i++) await ban(g.auth);
-  // The worker's statements go through TypeORM's manager, or as prepared statements on the pool.
+  // The worker's statements go through TypeORM's manager, or as prepared statements on the pool's connections.
   const ds = t.app.get(DataSource);
   const pool = (ds.driver as unknown as { master: { query: (config: unknown) => unknown } }).master;
-  const spies = [jest.spyOn(ds.manager, 'query'), jest.spyOn(pool, 'query')];
+  const spies = [
+    jest.spyOn(ds.manager, 'query'),
+    jest.spyOn(pool, 'query'),
+    jest.spyOn(ServiceClient.prototype, 'queryGenericPlan'),
+  ];
   let statements: string[];
   try {
     await tick();

@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
+import { ServiceClient } from '../../src/db/prepared-client';
 import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
-import type { ClaimedDelivery } from '../../src/webhooks/webhook-rows';
+import type { AttemptRecord, ClaimedDelivery } from '../../src/webhooks/webhook-rows';
 import { DeliveryWindow, PER_ENDPOINT_IN_FLIGHT, WORKER_BATCH } from '../../src/webhooks/delivery-window';
 import { PositionsRepository } from '../../src/webhooks/positions.repository';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
@@ -11,22 +12,27 @@ import { captureDataSource } from '../helpers/statement-capture';
 import { planNodes } from '../helpers/plans';
 
 /**
- * The worker's claim and result write are planned on every call. Prepared once per connection,
- * Postgres kept the generic plan it made while webhook_deliveries was small (sequential scans),
- * and every claim and result write then read the whole table: 6 to 25 ms a call within minutes
- * of load, growing with the table. The repository runs here on a pool of one connection, so every
- * call reuses the same session, as a busy worker's calls do.
+ * The worker's claim is planned on every call. Prepared once per connection, Postgres kept the
+ * generic plan it made while webhook_deliveries was small (sequential scans), and every claim and
+ * result write then read the whole table: 6 to 25 ms a call within minutes of load, growing with
+ * the table. The result write is prepared, on a generic plan made without sequential scans, and
+ * reaches the table by its key alone (the index of pending rows, whole, was the generic plan's first
+ * choice while few rows were pending). The repository runs here on a pool of one connection, so every call
+ * reuses the same session, as a busy worker's calls do.
  */
 let t: TestApp;
 let single: DataSource;
 beforeAll(async () => {
   t = await startTestApp({ WEBHOOK_WORKER_ENABLED: 'false' });
-  single = await new DataSource({ type: 'postgres', url: t.db.url, extra: { max: 1 } }).initialize();
+  single = await new DataSource({ type: 'postgres', url: t.db.url, extra: { max: 1, Client: ServiceClient } }).initialize();
 });
 afterAll(async () => {
   await single?.destroy();
   await t.close();
 });
+
+const deliveredAll = (claimed: ClaimedDelivery[]): AttemptRecord[] =>
+  claimed.map((c) => ({ id: c.id, attempts: c.attempts, outcome: 'delivered', status: 204, error: null, retryInMs: null, durationMs: 3 }));
 
 const room = { endpointIds: [], inFlight: [], share: PER_ENDPOINT_IN_FLIGHT, fairFree: WORKER_BATCH, borrowFree: WORKER_BATCH };
 
@@ -61,7 +67,7 @@ it('claims and result writes read webhook_deliveries by index however much it gr
     await due();
     const claimed = await repo.claimDue(m, room);
     expect(claimed.length).toBeGreaterThan(0);
-    await repo.recordResults(m, claimed.map((c) => ({ id: c.id, attempts: c.attempts, outcome: 'delivered', status: 204, error: null, retryInMs: null, durationMs: 3 })), 100);
+    await repo.recordResults(single, deliveredAll(claimed), 100);
   }
 
   // The table grows, with no ANALYZE in between; one claim and one result write follow.
@@ -70,10 +76,25 @@ it('claims and result writes read webhook_deliveries by index however much it gr
   let claimed: ClaimedDelivery[] = [];
   const scans = await seqScansOf(async (tm) => {
     claimed = await repo.claimDue(tm, room);
-    await repo.recordResults(tm, claimed.map((c) => ({ id: c.id, attempts: c.attempts, outcome: 'delivered', status: 204, error: null, retryInMs: null, durationMs: 3 })), 100);
   });
   expect(claimed).toHaveLength(WORKER_BATCH);
   expect(scans).toBe(0);
+  await repo.recordResults(single, deliveredAll(claimed), 100);
+  // The session's result write: one prepared statement, never planned for its values, whose plan
+  // (the one kept from the small table) reads webhook_deliveries by its key alone.
+  const statements = await single.query<{ name: string; generic: number; custom: number }[]>(
+    `SELECT name, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE statement LIKE 'WITH r AS (%INSERT INTO webhook_delivery_attempts%'`,
+  );
+  expect(statements).toEqual([{ name: expect.any(String), generic: 9, custom: 0 }]);
+  const plan = await single.transaction(async (tm) => {
+    await tm.query(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true)`);
+    const empty = Array.from({ length: 17 }, (_, i) => (i === 7 ? '100' : `'{}'`)).join(', ');
+    const [row] = await tm.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(`EXPLAIN (FORMAT JSON) EXECUTE "${statements[0].name}"(${empty})`);
+    return planNodes(row['QUERY PLAN'][0].Plan);
+  });
+  expect(plan.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+  const reads = plan.filter((n) => n['Relation Name'] === 'webhook_deliveries' && n['Node Type'] !== 'ModifyTable');
+  expect(reads.map((n) => [n['Node Type'], n['Index Name'], n['Index Cond']])).toEqual([['Index Scan', 'webhook_deliveries_pkey', '(id = r_1.id)']]);
   const [{ delivered }] = await t.db.query<{ delivered: number }>(
     `SELECT count(*)::int AS delivered FROM webhook_deliveries WHERE id = ANY ($1::uuid[]) AND status = 'delivered'`,
     [claimed.map((c) => c.id)],
@@ -94,7 +115,10 @@ it('claims and result writes read webhook_deliveries by index however much it gr
 const EVENTS = 3_000;
 
 interface PlanNode {
+  'Node Type'?: string;
+  'Relation Name'?: string;
   'Index Name'?: string;
+  'Index Cond'?: string;
   'Actual Rows': number;
   'Actual Loops': number;
   'Shared Hit Blocks': number;

@@ -24,9 +24,10 @@ export function captureDataSource(rows: unknown[] = [{}]): { ds: DataSource; sta
   return { ds: { driver: { master: pool } } as unknown as DataSource, statements };
 }
 
-/** A connection whose statements run after the sessions' read (ServiceClient.queryAfterSessions) go to `query`. */
+/** A connection whose statements run after the sessions' read or on their generic plans (ServiceClient's) go to `query`. */
 function sessionsClient(query: (sql: string, params: unknown[]) => Promise<unknown>) {
-  return { queryAfterSessions: (sql: string, params: unknown[]) => query(sql, params), on: () => undefined, off: () => undefined };
+  const run = (sql: string, params: unknown[]) => query(sql, params);
+  return { queryAfterSessions: run, queryGenericPlan: run, on: () => undefined, off: () => undefined };
 }
 
 /**
