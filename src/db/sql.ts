@@ -42,12 +42,15 @@ export function horizonRows<R>(ds: DataSource, sql: string, params: unknown[], p
 }
 
 /**
- * Rows of a statement outside any unit of work, on a connection of the pool, as a named prepared
- * statement on its generic plan (ServiceClient.queryGenericPlan): for one run often enough that
- * planning it on every call cost as much as running it.
+ * Rows of a statement outside any unit of work, as a named prepared statement on its generic plan
+ * (ServiceClient.queryGenericPlan), for one run often enough that planning it on every call cost as
+ * much as running it: on the manager's connection when it has one (a transaction of the caller's,
+ * to whose end the plan's settings then last), else on a connection of the pool.
  */
-export function genericPlanRows<R>(ds: DataSource, sql: string, params: unknown[]): Promise<R[]> {
-  return onPoolClient(ds, (client) => client.queryGenericPlan<R>(sql, params));
+export function genericPlanRows<R>(m: EntityManager, sql: string, params: unknown[]): Promise<R[]> {
+  const own = (m.queryRunner as unknown as { databaseConnection?: unknown } | undefined)?.databaseConnection;
+  if (own instanceof ServiceClient) return own.queryGenericPlan<R>(sql, params);
+  return onPoolClient(m.connection, (client) => client.queryGenericPlan<R>(sql, params));
 }
 
 async function onPoolClient<R>(ds: DataSource, run: (client: ServiceClient) => Promise<R[]>): Promise<R[]> {

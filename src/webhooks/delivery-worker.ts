@@ -66,7 +66,7 @@ export class DeliveryWorker implements OnModuleInit, OnApplicationBootstrap, Bef
   readonly outcomes: Record<AttemptRecord['outcome'], number> = { delivered: 0, retry: 0, failed: 0 };
   private lastClaimAt = 0;
   private readonly recorder = new ResultRecorder(
-    (results) => this.repo.recordResults(this.ds, results, AUTO_DISABLE_AFTER, completedBatches(results)),
+    (results) => this.repo.recordResults(this.ds.manager, results, AUTO_DISABLE_AFTER, completedBatches(results)),
     // The claims' leases run out and the attempts are made again: at-least-once. A position whose
     // batch lost a result stays where it is until its lease runs out.
     (err, results) => {

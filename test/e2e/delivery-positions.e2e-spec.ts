@@ -342,9 +342,9 @@ describe('the worker by position', () => {
       fresh: { ...d.fresh!, endpointId: d.endpointId },
     });
     const repo = t.app.get(WebhooksRepository);
-    await repo.recordResults(ds, [record(taken[0])], AUTO_DISABLE_AFTER, [taken[0].fresh!.batch]);
+    await repo.recordResults(ds.manager, [record(taken[0])], AUTO_DISABLE_AFTER, [taken[0].fresh!.batch]);
     expect(await positionAtHead(endpointId)).toBe(false);
-    await repo.recordResults(ds, [record(again[0])], AUTO_DISABLE_AFTER, [again[0].fresh!.batch]);
+    await repo.recordResults(ds.manager, [record(again[0])], AUTO_DISABLE_AFTER, [again[0].fresh!.batch]);
     expect(await positionAtHead(endpointId)).toBe(true);
     expect(await t.db.query('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [taken[0].id])).toEqual([{ status: 'delivered', attempts: 1 }]);
     expect(await t.db.query('SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE delivery_id = $1', [taken[0].id])).toEqual([{ n: 1 }]);

@@ -107,12 +107,12 @@ describe('EndpointEpochs1768100000000', () => {
       id: d.id, attempts: 1, outcome: 'retry', status: 500, error: 'HTTP 500', retryInMs: 60_000, durationMs: 3,
       fresh: { ...d.fresh!, endpointId: d.endpointId },
     });
-    await repo.recordResults(ds, [fail(a)], AUTO_DISABLE_AFTER);
+    await repo.recordResults(ds.manager, [fail(a)], AUTO_DISABLE_AFTER);
     expect(await epochs(id)).toHaveLength(1);
     await t.db.query('UPDATE webhook_endpoints SET consecutive_failures = $2 WHERE id = $1', [id, AUTO_DISABLE_AFTER - 1]);
-    await repo.recordResults(ds, [fail(b)], AUTO_DISABLE_AFTER);
+    await repo.recordResults(ds.manager, [fail(b)], AUTO_DISABLE_AFTER);
     const disabled = await lastWrite(id);
-    await repo.recordResults(ds, [fail(c)], AUTO_DISABLE_AFTER);
+    await repo.recordResults(ds.manager, [fail(c)], AUTO_DISABLE_AFTER);
     expect((await epochs(id)).slice(1)).toEqual([{ ...disabled, events: [], disabled: true }]);
   });
 

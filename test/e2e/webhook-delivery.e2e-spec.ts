@@ -869,22 +869,22 @@ describe('recording results in batches', () => {
 
     await t.db.query(`UPDATE webhook_endpoints SET consecutive_failures = 20 WHERE id = $1`, [h.id]);
     // fail, ok, fail, fail: the success resets the run, the two failures after it count.
-    await repo.recordResults(t.app.get(DataSource), [fail(a), ok(b), fail(c), fail(d)], AUTO_DISABLE_AFTER);
+    await repo.recordResults(m, [fail(a), ok(b), fail(c), fail(d)], AUTO_DISABLE_AFTER);
     expect(await endpointState(h.id)).toEqual({ consecutive_failures: 2, disabled_at: null });
     // A result for attempt 3 of a row at attempt 2 (and one for an unknown row) changes nothing:
     // the row keeps its first attempt's answer.
-    await repo.recordResults(t.app.get(DataSource), [ok(e, 3), ok('0190a0b0-0000-7000-8000-00000000dead')], AUTO_DISABLE_AFTER);
+    await repo.recordResults(m, [ok(e, 3), ok('0190a0b0-0000-7000-8000-00000000dead')], AUTO_DISABLE_AFTER);
     expect(await endpointState(h.id)).toEqual({ consecutive_failures: 2, disabled_at: null });
     expect((await deliveries(h.id)).find((r) => r.id === e)).toMatchObject({ status: 'pending', attempts: 2, last_status: 503 });
     // Reaching the threshold inside a batch disables the endpoint.
     await t.db.query(`UPDATE webhook_endpoints SET consecutive_failures = $2 WHERE id = $1`, [h.id, AUTO_DISABLE_AFTER - 3]);
-    await repo.recordResults(t.app.get(DataSource), [fail(e), { ...fail(f), outcome: 'failed', retryInMs: null }, fail(g)], AUTO_DISABLE_AFTER);
+    await repo.recordResults(m, [fail(e), { ...fail(f), outcome: 'failed', retryInMs: null }, fail(g)], AUTO_DISABLE_AFTER);
     const after = await endpointState(h.id);
     expect(after.consecutive_failures).toBe(AUTO_DISABLE_AFTER);
     expect(after.disabled_at).toEqual(expect.any(Date));
     // A result recorded twice counts once: the row is no longer pending at that attempt.
-    await repo.recordResults(t.app.get(DataSource), [ok(x), ok(x)], AUTO_DISABLE_AFTER);
-    await repo.recordResults(t.app.get(DataSource), [ok(x)], AUTO_DISABLE_AFTER);
+    await repo.recordResults(m, [ok(x), ok(x)], AUTO_DISABLE_AFTER);
+    await repo.recordResults(m, [ok(x)], AUTO_DISABLE_AFTER);
     // That success came in after the endpoint was disabled: its failures stay counted, so the
     // metrics still tell it disabled by them (svc_webhook_endpoints_disabled{reason="failures"}).
     expect(await endpointState(h.id)).toEqual(after);

@@ -101,7 +101,7 @@ describe('the claim\'s lease', () => {
     // Leased: another claim passes it over.
     expect(await claimedOf(d.endpointId)).toHaveLength(0);
 
-    await repo.recordResults(t.app.get(DataSource), [{ id: d.id, attempts: 1, outcome: 'retry', status: 503, error: 'HTTP 503', retryInMs: 60_000, durationMs: 5 }], 25);
+    await repo.recordResults(t.app.get(DataSource).manager, [{ id: d.id, attempts: 1, outcome: 'retry', status: 503, error: 'HTTP 503', retryInMs: 60_000, durationMs: 5 }], 25);
     const retried = await row(d.id);
     expect(retried).toMatchObject({ status: 'pending', attempts: 1, lease_in: null });
     expect(retried.next_in).toBeCloseTo(60, 0);
