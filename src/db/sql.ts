@@ -48,8 +48,8 @@ export function horizonRows<R>(ds: DataSource, sql: string, params: unknown[], p
  * to whose end the plan's settings then last), else on a connection of the pool.
  */
 export function genericPlanRows<R>(m: EntityManager, sql: string, params: unknown[]): Promise<R[]> {
-  const own = (m.queryRunner as unknown as { databaseConnection?: unknown } | undefined)?.databaseConnection;
-  if (own instanceof ServiceClient) return own.queryGenericPlan<R>(sql, params);
+  const own = serviceClientOf(m);
+  if (own) return own.queryGenericPlan<R>(sql, params);
   return onPoolClient(m.connection, (client) => client.queryGenericPlan<R>(sql, params));
 }
 
@@ -127,13 +127,19 @@ export async function preparedRows<R>(ds: DataSource, name: string, text: string
  */
 export async function lockBeforeNextStatement(m: EntityManager, locks: readonly AdvisoryLock[]): Promise<void> {
   if (!locks.length) return;
-  const client = (m.queryRunner as unknown as { databaseConnection?: unknown } | undefined)?.databaseConnection;
-  if (client instanceof ServiceClient && client.inUnitOfWork) return client.lockBeforeNext(locks);
+  const client = unitOfWorkClient(m);
+  if (client) return client.lockBeforeNext(locks);
   await m.query(ADVISORY_LOCKS_SQL, advisoryLockValues(locks));
 }
 
 /** The unit of work's client when `m` runs inside one (the only place writes happen), else null. */
 export function unitOfWorkClient(m: EntityManager): ServiceClient | null {
+  const client = serviceClientOf(m);
+  return client?.inUnitOfWork ? client : null;
+}
+
+/** The connection `m` runs on when it holds one of its own (a transaction's), else null. */
+function serviceClientOf(m: EntityManager): ServiceClient | null {
   const client = (m.queryRunner as unknown as { databaseConnection?: unknown } | undefined)?.databaseConnection;
-  return client instanceof ServiceClient && client.inUnitOfWork ? client : null;
+  return client instanceof ServiceClient ? client : null;
 }

@@ -38,6 +38,8 @@ export function redeemAlongside(id: string): Alongside {
        RETURNING i.id)`;
 }
 
+const INSERT_INVITATION = 'INSERT INTO invitations AS i (id, game_id, group_id, code, role_id, target_user_id, invited_by_user_id, expires_at, max_uses)';
+
 /** A new invitation's code: 16 hex digits. */
 const newCode = () => randomBytes(8).toString('hex');
 
@@ -52,7 +54,7 @@ export type NewInvitationOfLookup = Omit<NewInvitation, 'gameId' | 'groupId'>;
  */
 export function createdAlongside(inv: NewInvitationOfLookup): Alongside {
   return (p) => `alongside AS (
-       INSERT INTO invitations AS i (id, game_id, group_id, code, role_id, target_user_id, invited_by_user_id, expires_at, max_uses)
+       ${INSERT_INVITATION}
        SELECT ${p(uuidv7())}::uuid, l."gameId", l.id, ${p(newCode())}::text, ${p(inv.roleId)}::text, ${p(inv.targetUserId)}::text,
               ${p(inv.invitedByUserId)}::text, ${p(inv.expiresAt)}::timestamptz, ${p(inv.maxUses)}::int
        FROM lookup l WHERE l."softDeletedAt" IS NULL
@@ -73,7 +75,7 @@ export class InvitationsRepository {
     for (;;) {
       const [row] = await sqlRows<InvitationRow>(
         m,
-        `INSERT INTO invitations AS i (id, game_id, group_id, code, role_id, target_user_id, invited_by_user_id, expires_at, max_uses)
+        `${INSERT_INVITATION}
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (code) DO NOTHING RETURNING ${INVITATION_COLUMNS}`,
         [uuidv7(), inv.gameId, inv.groupId, newCode(), inv.roleId, inv.targetUserId, inv.invitedByUserId, inv.expiresAt, inv.maxUses],
       );
