@@ -5,7 +5,7 @@ import type { AdvisoryLock } from '../db/advisory-locks';
 import { unpack } from '../db/packed-row';
 import { lockBeforeNextStatement, preparedRows, sqlRows, unitOfWorkClient } from '../db/sql';
 import { isUuid } from '../common/ids';
-import { externalKey, internalIdSql } from '../identity/identity.repository';
+import { externalKey } from '../identity/identity.repository';
 import { lockUsersForWrite } from '../identity/user-lock';
 import { admissionSql, type Refusal } from './admission';
 import { groupPageSql } from './group-json';
@@ -106,9 +106,12 @@ export const alongsideOf =
   (param) =>
     parts.map((part) => part(param)).join(', ');
 
+/** Whether the identity `u` is the user named by `externalRef` in game `gameRef`. */
+const identityIs = (u: string, gameRef: string, externalRef: string) =>
+  `${u}.game_id = ${gameRef} AND ${externalKey(`${u}.external_id`)} = ${externalKey(externalRef)} AND ${u}.external_id = ${externalRef}`;
+
 /** The identity `u` of the user named by `externalRef` in game `gameRef`, if the game knows them. */
-const identityJoin = (gameRef: string, externalRef: string) =>
-  `LEFT JOIN user_identities u ON u.game_id = ${gameRef} AND ${externalKey('u.external_id')} = ${externalKey(externalRef)} AND u.external_id = ${externalRef}`;
+const identityJoin = (gameRef: string, externalRef: string) => `LEFT JOIN user_identities u ON ${identityIs('u', gameRef, externalRef)}`;
 
 /** Group rows. Every read that serves a client filters by game, and by soft deletion where asked. */
 @Injectable()
@@ -126,18 +129,22 @@ export class GroupsRepository {
   ): Promise<GroupRow & { svcUserId?: string | null; refusal?: Refusal | null; alongside?: Record<string, unknown> | null }> {
     const params: unknown[] = [g.id, g.gameId, g.kind, g.name, g.visibility, JSON.stringify(g.metadata), g.defaultRoleId, g.passcodeHash, g.tags, g.maxMembers];
     const param = (value: unknown) => `$${params.push(value)}`;
-    const ext = creator ? param(creator.externalUserId) : 'NULL';
-    const owner = creator ? internalIdSql('$2', ext) : 'NULL';
-    const insert = `INSERT INTO groups AS g (id, game_id, kind, name, visibility, metadata, default_role_id, passcode_hash, tags, max_members, owner_external_id, owner_user_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${ext}, ${owner}) RETURNING ${GROUP_COLUMNS}`;
-    if (!creator) return (await sqlRows<GroupRow>(m, insert, params))[0];
+    const insert = (owner: string, counted: string) => `INSERT INTO groups AS g (id, game_id, kind, name, visibility, metadata, default_role_id, passcode_hash, tags, max_members, owner_external_id, owner_user_id, active_member_count)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, ${owner}, ${counted}) RETURNING ${GROUP_COLUMNS}`;
+    if (!creator) return (await sqlRows<GroupRow>(m, insert('NULL, NULL', '0'), params))[0];
+    const ext = param(creator.externalUserId);
     await lockUsersForWrite(m, g.gameId, [creator.externalUserId]);
-    const admission = admissionSql({ id: 'c.id', gameId: 'c."gameId"', maxMembers: 'c."maxMembers"', kind: 'c.kind' }, 'u.user_id');
+    // A creator the game knows becomes a member in this statement, and is counted by the insert
+    // (migration CreatorCounted): their membership writes no delta for a fold to update the new row
+    // with. The count the admission reads holds them already: the cap one higher. One the game
+    // meets only now is counted by their membership, made after the statement, as any member is.
+    const admission = admissionSql({ id: 'c.id', gameId: 'c."gameId"', maxMembers: 'c."maxMembers" + 1', kind: 'c.kind' }, 'u.user_id');
     const [row] = await sqlRows<GroupRow & { svcUserId: string | null; refusal: Refusal | null; alongside: Record<string, unknown> | null }>(
       m,
-      `WITH created AS (${insert}), lookup AS (
-         SELECT c.*, u.user_id AS "svcUserId", NULL AS "banScope", ${admission} AS refusal FROM created c
-         ${identityJoin('c."gameId"', ext)}
+      `WITH u AS MATERIALIZED (SELECT i.user_id FROM user_identities i WHERE ${identityIs('i', '$2', ext)}), created AS (
+         ${insert(`${ext}, (SELECT user_id FROM u)`, `CASE WHEN EXISTS (SELECT 1 FROM u) THEN svc_count_creator($1) ELSE 0 END`)}
+       ), lookup AS (
+         SELECT c.*, u.user_id AS "svcUserId", NULL AS "banScope", ${admission} AS refusal FROM created c LEFT JOIN u ON true
        ), ${creator.with(param)}
        SELECT l.*, to_jsonb(w) AS alongside FROM lookup l LEFT JOIN alongside w ON true`,
       params,

@@ -101,8 +101,9 @@ export class GroupsService {
       const { row } = await this.membership.activateAlongside(tx, inserted, creator, { via: 'creator' }, { svcUserId, refusal, alongside });
       // A creator the game meets only now got their internal id with the membership: they own the group by it.
       const owned = inserted.ownerSvcUserId ? inserted : await this.groups.setOwner(tx.manager, inserted.id, { svcUserId: row.svcUserId, externalUserId: creator });
-      // The creator is the new group's first active member (the trigger has counted them).
-      const withCreator = { ...owned, memberCount: inserted.memberCount + 1 };
+      // The creator is the new group's first active member: counted by the insert when the game knew
+      // them, else by their membership's delta, written after the insert read the count.
+      const withCreator = { ...owned, memberCount: inserted.memberCount + (svcUserId === null ? 1 : 0) };
       this.emitGroup(tx, 'group.created', withCreator);
       return withCreator;
     });

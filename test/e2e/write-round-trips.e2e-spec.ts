@@ -117,6 +117,6 @@ describe('round trips of the hot writes', () => {
       t.http.post('/v1/groups').set(auth).send({ kind: 'guild', name: 'second', visibility: 'public', creatorUserId: 'founder' }).expect(201),
     );
     expect(created).toHaveLength(2);
-    expect(created[0]).toMatch(/^\s*WITH created AS \(INSERT INTO groups .*fresh AS \(\s*INSERT INTO members .*alongside AS \(SELECT \* FROM fresh/s);
+    expect(created[0]).toMatch(/^\s*WITH u AS MATERIALIZED \(SELECT i.user_id FROM user_identities .*created AS \(\s*INSERT INTO groups .*fresh AS \(\s*INSERT INTO members .*alongside AS \(SELECT \* FROM fresh/s);
   });
 });
