@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { EVERY_KEY, sharedAnswers, waves, type SharedStatement, type SharedWrite } from './shared-write';
+import { EVERY_KEY, sharedAnswers, sharedKey, waves, type SharedStatement, type SharedWrite } from './shared-write';
 
 const w = (name: string, ...keys: string[]) => ({ name, keys });
 const names = (runs: { name: string }[][]) => runs.map((run) => run.map((x) => x.name));
@@ -22,6 +22,13 @@ describe('waves', () => {
     const every = { name: 'x', keys: EVERY_KEY };
     const runs = waves([w('a', 'g1'), w('b', 'g2'), every, w('c', 'g3'), { ...every, name: 'y' }, { ...every, name: 'z' }, w('d', 'g1')]);
     expect(names(runs)).toEqual([['a', 'b'], ['x'], ['c'], ['y'], ['z'], ['d']]);
+  });
+
+  it('keeps writes naming a key only shared in one run, and cuts at a write naming it plainly, either way round', () => {
+    const g = sharedKey('g');
+    const runs = waves([w('a', g, 'u1'), w('b', g, 'u2'), w('c', 'g', 'u3'), w('d', g, 'u4'), w('e', 'g2', 'u5'), w('f', g, 'u1')]);
+    expect(names(runs)).toEqual([['a', 'b'], ['c'], ['d', 'e', 'f']]);
+    expect(names(waves([w('a', g, 'u1'), w('b', g, 'u1')]))).toEqual([['a'], ['b']]);
   });
 
   it('answers no runs for no writes', () => {

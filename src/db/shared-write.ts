@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 export interface SharedStatement<Req, Res> {
   /** One write's statement, as it runs alone. */
   one(m: EntityManager, request: Req): Promise<Res>;
-  /** Several writes' in one statement, answered in their order. No two of them name a key in common. */
+  /** Several writes' in one statement, answered in their order. No two of them name a key in common, but keys named shared. */
   many(m: EntityManager, requests: readonly Req[]): Promise<Res[]>;
 }
 
@@ -16,6 +16,15 @@ export const NO_STATEMENT: SharedStatement<undefined, undefined> = {
 
 /** The key that stands for every key. */
 const EVERY = '*';
+
+/** The mark of a key named shared (sharedKey). */
+const SHARED = '~';
+
+/**
+ * `key` named shared: writes that name a key only so may share a run; one naming it plainly
+ * shares a run with none of them.
+ */
+export const sharedKey = (key: string): string => `${SHARED}${key}`;
 
 /** The keys of a write that names every key: it runs in a run of its own, in its place. */
 export const EVERY_KEY: readonly string[] = Object.freeze([EVERY]);
@@ -36,21 +45,31 @@ export interface SharedWrite<Req = unknown, Res = unknown, T = unknown, Tx = unk
 }
 
 /**
- * The batch cut, in order, into runs of writes that name no key in common: a write naming a key
- * that the run holds already starts the next. Each run's statements go as one, then each write's
- * rest in order; the runs one after another. Writes that share no key touch nothing the others
- * read, so that is the batch's writes run alone in its order.
+ * The batch cut, in order, into runs of writes that name no key in common (but keys all of them
+ * name shared, sharedKey): a write naming a key that the run holds already starts the next. Each
+ * run's statements go as one, then each write's rest in order; the runs one after another. Writes
+ * that share no key touch nothing the others read, so that is the batch's writes run alone in its
+ * order.
  */
 export function waves<W extends Pick<SharedWrite, 'keys'>>(writes: readonly W[]): W[][] {
   const runs: W[][] = [];
-  let held = new Set<string>();
+  // Each key the run holds, and whether a write of it names it plainly.
+  let held = new Map<string, boolean>();
+  const named = (k: string) => (k.startsWith(SHARED) ? { key: k.slice(SHARED.length), plainly: false } : { key: k, plainly: true });
+  const clashes = (k: string) => {
+    const { key, plainly } = named(k);
+    return held.has(key) && (plainly || held.get(key) === true);
+  };
   for (const write of writes) {
-    if (!runs.length || held.has(EVERY) || write.keys.includes(EVERY) || write.keys.some((k) => held.has(k))) {
+    if (!runs.length || held.has(EVERY) || write.keys.includes(EVERY) || write.keys.some(clashes)) {
       runs.push([]);
-      held = new Set();
+      held = new Map();
     }
     runs[runs.length - 1].push(write);
-    for (const k of write.keys) held.add(k);
+    for (const k of write.keys) {
+      const { key, plainly } = named(k);
+      held.set(key, plainly || held.get(key) === true);
+    }
   }
   return runs;
 }

@@ -26,7 +26,7 @@ export function registerWriteBatchMetrics(
     () => batches.reruns,
   );
   metrics.counterOf(
-    { name: 'svc_write_shared_statements_total', help: 'Statements that carried the first statements of several writes of a batch (one per kind and run of writes that name no group or player in common).' },
+    { name: 'svc_write_shared_statements_total', help: 'Statements that carried the first statements of several writes of a batch (one per kind and run of writes that name no group or player in common, joins of one group without a cap excepted).' },
     () => batches.shared.statements,
   );
   metrics.counterOf(

@@ -221,8 +221,9 @@ export class GroupsRepository {
    * findWithUser for several writes in one statement, with the ban scope and admission read and
    * `alongside`'s write made for each (the joins or leaves of a batch, UnitOfWork): the answers in
    * the requests' order, null for a group that is not there (or an id that is not a uuid). No two
-   * requests may name the same group or the same user, as each row is read in the one snapshot
-   * of the statement, before any of their writes. The locks are findWithUser's, all the groups'
+   * requests may name the same user, as each row is read in the one snapshot of the statement,
+   * before any of their writes; two joins of one group are each admitted before the other's row
+   * (the cap: see joinLookups). The locks are findWithUser's, all the groups'
    * first, then the users', each in key order, riding in the statement's round trip; the plan
    * generic (ServiceClient.genericPlanNext).
    */

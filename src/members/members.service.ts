@@ -61,7 +61,7 @@ export class MembersService {
   }
 
   /** The join's and the leave's first statements, which the writes of a batch share (UnitOfWork.runShared). */
-  private readonly joinLookups: SharedStatement<JoinLookup, LookupRow | null>;
+  private readonly joinLookups: ReturnType<typeof joinLookups>;
   private readonly leaveLookups: SharedStatement<MemberWriteLookup, LookupRow | null>;
 
   /**
@@ -77,7 +77,7 @@ export class MembersService {
       const outcome = await this.uow.runShared<JoinLookup, LookupRow | null, JoinOutcome>({
         statement: this.joinLookups,
         request,
-        keys: memberWriteKeys(request),
+        keys: this.joinLookups.keys(request),
         then: async (tx, row) => {
           const locked = liveLookedUp(row);
           const { group } = locked;

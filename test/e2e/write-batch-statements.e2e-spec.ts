@@ -148,3 +148,36 @@ it('writes naming one group, or one player, never share a statement: the cap and
   expect(await activeIn(capped)).toBe(5);
   expect((await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM members WHERE group_id = ANY ($1::uuid[]) AND status = 'active'`, [clans]))[0].n).toBe(1);
 });
+
+it('joins of one group without a cap share statements; a capped group found in one runs its joins alone, and the cap holds', async () => {
+  const g = await authedGame(t);
+  const joiners = players(30, 'h');
+  const queuers = players(30, 'q');
+  await known(g.auth, [...joiners, ...queuers]);
+  const [hot] = await publicGroups(g.auth, 1);
+
+  // Every write names the one group: a shared statement carries joins of it, or there is none.
+  const before = await shared();
+  const answers = await Promise.all(joiners.map((u) => postJoin(t, g.auth, hot, { userId: u })));
+  for (const [i, r] of answers.entries()) {
+    expect(r.status).toBe(201);
+    expect(r.body).toEqual(await memberRead(g.auth, hot, joiners[i]));
+  }
+  expect((await shared()).statements).toBeGreaterThan(before.statements);
+  expect(await activeIn(hot)).toBe(30);
+  expect((await t.http.get(`/v1/groups/${hot}`).set(g.auth)).body.memberCount).toBe(30);
+  const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${journalEvents()} WHERE e.group_id = $1 AND e.type = 'member.joined'`, [hot]);
+  expect(n).toBe(30);
+
+  // A cap set on a group this process has seen joined without one: the first statement that
+  // carries two of its joins, each admitted in the statement's snapshot before the other's row,
+  // fails and its batch runs each alone; the cap holds.
+  const [capped] = await publicGroups(g.auth, 1);
+  expect((await postJoin(t, g.auth, capped, { userId: queuers[0] })).status).toBe(201);
+  expect((await postLeave(t, g.auth, capped, { userId: queuers[0] })).status).toBe(200);
+  expect((await t.http.patch(`/v1/groups/${capped}`).set(g.auth).send({ maxMembers: 10 })).status).toBe(200);
+  const queued = await Promise.all(queuers.map((u) => postJoin(t, g.auth, capped, { userId: u })));
+  expect(queued.filter((r) => r.status === 201)).toHaveLength(10);
+  for (const r of queued.filter((x) => x.status !== 201)) expectError(r, 409, 'group_full');
+  expect(await activeIn(capped)).toBe(10);
+});
