@@ -5,7 +5,7 @@ import type { AdvisoryLock } from '../db/advisory-locks';
 import { unpack } from '../db/packed-row';
 import { lockBeforeNextStatement, preparedRows, sqlRows, unitOfWorkClient } from '../db/sql';
 import { isUuid } from '../common/ids';
-import { externalKey } from '../identity/identity.repository';
+import { identityIs } from '../identity/identity.repository';
 import { lockUsersForWrite } from '../identity/user-lock';
 import { admissionSql, type Refusal } from './admission';
 import { groupPageSql } from './group-json';
@@ -105,10 +105,6 @@ export const alongsideOf =
   (...parts: Alongside[]): Alongside =>
   (param) =>
     parts.map((part) => part(param)).join(', ');
-
-/** Whether the identity `u` is the user named by `externalRef` in game `gameRef`. */
-const identityIs = (u: string, gameRef: string, externalRef: string) =>
-  `${u}.game_id = ${gameRef} AND ${externalKey(`${u}.external_id`)} = ${externalKey(externalRef)} AND ${u}.external_id = ${externalRef}`;
 
 /** The identity `u` of the user named by `externalRef` in game `gameRef`, if the game knows them. */
 const identityJoin = (gameRef: string, externalRef: string) => `LEFT JOIN user_identities u ON ${identityIs('u', gameRef, externalRef)}`;

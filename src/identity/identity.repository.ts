@@ -8,13 +8,17 @@ import { sqlRows } from '../db/sql';
  */
 export const externalKey = (expr: string): string => `svc_external_key(${expr})`;
 
+/** Whether the identity row `u` is the one of external id `externalRef` in game `gameRef`, by the index's key then the id. */
+export const identityIs = (u: string, gameRef: string, externalRef: string): string =>
+  `${u}.game_id = ${gameRef} AND ${externalKey(`${u}.external_id`)} = ${externalKey(externalRef)} AND ${u}.external_id = ${externalRef}`;
+
 /**
  * A scalar subquery for the internal id of an external id in a game (null when the game has never
  * seen it), for reads that fold the identity lookup into their own statement.
  */
 export const internalIdSql = (gameRef: string, externalRef: string): string =>
   `(SELECT ui.user_id FROM user_identities ui
-    WHERE ui.game_id = ${gameRef} AND ${externalKey('ui.external_id')} = ${externalKey(externalRef)} AND ui.external_id = ${externalRef})`;
+    WHERE ${identityIs('ui', gameRef, externalRef)})`;
 
 /** Identity anchors (SPEC §1.3-4): internal users and their unique per-game external ids. */
 @Injectable()
