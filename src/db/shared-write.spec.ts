@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { EVERY_KEY, sharedAnswers, sharedKey, waves, type SharedStatement, type SharedWrite } from './shared-write';
+import { EVERY_KEY, KeysNotHeld, sharedAnswers, sharedKey, waves, type SharedStatement, type SharedWrite } from './shared-write';
 
 const w = (name: string, ...keys: string[]) => ({ name, keys });
 const names = (runs: { name: string }[][]) => runs.map((run) => run.map((x) => x.name));
@@ -60,5 +60,14 @@ describe('sharedAnswers', () => {
     expect(calls).toEqual(['j.many(1,3,4)', 'l.one(2)']);
     expect(wave.map((x) => answers.get(x))).toEqual(['j1*', 'l2', 'j3*', 'j4*']);
     expect(count).toEqual({ statements: 1, writes: 3 });
+  });
+
+  it('fails a run of several writes when one answer shows its keys named wrongly, and never a write alone', async () => {
+    const join = kind('j');
+    const held = (ok: boolean): SharedWrite => ({ ...write(join, 5), keysHeld: (answer) => ok && answer === 'j5*' });
+    const count = { statements: 0, writes: 0 };
+    await expect(sharedAnswers(m, [write(join, 1), held(false)], count)).rejects.toBeInstanceOf(KeysNotHeld);
+    await expect(sharedAnswers(m, [write(join, 1), held(true)], count)).resolves.toBeInstanceOf(Map);
+    await expect(sharedAnswers(m, [held(false)], count)).resolves.toBeInstanceOf(Map);
   });
 });

@@ -41,8 +41,17 @@ export interface SharedWrite<Req = unknown, Res = unknown, T = unknown, Tx = unk
    * is read in the statement's one snapshot, before the others' writes.
    */
   keys: readonly string[];
+  /**
+   * For keys named from what this process saw (a group's cap or owner), which may have changed
+   * since: whether the write's answer shows them still right. When it does not, and the write
+   * shared its run, the run failed (sharedAnswers) and its batch runs each write again alone.
+   */
+  keysHeld?(answer: Res): boolean;
   then(tx: Tx, answer: Res): Promise<T>;
 }
+
+/** A run's write whose answer showed it named its keys wrongly (SharedWrite.keysHeld). */
+export class KeysNotHeld extends Error {}
 
 /**
  * The batch cut, in order, into runs of writes that name no key in common (but keys all of them
@@ -80,7 +89,11 @@ export interface SharedCount {
   writes: number;
 }
 
-/** Each write's answer of its statement: one statement a kind, `one`'s for a write alone of its kind (not counted in `count`). */
+/**
+ * Each write's answer of its statement: one statement a kind, `one`'s for a write alone of its kind
+ * (not counted in `count`). Throws KeysNotHeld when the run has more than one write and one's
+ * answer shows its keys named wrongly.
+ */
 export async function sharedAnswers(m: EntityManager, wave: readonly SharedWrite[], count: SharedCount): Promise<Map<SharedWrite, unknown>> {
   const kinds = new Map<SharedStatement<unknown, unknown>, SharedWrite[]>();
   for (const w of wave) kinds.set(w.statement, [...(kinds.get(w.statement) ?? []), w]);
@@ -93,5 +106,6 @@ export async function sharedAnswers(m: EntityManager, wave: readonly SharedWrite
       count.writes += writes.length;
     }
   }
+  if (wave.length > 1 && wave.some((w) => w.keysHeld?.(answers.get(w)) === false)) throw new KeysNotHeld('a write of the run named its keys from what has changed since');
   return answers;
 }

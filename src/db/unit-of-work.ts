@@ -158,7 +158,7 @@ export function rolledBack(err: unknown): boolean {
  * With WRITE_BATCH_MAX above 1 (and traces off), the changes run through runShared share
  * transactions while they wait (WriteQueue, on WRITE_BATCH_LANES transactions at once), and their
  * first statements: the batch is cut into runs of writes that name no group or player in common
- * (but joins of one group, which name it shared: see joinLookups)
+ * (but member writes of one group, which name it shared: see memberWriteLookups)
  * (waves), each run's statements go as one statement of each kind, and each write's rest follows,
  * in order, in the one transaction, with one flush and one COMMIT for all. That is the batch's
  * writes run one after another. Any error before the COMMIT runs each again alone, so each caller

@@ -219,7 +219,7 @@ export class GroupsRepository {
    * the requests' order, null for a group that is not there (or an id that is not a uuid). No two
    * requests may name the same user, as each row is read in the one snapshot of the statement,
    * before any of their writes; two joins of one group are each admitted before the other's row
-   * (the cap: see joinLookups). The locks are findWithUser's, all the groups'
+   * (the cap: see memberWriteLookups). The locks are findWithUser's, all the groups'
    * first, then the users', each in key order, riding in the statement's round trip; the plan
    * generic (ServiceClient.genericPlanNext).
    */

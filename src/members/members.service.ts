@@ -13,8 +13,7 @@ import { SETTINGS } from '../config/settings.module';
 import { UnitOfWork, type Tx } from '../db/unit-of-work';
 import { GroupLookup, liveLookedUp, type LookedUp } from '../groups/group-lookup';
 import { GroupsRepository, type LookupRow } from '../groups/groups.repository';
-import type { SharedStatement } from '../db/shared-write';
-import { joinLookups, leaveLookups, memberWriteKeys, type JoinLookup, type MemberWriteLookup } from './member-write-lookups';
+import { memberWriteLookups, type JoinLookup, type MemberWriteLookup, type MemberWriteLookups } from './member-write-lookups';
 import { GroupOwnership } from '../groups/group-ownership';
 import type { LookedUpGroup } from '../groups/group-row';
 import { verifyPasscode } from '../groups/passcode';
@@ -56,13 +55,12 @@ export class MembersService {
     @Inject(SETTINGS) private readonly settings: Settings,
     groups: GroupsRepository,
   ) {
-    this.joinLookups = joinLookups(groups);
-    this.leaveLookups = leaveLookups(groups);
+    ({ join: this.joinLookups, leave: this.leaveLookups } = memberWriteLookups(groups));
   }
 
   /** The join's and the leave's first statements, which the writes of a batch share (UnitOfWork.runShared). */
-  private readonly joinLookups: ReturnType<typeof joinLookups>;
-  private readonly leaveLookups: SharedStatement<MemberWriteLookup, LookupRow | null>;
+  private readonly joinLookups: MemberWriteLookups<JoinLookup>;
+  private readonly leaveLookups: MemberWriteLookups<MemberWriteLookup>;
 
   /**
    * Public join, in one transaction when the group has no passcode. A passcode is checked before
@@ -75,9 +73,7 @@ export class MembersService {
     for (;;) {
       const request: JoinLookup = { gameId: game.gameId, groupId, userId: dto.userId, checked };
       const outcome = await this.uow.runShared<JoinLookup, LookupRow | null, JoinOutcome>({
-        statement: this.joinLookups,
-        request,
-        keys: this.joinLookups.keys(request),
+        ...this.joinLookups.write(request),
         then: async (tx, row) => {
           const locked = liveLookedUp(row);
           const { group } = locked;
@@ -104,11 +100,8 @@ export class MembersService {
 
   /** The owner may leave only as the last active member (EXTENSIONS X6): 409 owner_must_transfer otherwise. */
   async leave(game: GameContext, groupId: string, userId: string): Promise<MemberDto> {
-    const request = { gameId: game.gameId, groupId, userId };
     return this.uow.runShared<MemberWriteLookup, LookupRow | null, MemberDto>({
-      statement: this.leaveLookups,
-      request,
-      keys: memberWriteKeys(request),
+      ...this.leaveLookups.write({ gameId: game.gameId, groupId, userId }),
       then: async (tx, row) => {
         const { group, member, changed } = await this.departed(tx, liveLookedUp(row));
         if (changed) {

@@ -1,9 +1,8 @@
-import type { Counter } from 'prom-client';
-import { MetricsRegistry } from '../../src/observability/metrics/metrics-registry';
 import { expectError } from '../helpers/errors';
 import { postGroup, postJoin, postLeave } from '../helpers/groups';
 import { journalEvents } from '../helpers/journal';
 import { asAdmin, authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { activeIn, known, memberRead, players, publicGroups, shared } from '../helpers/write-batch';
 
 /**
  * Joins and leaves of a batch sharing their first statement (UnitOfWork.runShared): the group
@@ -18,53 +17,27 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Auth = Record<string, string>;
-
-const players = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-const publicGroups = async (auth: Auth, n: number, body: Record<string, unknown> = {}) => {
-  const groups: string[] = [];
-  for (let i = 0; i < n; i++) groups.push((await postGroup(t, auth, { kind: 'guild', name: `g${i}`, visibility: 'public', ...body })).id);
-  return groups;
-};
-/** Makes the game know the players: each joins and leaves a group of its own, one request at a time. */
-async function known(auth: Auth, users: string[]): Promise<void> {
-  const [scratch] = await publicGroups(auth, 1);
-  for (const u of users) {
-    expect((await postJoin(t, auth, scratch, { userId: u })).status).toBe(201);
-    expect((await postLeave(t, auth, scratch, { userId: u })).status).toBe(200);
-  }
-}
-const counter = async (name: string) => (await (t.app.get(MetricsRegistry).registry.getSingleMetric(name) as Counter).get()).values[0]?.value ?? 0;
-const shared = async () => ({ statements: await counter('svc_write_shared_statements_total'), writes: await counter('svc_write_shared_statement_writes_total') });
-const memberRead = async (auth: Auth, groupId: string, userId: string) => {
-  const r = await t.http.get(`/v1/groups/${groupId}/members/${userId}`).set(auth);
-  expect(r.status).toBe(200);
-  return r.body;
-};
-const activeIn = async (groupId: string) =>
-  (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM members WHERE group_id = $1 AND status = 'active'`, [groupId]))[0].n;
-
 it('parallel joins, leaves and joins again of players the game knows share statements, each answered as the member then reads, recorded once', async () => {
   const g = await authedGame(t);
-  const groups = await publicGroups(g.auth, 8);
+  const groups = await publicGroups(t, g.auth, 8);
   const users = players(24, 'k');
-  await known(g.auth, users);
+  await known(t, g.auth, users);
   const pairs = users.map((u, i) => ({ u, groupId: groups[i % groups.length] }));
-  const before = await shared();
+  const before = await shared(t);
 
   for (const [step, status] of [['join', 201], ['leave', 200], ['join', 201]] as const) {
     const answers = await Promise.all(pairs.map(({ u, groupId }) => (step === 'join' ? postJoin : postLeave)(t, g.auth, groupId, { userId: u })));
     for (const [i, r] of answers.entries()) {
       expect(r.status).toBe(status);
-      expect(r.body).toEqual(await memberRead(g.auth, pairs[i].groupId, pairs[i].u));
+      expect(r.body).toEqual(await memberRead(t, g.auth, pairs[i].groupId, pairs[i].u));
       expect(r.body.status).toBe(step === 'join' ? 'active' : 'left');
     }
   }
-  const after = await shared();
+  const after = await shared(t);
   expect(after.statements).toBeGreaterThan(before.statements);
   expect(after.writes - before.writes).toBeGreaterThan(2 * (after.statements - before.statements) - 1);
   for (const groupId of groups) {
-    expect(await activeIn(groupId)).toBe(3);
+    expect(await activeIn(t, groupId)).toBe(3);
     expect((await t.http.get(`/v1/groups/${groupId}`).set(g.auth)).body.memberCount).toBe(3);
   }
   const recorded = await t.db.query<{ type: string; n: number }>(
@@ -80,12 +53,12 @@ it('parallel joins, leaves and joins again of players the game knows share state
 it('a shared statement refuses as alone: banned players, full groups, a second group of an exclusive kind', async () => {
   const g = await authedGame(t);
   expect((await t.http.patch(`/v1/admin/games/${g.gameId}/config`).set(asAdmin).send({ config: { groups: { exclusiveKinds: ['clan'] } } })).status).toBe(200);
-  const open = await publicGroups(g.auth, 8);
-  const full = await publicGroups(g.auth, 4, { maxMembers: 1 });
+  const open = await publicGroups(t, g.auth, 8);
+  const full = await publicGroups(t, g.auth, 4, { maxMembers: 1 });
   const clans: string[] = [];
   for (let i = 0; i < 4; i++) clans.push((await postGroup(t, g.auth, { kind: 'clan', name: `c${i}`, visibility: 'public' })).id);
   const users = players(12 + 4 * 12, 'r');
-  await known(g.auth, [...users, 'holder0', 'holder1', 'holder2', 'holder3']);
+  await known(t, g.auth, [...users, 'holder0', 'holder1', 'holder2', 'holder3']);
   for (let i = 0; i < 4; i++) {
     expect((await postJoin(t, g.auth, full[i], { userId: `holder${i}` })).status).toBe(201);
     // r0-r3 are in a clan already: a second one refuses them.
@@ -107,7 +80,7 @@ it('a shared statement refuses as alone: banned players, full groups, a second g
     // The first writes find the lanes free and run alone: the refusals come after, among the writes that wait.
     const admitted = users.slice(next, (next += 12)).map((u, i) => ({ u, groupId: open[i % 8], expect: [201, null] as const }));
     const asks = admitted.flatMap((a, i) => [a, ...(i >= 4 && refused[i - 4] ? [refused[i - 4]] : [])]);
-    const before = await shared();
+    const before = await shared(t);
     const answers = await Promise.all(asks.map((a) => postJoin(t, g.auth, a.groupId, { userId: a.u })));
     answers.forEach((r, i) => {
       const [status, code] = asks[i].expect;
@@ -116,10 +89,10 @@ it('a shared statement refuses as alone: banned players, full groups, a second g
         expect(r.body).toMatchObject({ groupId: asks[i].groupId, userId: asks[i].u, status: 'active' });
       } else expectError(r, status, code);
     });
-    expect((await shared()).statements).toBeGreaterThan(before.statements);
+    expect((await shared(t)).statements).toBeGreaterThan(before.statements);
   }
-  for (const groupId of full) expect(await activeIn(groupId)).toBe(1);
-  for (const groupId of clans) expect(await activeIn(groupId)).toBe(1);
+  for (const groupId of full) expect(await activeIn(t, groupId)).toBe(1);
+  for (const groupId of clans) expect(await activeIn(t, groupId)).toBe(1);
   expect((await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM members WHERE group_id = ANY ($1::uuid[]) AND status = 'active'`, [open]))[0].n).toBe(48);
 });
 
@@ -127,11 +100,11 @@ it('writes naming one group, or one player, never share a statement: the cap and
   const g = await authedGame(t);
   expect((await t.http.patch(`/v1/admin/games/${g.gameId}/config`).set(asAdmin).send({ config: { groups: { exclusiveKinds: ['clan'] } } })).status).toBe(200);
   const users = players(40, 'c');
-  await known(g.auth, [...users, 'loyal']);
-  const [capped] = await publicGroups(g.auth, 1, { maxMembers: 5 });
+  await known(t, g.auth, [...users, 'loyal']);
+  const [capped] = await publicGroups(t, g.auth, 1, { maxMembers: 5 });
   const clans: string[] = [];
   for (let i = 0; i < 10; i++) clans.push((await postGroup(t, g.auth, { kind: 'clan', name: `c${i}`, visibility: 'public' })).id);
-  const [other] = await publicGroups(g.auth, 1);
+  const [other] = await publicGroups(t, g.auth, 1);
 
   // Each of the capped group's joins alternates with one to another group, so that runs form.
   const asks = users.flatMap((u, i) => [
@@ -145,7 +118,7 @@ it('writes naming one group, or one player, never share a statement: the cap and
   for (const r of of([capped]).filter((x) => x.status !== 201)) expectError(r, 409, 'group_full');
   expect(of(clans).filter((r) => r.status === 201)).toHaveLength(1);
   for (const r of of(clans).filter((x) => x.status !== 201)) expectError(r, 409, 'already_in_group_of_kind');
-  expect(await activeIn(capped)).toBe(5);
+  expect(await activeIn(t, capped)).toBe(5);
   expect((await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM members WHERE group_id = ANY ($1::uuid[]) AND status = 'active'`, [clans]))[0].n).toBe(1);
 });
 
@@ -153,18 +126,18 @@ it('joins of one group without a cap share statements; a capped group found in o
   const g = await authedGame(t);
   const joiners = players(30, 'h');
   const queuers = players(30, 'q');
-  await known(g.auth, [...joiners, ...queuers]);
-  const [hot] = await publicGroups(g.auth, 1);
+  await known(t, g.auth, [...joiners, ...queuers]);
+  const [hot] = await publicGroups(t, g.auth, 1);
 
   // Every write names the one group: a shared statement carries joins of it, or there is none.
-  const before = await shared();
+  const before = await shared(t);
   const answers = await Promise.all(joiners.map((u) => postJoin(t, g.auth, hot, { userId: u })));
   for (const [i, r] of answers.entries()) {
     expect(r.status).toBe(201);
-    expect(r.body).toEqual(await memberRead(g.auth, hot, joiners[i]));
+    expect(r.body).toEqual(await memberRead(t, g.auth, hot, joiners[i]));
   }
-  expect((await shared()).statements).toBeGreaterThan(before.statements);
-  expect(await activeIn(hot)).toBe(30);
+  expect((await shared(t)).statements).toBeGreaterThan(before.statements);
+  expect(await activeIn(t, hot)).toBe(30);
   expect((await t.http.get(`/v1/groups/${hot}`).set(g.auth)).body.memberCount).toBe(30);
   const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${journalEvents()} WHERE e.group_id = $1 AND e.type = 'member.joined'`, [hot]);
   expect(n).toBe(30);
@@ -172,12 +145,12 @@ it('joins of one group without a cap share statements; a capped group found in o
   // A cap set on a group this process has seen joined without one: the first statement that
   // carries two of its joins, each admitted in the statement's snapshot before the other's row,
   // fails and its batch runs each alone; the cap holds.
-  const [capped] = await publicGroups(g.auth, 1);
+  const [capped] = await publicGroups(t, g.auth, 1);
   expect((await postJoin(t, g.auth, capped, { userId: queuers[0] })).status).toBe(201);
   expect((await postLeave(t, g.auth, capped, { userId: queuers[0] })).status).toBe(200);
   expect((await t.http.patch(`/v1/groups/${capped}`).set(g.auth).send({ maxMembers: 10 })).status).toBe(200);
   const queued = await Promise.all(queuers.map((u) => postJoin(t, g.auth, capped, { userId: u })));
   expect(queued.filter((r) => r.status === 201)).toHaveLength(10);
   for (const r of queued.filter((x) => x.status !== 201)) expectError(r, 409, 'group_full');
-  expect(await activeIn(capped)).toBe(10);
+  expect(await activeIn(t, capped)).toBe(10);
 });

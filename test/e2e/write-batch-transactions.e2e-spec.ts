@@ -1,11 +1,10 @@
-import { Client } from 'pg';
-import type { Counter, Gauge } from 'prom-client';
-import type { Response } from 'supertest';
+import type { Counter } from 'prom-client';
 import { MetricsRegistry } from '../../src/observability/metrics/metrics-registry';
 import { accept as acceptRequest, friendsClient, send, U } from '../helpers/friends';
 import { postGroup, postJoin } from '../helpers/groups';
 import { journalEvents } from '../helpers/journal';
 import { authedGame, startTestApp, type TestApp } from '../helpers/test-app';
+import { inOneBatch } from '../helpers/write-batch';
 
 /**
  * Writes with no statement to share (role assignments, permission overrides, group bans, friend
@@ -151,32 +150,9 @@ it('a role assigned just before the join that makes its member, in one batch, ru
     expect((await t.http.post(`/v1/groups/${scratch}/leave`).set(g.auth).send({ userId: `p${round}` })).status).toBe(200);
   }
   for (let round = 0; round < 3; round++) {
-    // Both lanes wait on the busy group's lock, held here; the assignment then the join queue behind
-    // them, and go as one batch once it is let go.
-    const holder = new Client({ connectionString: t.db.url });
-    await holder.connect();
-    let blocked: Promise<Response>[] = [];
-    let assigned: Promise<Response> | undefined;
-    let joined: Promise<Response> | undefined;
+    // The assignment then the join go as one batch.
     const userId = `p${round}`;
-    try {
-      await holder.query('BEGIN');
-      await holder.query('CALL svc_lock_group($1)', [busy]);
-      // One at a time, so that each takes a lane of its own.
-      for (const suffix of ['a', 'b']) {
-        blocked = [...blocked, sent(postJoin(t, g.auth, busy, { userId: `busy${round}${suffix}` }))];
-        await until(async () => (await waitingOnLocks()) === blocked.length, `locks ${blocked.length}`);
-      }
-      assigned = sent(assign(g.auth, groupId, userId, roleId));
-      await until(async () => (await gauge('svc_write_batch_waiting')) === 1, 'queue 1');
-      joined = sent(postJoin(t, g.auth, groupId, { userId }));
-      await until(async () => (await gauge('svc_write_batch_waiting')) === 2, 'queue 2');
-    } finally {
-      await holder.query('COMMIT');
-      await holder.end();
-    }
-    for (const r of await Promise.all(blocked)) expect(r.status).toBe(201);
-    const [a, j] = await Promise.all([assigned!, joined!]);
+    const [a, j] = await inOneBatch(t, g.auth, busy, [() => assign(g.auth, groupId, userId, roleId), () => postJoin(t, g.auth, groupId, { userId })]);
     expect(j.status).toBe(201);
     expect([200, 404]).toContain(a.status);
     const types = await t.db.query<{ type: string }>(
@@ -188,16 +164,3 @@ it('a role assigned just before the join that makes its member, in one batch, ru
   }
 });
 
-/** Sends a request now (supertest sends on the first `then`). */
-const sent = (request: PromiseLike<Response>): Promise<Response> => Promise.resolve(request);
-const gauge = async (name: string) => (await (t.app.get(MetricsRegistry).registry.getSingleMetric(name) as Gauge).get()).values[0]?.value ?? 0;
-/** Sessions of this database waiting for an advisory lock (the busy group's joins). */
-const waitingOnLocks = async () =>
-  (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`))[0].n;
-async function until(check: () => Promise<boolean>, what = ''): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting ${what}`);
-}
