@@ -142,9 +142,10 @@ it('joins of one group without a cap share statements; a capped group found in o
   const [{ n }] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${journalEvents()} WHERE e.group_id = $1 AND e.type = 'member.joined'`, [hot]);
   expect(n).toBe(30);
 
-  // A cap set on a group this process has seen joined without one: the first statement that
-  // carries two of its joins, each admitted in the statement's snapshot before the other's row,
-  // fails and its batch runs each alone; the cap holds.
+  // A cap set on a group this process has seen joined without one: its joins name it shared, and
+  // two in one statement would each be admitted in its snapshot before the other's row. The first
+  // run holding one of them with another write finds the cap and fails, and its batch runs each
+  // alone; the cap holds.
   const [capped] = await publicGroups(t, g.auth, 1);
   expect((await postJoin(t, g.auth, capped, { userId: queuers[0] })).status).toBe(201);
   expect((await postLeave(t, g.auth, capped, { userId: queuers[0] })).status).toBe(200);
