@@ -4,7 +4,6 @@ import { ApiError } from '../common/errors/api-error';
 import { isUuid } from '../common/ids';
 import { isoNN } from '../common/time';
 import { UnitOfWork, type Tx } from '../db/unit-of-work';
-import type { FriendsContext } from '../game-config/friends-context';
 import { IdentityService } from '../identity/identity.service';
 import type { AcceptFriendRequestResultDto, FriendRequestsDto, SendFriendRequestResultDto } from './dto/friends.dto';
 import { friendLockKeys } from './friend-locks';
@@ -42,20 +41,28 @@ export class FriendRequestsService {
       const [from, to] = await resolveParties(this.identity, m, game.gameId, userId, targetUserId);
       await this.repo.lock(m, friendLockKeys(game.gameId, [from.id, to.id]));
 
-      const { pairTypes, ...counts } = await this.repo.pairAndCounts(m, game.gameId, from.id, to.id);
+      // The checks and the request in one statement: it makes the request when none of them refuses it.
+      const caps = friends.requestsRequired ? { maxFriends: friends.maxFriends, maxPendingRequests: friends.maxPendingRequests } : null;
+      const networkGameIds = ctx.readGameIds.length > 1 ? ctx.readGameIds : [];
+      const checked = await this.repo.send(m, game.gameId, from, to, networkGameIds, caps).catch((err: unknown) => {
+        if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
+          throw ApiError.badRequest('a friend request between userId and targetSvcUserId is already pending');
+        }
+        throw err;
+      });
       // Rule 1: a block either way is silent for both parties.
-      if (pairTypes.includes('blocked')) throw ApiError.notFound('user');
-      if (pairTypes.includes('friend') || (await this.friendsElsewhere(ctx, m, from.id, to.id))) {
+      if (checked.pairTypes.includes('blocked')) throw ApiError.notFound('user');
+      if (checked.pairTypes.includes('friend') || checked.elsewhere) {
         throw ApiError.badRequest('targetSvcUserId is already a friend of userId');
       }
-      if (pairTypes.includes('request')) {
+      if (checked.pairTypes.includes('request')) {
         throw ApiError.badRequest('a friend request between userId and targetSvcUserId is already pending');
       }
       // DECISIONS §27: caps reject on reaching them.
-      if (counts.friendsA >= friends.maxFriends) {
+      if (checked.friendsA >= friends.maxFriends) {
         throw ApiError.badRequest(`userId already has maxFriends (${friends.maxFriends}) friends`);
       }
-      if (counts.friendsB >= friends.maxFriends) {
+      if (checked.friendsB >= friends.maxFriends) {
         throw ApiError.badRequest(`targetSvcUserId already has maxFriends (${friends.maxFriends}) friends`);
       }
 
@@ -66,15 +73,11 @@ export class FriendRequestsService {
         tx.notifyPlayer({ gameId: game.gameId, kind: 'friend.request.received', svcUserId: to.id, actorUserId: from.id, data: { requestId: null, status: 'accepted' } });
         return { status: 'auto-accepted', friendship: toFriendshipDto(mine) };
       }
-      if (counts.requestsA >= friends.maxPendingRequests) {
+      if (checked.requestsA >= friends.maxPendingRequests) {
         throw ApiError.badRequest(`userId already has maxPendingRequests (${friends.maxPendingRequests}) outbound requests`);
       }
-      const request = await this.repo.insertRequest(m, game.gameId, from, to).catch((err: unknown) => {
-        if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
-          throw ApiError.badRequest('a friend request between userId and targetSvcUserId is already pending');
-        }
-        throw err;
-      });
+      const { request } = checked;
+      if (!request) throw new Error('a friend request passed every check but was not made');
       tx.emit({
         type: 'friend.request.sent',
         gameId: game.gameId,
@@ -104,7 +107,7 @@ export class FriendRequestsService {
     return this.uow.runBatched(async (tx) => {
       const m = tx.manager;
       const request = await this.seenRequest(tx, game, requestId);
-      const counts = await this.repo.counts(m, game.gameId, request.userId, request.otherId, request.id);
+      const { friendship, ...counts } = await this.repo.accept(m, game.gameId, request.userId, request.otherId, request.id, maxFriends);
       if (!counts.pending) throw ApiError.notFound('friend request');
       if (counts.friendsA >= maxFriends) {
         throw ApiError.badRequest(`the sender already has maxFriends (${maxFriends}) friends`);
@@ -112,8 +115,7 @@ export class FriendRequestsService {
       if (counts.friendsB >= maxFriends) {
         throw ApiError.badRequest(`the recipient already has maxFriends (${maxFriends}) friends`);
       }
-      const friendship = await this.repo.accept(m, request.id);
-      if (!friendship) throw ApiError.notFound('friend request');
+      if (!friendship) throw new Error('a friend request passed every check but was not accepted');
       this.emitAccepted(tx, game, friendship);
       // To the sender (the row's user), from the recipient who accepted.
       tx.notifyPlayer({ gameId: game.gameId, kind: 'friend.request.accepted', svcUserId: friendship.userId, actorUserId: friendship.otherId, data: { requestId: friendship.id } });
@@ -152,11 +154,6 @@ export class FriendRequestsService {
     if (!seen) throw ApiError.notFound('friend request');
     await this.repo.lock(tx.manager, friendLockKeys(game.gameId, [seen.userId, seen.otherId]));
     return seen;
-  }
-
-  /** Under network scope a friendship made in another game of the network counts too. */
-  private async friendsElsewhere(ctx: FriendsContext, m: Tx['manager'], a: string, b: string): Promise<boolean> {
-    return ctx.readGameIds.length > 1 && (await this.repo.friendsSince(m, ctx.readGameIds, a, b)) !== null;
   }
 
   /** friend.request.accepted (SPEC §6): actor = original sender, target = accepter. */

@@ -4,7 +4,7 @@ import { uuidv7 } from '../common/ids';
 import type { Keyset } from '../common/pagination/keyset';
 import { lockBeforeNextStatement, sqlRows } from '../db/sql';
 import type { ListVisibility } from '../game-config/game-config';
-import { RELATIONSHIP_COLUMNS, type RelationshipRow } from './friend-rows';
+import { RELATIONSHIP_COLUMNS, type RelationshipRow, type RelationshipType } from './friend-rows';
 
 /** A user of a friends write: internal id and the external id the calling game knows them by. */
 export interface Party {
@@ -18,7 +18,27 @@ export interface FriendCounts {
   requestsA: number;
 }
 
-/** The cap counts of users $1 and $2 in game $3. */
+/** SPEC §8's caps, as a game's friends settings give them. */
+export interface FriendCaps {
+  maxFriends: number;
+  maxPendingRequests: number;
+}
+
+/** A row a statement may not have made: every column null then. */
+type Nullable<T> = { [K in keyof T]: T[K] | null };
+
+/** What FriendsRepository.send found, and the request it made (null when none). */
+export type SendChecked = FriendCounts & { pairTypes: RelationshipType[]; elsewhere: boolean; request: RelationshipRow | null };
+
+/** What FriendsRepository.accept found, and the sender's friend row it made (null when none). */
+export type AcceptChecked = FriendCounts & { pending: boolean; friendship: RelationshipRow | null };
+
+const madeRow = (row: Nullable<RelationshipRow>): RelationshipRow | null => (row.id === null ? null : (row as RelationshipRow));
+
+/**
+ * The cap counts of users $1 and $2 in game $3: the friends of each and the requests $1 has sent,
+ * each its own subquery on its own index.
+ */
 const COUNTS = `(SELECT count(*) FROM user_relationships WHERE user_id = $1 AND game_id = $3 AND type = 'friend')::int AS "friendsA",
   (SELECT count(*) FROM user_relationships WHERE user_id = $2 AND game_id = $3 AND type = 'friend')::int AS "friendsB",
   (SELECT count(*) FROM user_relationships WHERE user_id = $1 AND game_id = $3 AND type = 'request')::int AS "requestsA"`;
@@ -34,51 +54,33 @@ export class FriendsRepository {
     await lockBeforeNextStatement(m, keys.map((key) => ({ key, exclusive: true })));
   }
 
-  /** When a's friendship with b began, in any of the games (earliest), or null. */
-  async friendsSince(m: EntityManager, gameIds: string[], a: string, b: string): Promise<Date | null> {
-    const [row] = await sqlRows<{ since: Date }>(
-      m,
-      `SELECT min(r.responded_at) AS since FROM user_relationships r
-       WHERE r.user_id = $2 AND r.other_id = $3 AND r.game_id = ANY($1::uuid[]) AND r.type = 'friend'`,
-      [gameIds, a, b],
-    );
-    return row?.since ?? null;
-  }
-
   /**
-   * The counts the caps of SPEC §8 are checked against, in one statement: the friends of `a` and of
-   * `b`, and the requests `a` has sent, each its own subquery on its own index; with whether the
-   * request `requestId` is still pending.
+   * A send's checks, and its request made in the same statement when none refuses it: the types of
+   * the rows between `from` and `to` (either direction); whether they are friends in another game
+   * of `networkGameIds` (network scope; pass none otherwise); the {@link COUNTS}; and, with `caps`,
+   * the request, inserted when there is no row between them, no friendship elsewhere, and no count
+   * at its cap. Without `caps` (a game that takes no requests) none is made.
    */
-  async counts(m: EntityManager, gameId: string, a: string, b: string, requestId: string): Promise<FriendCounts & { pending: boolean }> {
-    const [row] = await sqlRows<FriendCounts & { pending: boolean }>(
+  async send(m: EntityManager, gameId: string, from: Party, to: Party, networkGameIds: string[], caps: FriendCaps | null): Promise<SendChecked> {
+    const [row] = await sqlRows<FriendCounts & { pairTypes: RelationshipType[]; elsewhere: boolean } & Nullable<RelationshipRow>>(
       m,
-      `SELECT ${COUNTS}, EXISTS (SELECT 1 FROM user_relationships WHERE id = $4 AND type = 'request') AS pending`,
-      [a, b, gameId, requestId],
+      `WITH c AS (
+         SELECT ARRAY(SELECT r.type FROM user_relationships r
+                      WHERE r.game_id = $3 AND ((r.user_id = $1 AND r.other_id = $2) OR (r.user_id = $2 AND r.other_id = $1))) AS "pairTypes",
+                EXISTS (SELECT 1 FROM user_relationships r
+                        WHERE r.user_id = $1 AND r.other_id = $2 AND r.game_id = ANY ($4::uuid[]) AND r.type = 'friend') AS elsewhere,
+                ${COUNTS}
+       ), made AS (
+         INSERT INTO user_relationships AS r (id, game_id, user_id, other_id, user_external_id, other_external_id, type)
+         SELECT $5, $3, $1, $2, $6, $7, 'request' FROM c
+         WHERE cardinality(c."pairTypes") = 0 AND NOT c.elsewhere AND c."friendsA" < $8::int AND c."friendsB" < $8::int AND c."requestsA" < $9::int
+         RETURNING ${RELATIONSHIP_COLUMNS}
+       )
+       SELECT c.*, made.* FROM c LEFT JOIN made ON true`,
+      [from.id, to.id, gameId, networkGameIds, uuidv7(), from.externalId, to.externalId, caps?.maxFriends ?? null, caps?.maxPendingRequests ?? null],
     );
-    return row;
-  }
-
-  /** The types of the rows between `a` and `b` (either direction), with their {@link counts}, in one statement. */
-  async pairAndCounts(m: EntityManager, gameId: string, a: string, b: string): Promise<FriendCounts & { pairTypes: string[] }> {
-    const [row] = await sqlRows<FriendCounts & { pairTypes: string[] }>(
-      m,
-      `SELECT ARRAY(SELECT r.type FROM user_relationships r
-                    WHERE r.game_id = $3 AND ((r.user_id = $1 AND r.other_id = $2) OR (r.user_id = $2 AND r.other_id = $1))) AS "pairTypes",
-              ${COUNTS}`,
-      [a, b, gameId],
-    );
-    return row;
-  }
-
-  async insertRequest(m: EntityManager, gameId: string, from: Party, to: Party): Promise<RelationshipRow> {
-    const [row] = await sqlRows<RelationshipRow>(
-      m,
-      `INSERT INTO user_relationships AS r (id, game_id, user_id, other_id, user_external_id, other_external_id, type)
-       VALUES ($1, $2, $3, $4, $5, $6, 'request') RETURNING ${RELATIONSHIP_COLUMNS}`,
-      [uuidv7(), gameId, from.id, to.id, from.externalId, to.externalId],
-    );
-    return row;
+    const { pairTypes, elsewhere, friendsA, friendsB, requestsA, ...request } = row;
+    return { pairTypes, elsewhere, friendsA, friendsB, requestsA, request: madeRow(request) };
   }
 
   /** Both rows of a new friendship in one statement; the first returned is a's (owner a). */
@@ -106,25 +108,30 @@ export class FriendsRepository {
   }
 
   /**
-   * Accept: the request row becomes the sender's friend row in place (createdAt kept) and the
-   * mirror row is added, in one statement. Null when the row is no longer a pending request.
+   * Accept, checked and made in one statement: the {@link COUNTS} of the request's sender `a` and
+   * recipient `b`, whether request `id` is still pending, and, when it is and neither has reached
+   * `maxFriends`, the request row made the sender's friend row in place (createdAt kept) with its
+   * mirror added. `friendship` is null when none was made.
    */
-  async accept(m: EntityManager, id: string): Promise<RelationshipRow | null> {
-    const [row] = await sqlRows<RelationshipRow>(
+  async accept(m: EntityManager, gameId: string, a: string, b: string, id: string, maxFriends: number): Promise<AcceptChecked> {
+    const [row] = await sqlRows<FriendCounts & { pending: boolean } & Nullable<RelationshipRow>>(
       m,
-      `WITH accepted AS (
+      `WITH c AS (
+         SELECT ${COUNTS}, EXISTS (SELECT 1 FROM user_relationships WHERE id = $4 AND type = 'request') AS pending
+       ), accepted AS (
          UPDATE user_relationships SET type = 'friend', responded_at = now()
-         WHERE id = $1 AND type = 'request' RETURNING *
+         WHERE id = $4 AND type = 'request' AND (SELECT c."friendsA" < $6::int AND c."friendsB" < $6::int FROM c) RETURNING *
        ), mirror AS (
          INSERT INTO user_relationships
            (id, game_id, user_id, other_id, user_external_id, other_external_id, type, created_at, responded_at)
-         SELECT $2, game_id, other_id, user_id, other_external_id, user_external_id, 'friend', responded_at, responded_at
+         SELECT $5, game_id, other_id, user_id, other_external_id, user_external_id, 'friend', responded_at, responded_at
          FROM accepted
        )
-       SELECT ${RELATIONSHIP_COLUMNS} FROM accepted r`,
-      [id, uuidv7()],
+       SELECT c.*, ${RELATIONSHIP_COLUMNS} FROM c LEFT JOIN accepted r ON true`,
+      [a, b, gameId, id, uuidv7(), maxFriends],
     );
-    return row ?? null;
+    const { pending, friendsA, friendsB, requestsA, ...friendship } = row;
+    return { pending, friendsA, friendsB, requestsA, friendship: madeRow(friendship) };
   }
 
   /** Deletes a pending request; null when it was not one. */
