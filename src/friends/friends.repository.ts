@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import type { Keyset } from '../common/pagination/keyset';
-import { lockBeforeNextStatement, sqlRows } from '../db/sql';
+import { lockBeforeNextStatement, sqlRows, unitOfWorkClient } from '../db/sql';
 import type { ListVisibility } from '../game-config/game-config';
 import { RELATIONSHIP_COLUMNS, type RelationshipRow, type RelationshipType } from './friend-rows';
 
@@ -62,6 +62,8 @@ export class FriendsRepository {
    * at its cap. Without `caps` (a game that takes no requests) none is made.
    */
   async send(m: EntityManager, gameId: string, from: Party, to: Party, networkGameIds: string[], caps: FriendCaps | null): Promise<SendChecked> {
+    // Planned each call under `auto` (0.4 ms, more than it runs): every path it takes is an index's.
+    unitOfWorkClient(m)?.genericPlanNext();
     const [row] = await sqlRows<FriendCounts & { pairTypes: RelationshipType[]; elsewhere: boolean } & Nullable<RelationshipRow>>(
       m,
       `WITH c AS (
@@ -114,6 +116,7 @@ export class FriendsRepository {
    * mirror added. `friendship` is null when none was made.
    */
   async accept(m: EntityManager, gameId: string, a: string, b: string, id: string, maxFriends: number): Promise<AcceptChecked> {
+    unitOfWorkClient(m)?.genericPlanNext();
     const [row] = await sqlRows<FriendCounts & { pending: boolean } & Nullable<RelationshipRow>>(
       m,
       `WITH c AS (
